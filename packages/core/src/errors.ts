@@ -1,0 +1,132 @@
+/**
+ * Every failure zk-recipes reports is a {@link ZkRecipesError} with a stable `code`, so callers can
+ * branch on `err.code` without parsing messages. The original failure, when there is one, is `cause`.
+ */
+export type ErrorCode =
+  | 'INVALID_ARGUMENT'
+  | 'LOCK_TIMEOUT'
+  | 'ABORTED'
+  | 'NOT_OWNER'
+  | 'SESSION_LOST'
+  | 'SESSION_CLOSED'
+  | 'CONNECTION_LOSS'
+  | 'OPERATION_TIMEOUT'
+  | 'NO_NODE'
+  | 'NODE_EXISTS'
+  | 'BAD_VERSION'
+  | 'NOT_EMPTY'
+  | 'NO_CHILDREN_FOR_EPHEMERALS'
+  | 'NO_AUTH'
+  | 'AUTH_FAILED'
+  | 'ZOOKEEPER_ERROR'
+  | 'UPGRADE_NOT_SUPPORTED'
+  | 'INCONSISTENT_MAX_LEASES'
+  | 'MULTI_RELEASE_FAILED';
+
+export interface ZkRecipesErrorOptions {
+  cause?: unknown;
+  /** The ZooKeeper operation that failed, e.g. `create`. */
+  op?: string;
+  /** The znode path involved, if any. */
+  path?: string;
+}
+
+/** Base class of every error thrown by zk-recipes. */
+export class ZkRecipesError extends Error {
+  readonly code: ErrorCode;
+  readonly op: string | undefined;
+  readonly path: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options: ZkRecipesErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.op = options.op;
+    this.path = options.path;
+  }
+}
+
+/** A public option or argument is invalid (zod's issues are in `cause`). */
+export class InvalidArgumentError extends ZkRecipesError {
+  constructor(message: string, options?: ZkRecipesErrorOptions) {
+    super('INVALID_ARGUMENT', message, options);
+  }
+}
+
+/** The lock (or lease) was not obtained before the deadline. No node of ours is left behind. */
+export class LockTimeoutError extends ZkRecipesError {
+  constructor(message: string, options?: ZkRecipesErrorOptions) {
+    super('LOCK_TIMEOUT', message, options);
+  }
+}
+
+/** The caller's AbortSignal fired. `cause` is the signal's reason. */
+export class AbortedError extends ZkRecipesError {
+  constructor(message: string, options?: ZkRecipesErrorOptions) {
+    super('ABORTED', message, options);
+  }
+}
+
+/** A release came from a caller (async context) that does not hold the lock. */
+export class NotOwnerError extends ZkRecipesError {
+  constructor(message: string, options?: ZkRecipesErrorOptions) {
+    super('NOT_OWNER', message, options);
+  }
+}
+
+/**
+ * The ZooKeeper session ended (expired on the server, or cut off for longer than the session
+ * timeout). Ephemeral nodes of that session are, or will shortly be, gone.
+ */
+export class SessionLostError extends ZkRecipesError {
+  constructor(message: string, options?: ZkRecipesErrorOptions) {
+    super('SESSION_LOST', message, options);
+  }
+}
+
+/** The session was closed by its owner; no further calls are possible. */
+export class SessionClosedError extends ZkRecipesError {
+  constructor(message: string, options?: ZkRecipesErrorOptions) {
+    super('SESSION_CLOSED', message, options);
+  }
+}
+
+/** Refused: the caller holds only the read lock and asked for the write lock (it would deadlock). */
+export class UpgradeNotSupportedError extends ZkRecipesError {
+  constructor(message: string, options?: ZkRecipesErrorOptions) {
+    super('UPGRADE_NOT_SUPPORTED', message, options);
+  }
+}
+
+/** A semaphore client's maxLeases disagrees with the one the semaphore path was created with. */
+export class InconsistentMaxLeasesError extends ZkRecipesError {
+  constructor(message: string, options?: ZkRecipesErrorOptions) {
+    super('INCONSISTENT_MAX_LEASES', message, options);
+  }
+}
+
+/**
+ * A ZooKeeper operation failed. `code` maps the server's error (NO_NODE, NODE_EXISTS, BAD_VERSION,
+ * ...); `zkCode` keeps the raw numeric code, including ones this library does not know.
+ */
+export class ZooKeeperError extends ZkRecipesError {
+  readonly zkCode: number;
+  constructor(code: ErrorCode, zkCode: number, message: string, options?: ZkRecipesErrorOptions) {
+    super(code, message, options);
+    this.zkCode = zkCode;
+  }
+}
+
+/** Several members of a multi-lock failed to release; each failure is in `errors`. */
+export class MultiReleaseError extends ZkRecipesError {
+  readonly errors: readonly unknown[];
+  constructor(message: string, errors: readonly unknown[]) {
+    super('MULTI_RELEASE_FAILED', message, { cause: errors[0] });
+    this.errors = errors;
+  }
+}
+
+/** True when `err` is a zk-recipes error with the given code. */
+export function isZkError(err: unknown, code?: ErrorCode): err is ZkRecipesError {
+  return err instanceof ZkRecipesError && (code === undefined || err.code === code);
+}

@@ -1,0 +1,33 @@
+import { defineConfig } from 'vitest/config';
+
+// Two projects: `unit` needs no server; `integration` runs against real ZooKeeper servers
+// started by @zk-recipes/testing (or the ensemble named by ZK_CONNECT).
+export default defineConfig({
+  resolve: { conditions: ['source'] },
+  ssr: { resolve: { conditions: ['source'] } },
+  test: {
+    reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['packages/*/test/**/*.test.ts'],
+          exclude: ['**/*.int.test.ts', '**/node_modules/**'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['packages/*/test/**/*.int.test.ts'],
+          globalSetup: ['packages/testing/src/globalSetup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          // Two cores: the servers, the workers and the JVMs all share them.
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
