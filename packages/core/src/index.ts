@@ -1,1 +1,18 @@
-export {};
+/**
+ * @zk-recipes/core: the ZooKeeper session, retry policies, node-name helpers, the predecessor
+ * watcher and the lock-queue engine that every zk-recipes recipe is built on.
+ */
+export * from './errors.js';
+export * from './validation.js';
+export * from './session/index.js';
+export * from './retry/index.js';
+export * from './nodes/index.js';
+export { waitUntilGone, type NodeWaitOutcome } from './watch/waitUntilGone.js';
+export { exclusiveRule, type Decision, type OrderingRule } from './queue/OrderingRule.js';
+export { LockQueue, type EnterOptions } from './queue/LockQueue.js';
+export type { QueueSeat } from './queue/QueueSeat.js';
+export { StopSignal } from './queue/stopSignal.js';
+export { AcquireOptionsSchema, parseAcquireOptions, type AcquireOptions } from './queue/acquireOptions.js';
+export { OwnerFrame, currentFrame, continueInFrame, runInFrame } from './context/ownerContext.js';
+export { QueueLock, type LockEvents, type QueueLockConfig } from './lock/QueueLock.js';
+export type { LockHandle } from './lock/LockHandle.js';

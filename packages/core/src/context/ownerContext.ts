@@ -1,0 +1,78 @@
+import { createHook, executionAsyncResource } from 'node:async_hooks';
+
+/**
+ * Ownership by async context: which asynchronous "call chain" holds a lock.
+ *
+ * A plain `AsyncLocalStorage.enterWith()` inside `acquire()` would mark the *caller's* whole
+ * synchronous run, so sibling tasks started by the same code (`Promise.all([task(), task()])`) or
+ * code that merely continues after firing a task would look like the holder: a false re-entry,
+ * i.e. two tasks inside one critical section. Instead we mark precisely the continuations of the
+ * promise that `acquire()` returns: code after `await mutex.acquire()`, `.then` callbacks on it,
+ * and every async resource they create in turn. Siblings keep the context they had.
+ *
+ * Mechanism: an async_hooks `init` hook copies the current frame to each new async resource (what
+ * AsyncLocalStorage does), except for promises chained on a promise we handed out, which get that
+ * promise's frame. Frames nest, so a holder of lock A that acquires lock B still owns A.
+ */
+export class OwnerFrame {
+  private static nextId = 1;
+  /** A small number for diagnostics. */
+  readonly id = OwnerFrame.nextId++;
+  constructor(readonly parent: OwnerFrame | undefined) {}
+
+  /** This frame and its ancestors, innermost first. */
+  *chain(): Generator<OwnerFrame> {
+    for (let f: OwnerFrame | undefined = this; f !== undefined; f = f.parent) yield f;
+  }
+}
+
+const FRAME = Symbol('zk-recipes.ownerFrame');
+type Carrier = { [FRAME]?: OwnerFrame };
+
+/** asyncId of a promise we returned → the frame its continuations run in. */
+const continuationFrames = new Map<number, OwnerFrame>();
+/** Collects entries once the returned promise is garbage collected. */
+const forget = new FinalizationRegistry<number>((asyncId) => continuationFrames.delete(asyncId));
+let frameForNextPromise: OwnerFrame | undefined;
+let lastTaggedAsyncId = -1;
+
+createHook({
+  init(asyncId, type, triggerAsyncId, resource) {
+    if (frameForNextPromise !== undefined && type === 'PROMISE') {
+      continuationFrames.set(asyncId, frameForNextPromise);
+      lastTaggedAsyncId = asyncId;
+      frameForNextPromise = undefined;
+    }
+    const inherited = continuationFrames.get(triggerAsyncId) ?? (executionAsyncResource() as Carrier)[FRAME];
+    if (inherited !== undefined) (resource as Carrier)[FRAME] = inherited;
+  },
+}).enable();
+
+/** The owner frame of the running code, if any acquire marked it. */
+export function currentFrame(): OwnerFrame | undefined {
+  return (executionAsyncResource() as Carrier)[FRAME];
+}
+
+/**
+ * Returns a promise that settles like `promise` and whose continuations run in `frame`.
+ * Call it as the last step before handing the promise to the caller.
+ */
+export function continueInFrame<T>(frame: OwnerFrame, promise: Promise<T>): Promise<T> {
+  frameForNextPromise = frame;
+  const tagged = promise.then((value) => value);
+  frameForNextPromise = undefined;
+  forget.register(tagged, lastTaggedAsyncId);
+  return tagged;
+}
+
+/** Runs `fn` with `frame` as the owner context of everything it does. */
+export function runInFrame<T>(frame: OwnerFrame, fn: () => T): T {
+  const resource = executionAsyncResource() as Carrier;
+  const previous = resource[FRAME];
+  resource[FRAME] = frame;
+  try {
+    return fn();
+  } finally {
+    resource[FRAME] = previous;
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * Proof of holding a lock, returned by every `acquire()`. Release it exactly once: with
+ * `release()`, or by `await using` (`Symbol.asyncDispose` releases it if still held).
+ */
+export interface LockHandle extends AsyncDisposable {
+  /** Full path of the ZooKeeper node that holds the lock for us. */
+  readonly path: string;
+  /**
+   * The node's `czxid`: strictly increasing across successive holders of one lock path (even if
+   * the lock directory is deleted and recreated). Pass it to the guarded resource so it can reject
+   * a stale holder's writes.
+   */
+  readonly fencingToken: bigint;
+  /**
+   * Aborted when ownership is lost: the ZooKeeper session ended, so the node and the lock are
+   * gone (or going). Stop the guarded work when it fires.
+   */
+  readonly signal: AbortSignal;
+  /** True until this handle is released. */
+  readonly held: boolean;
+  /**
+   * Releases this acquisition. For a re-entrant lock the node is deleted when the outermost
+   * acquisition is released. Throws `NOT_OWNER` when this handle was already released; does not
+   * throw when ownership was lost meanwhile.
+   */
+  release(): Promise<void>;
+}

@@ -1,0 +1,231 @@
+import { EventEmitter } from 'eventemitter3';
+import { NotOwnerError, SessionLostError } from '../errors.js';
+import { continueInFrame, currentFrame, OwnerFrame } from '../context/ownerContext.js';
+import { joinPath, validatePath } from '../nodes/index.js';
+import { parseAcquireOptions, type AcquireOptions } from '../queue/acquireOptions.js';
+import type { LockQueue } from '../queue/LockQueue.js';
+import type { OrderingRule } from '../queue/OrderingRule.js';
+import type { QueueSeat } from '../queue/QueueSeat.js';
+import type { LockHandle } from './LockHandle.js';
+
+/** Events a lock emits while it is held in this process. */
+export interface LockEvents {
+  /** The connection dropped: until `reconnected`, we cannot be sure we still hold the lock. */
+  suspended: () => void;
+  /** The same ZooKeeper session is back: the lock is still ours. */
+  reconnected: () => void;
+  /** The session is gone and the lock with it; every handle's `signal` is aborted. */
+  lost: (reason: Error) => void;
+}
+
+/** How a recipe configures the generic lock. */
+export interface QueueLockConfig {
+  /** The lock-queue engine of the lock's directory (may be shared, e.g. by read and write locks). */
+  queue: LockQueue;
+  /** Node kind, e.g. `lock-`. */
+  kind: string;
+  rule: OrderingRule;
+  /** Re-entrant by async context (InterProcessMutex) or not (InterProcessSemaphoreMutex). */
+  reentrant: boolean;
+  /** Data stored in our node. */
+  data?: Uint8Array | null | undefined;
+  /** Used in error messages, e.g. `InterProcessMutex.acquire`. */
+  name: string;
+  /** Node kinds that count as ours in `getParticipantNodes()`; defaults to `[kind]`. */
+  participantKinds?: readonly string[];
+}
+
+/** One acquisition held by one owner context. */
+interface Holding {
+  frame: OwnerFrame;
+  seat: QueueSeat;
+  /** Handles not yet released, innermost last. */
+  handles: Handle[];
+}
+
+class Handle implements LockHandle {
+  held = true;
+  constructor(
+    private readonly lock: QueueLock,
+    private readonly holding: Holding,
+  ) {}
+  get path(): string {
+    return this.holding.seat.path;
+  }
+  get fencingToken(): bigint {
+    return this.holding.seat.fencingToken;
+  }
+  get signal(): AbortSignal {
+    return this.holding.seat.signal;
+  }
+  release(): Promise<void> {
+    return this.lock.releaseHandle(this.holding, this);
+  }
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (this.held) await this.release();
+  }
+}
+
+/**
+ * The generic lock every recipe exposes: acquire / tryAcquire / release / withLock on top of the
+ * lock-queue engine, with ownership by async context (see `context/ownerContext.ts`). A recipe
+ * supplies only its node kind and ordering rule.
+ */
+export class QueueLock extends EventEmitter<LockEvents> {
+  /** The lock directory. */
+  readonly path: string;
+  protected readonly config: QueueLockConfig;
+  private readonly holdings = new Set<Holding>();
+  private readonly forward = {
+    suspended: () => this.emit('suspended'),
+    reconnected: () => this.emit('reconnected'),
+    lost: (reason: Error) => this.emit('lost', reason),
+  };
+
+  constructor(config: QueueLockConfig) {
+    super();
+    this.config = config;
+    this.path = validatePath(config.queue.path, 'lock path');
+  }
+
+  /**
+   * Waits until the lock is ours and returns a handle. Re-entrant locks: if the calling async
+   * context already holds the lock, returns at once (no ZooKeeper traffic) and counts the depth.
+   * @throws LockTimeoutError (`LOCK_TIMEOUT`), AbortedError (`ABORTED`), SessionLostError (`SESSION_LOST`)
+   */
+  acquire(options?: AcquireOptions): Promise<LockHandle> {
+    const parsed = parseAcquireOptions(options, `${this.config.name}.acquire`);
+    return this.acquireIn(parsed);
+  }
+
+  /**
+   * Like `acquire`, but resolves to `null` instead of throwing `LOCK_TIMEOUT`. `timeoutMs`
+   * defaults to 0: take the lock only if it is free now.
+   */
+  tryAcquire(options?: AcquireOptions): Promise<LockHandle | null> {
+    const parsed = parseAcquireOptions(options, `${this.config.name}.tryAcquire`);
+    return this.acquireIn({ ...parsed, timeoutMs: parsed.timeoutMs ?? 0 }).catch((err: unknown) => {
+      if (err instanceof Error && (err as { code?: string }).code === 'LOCK_TIMEOUT') return null;
+      throw err;
+    });
+  }
+
+  /**
+   * Releases the innermost acquisition held by the calling async context.
+   * @throws NotOwnerError (`NOT_OWNER`) if this context does not hold the lock.
+   */
+  release(): Promise<void> {
+    const holding = this.holdingOfCurrentContext();
+    const handle = holding?.handles.at(-1);
+    if (holding === undefined || handle === undefined) {
+      return Promise.reject(new NotOwnerError(`${this.config.name}.release: ${this.path} is not held by this async context`));
+    }
+    return this.releaseHandle(holding, handle);
+  }
+
+  /** Acquires, runs `fn` with the handle, and always releases; returns what `fn` returns. */
+  async withLock<T>(fn: (handle: LockHandle) => T | Promise<T>, options?: AcquireOptions): Promise<T> {
+    const handle = await this.acquire(options);
+    try {
+      return await fn(handle);
+    } finally {
+      await handle.release();
+    }
+  }
+
+  /** True if any async context of this process holds the lock through this object. */
+  isAcquiredInThisProcess(): boolean {
+    return this.holdings.size > 0;
+  }
+
+  /** True if the calling async context holds the lock. */
+  isOwnedByCurrentContext(): boolean {
+    return this.holdingOfCurrentContext() !== undefined;
+  }
+
+  /** Full paths of the participants of this kind, sorted by sequence: the holder(s) first. */
+  async getParticipantNodes(): Promise<string[]> {
+    const kinds = this.config.participantKinds ?? [this.config.kind];
+    const entries = await this.config.queue.participants();
+    return entries.filter((entry) => kinds.includes(entry.kind)).map((entry) => joinPath(this.path, entry.name));
+  }
+
+  /** The holding of the calling context, if any (also used by recipes, e.g. read/write rules). */
+  protected holdingOfCurrentContext(): Holding | undefined {
+    const frame = currentFrame();
+    if (frame === undefined) return undefined;
+    for (const ancestor of frame.chain()) {
+      for (const holding of this.holdings) if (holding.frame === ancestor && holding.handles.length > 0) return holding;
+    }
+    return undefined;
+  }
+
+  /** Re-enters the current context's holding if there is one (re-entrant locks only). */
+  protected reenter(): LockHandle | undefined {
+    if (!this.config.reentrant) return undefined;
+    const holding = this.holdingOfCurrentContext();
+    if (holding === undefined) return undefined;
+    if (holding.seat.signal.aborted) {
+      throw new SessionLostError(`${this.config.name}.acquire: this context held ${this.path} but lost it with its session; release it first`);
+    }
+    const handle = new Handle(this, holding);
+    holding.handles.push(handle);
+    return handle;
+  }
+
+  /**
+   * Enqueues in the engine under a fresh owner frame. The returned promise's continuations run
+   * in that frame, so the code after `await acquire()` (and all it starts) is the holder.
+   */
+  protected acquireIn(options: AcquireOptions): Promise<LockHandle> {
+    let reentered: LockHandle | undefined;
+    try {
+      reentered = this.reenter();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (reentered !== undefined) return Promise.resolve(reentered);
+    const frame = new OwnerFrame(currentFrame());
+    const acquired = this.config.queue
+      .enter({ kind: this.config.kind, rule: this.config.rule, data: this.config.data, timeoutMs: options.timeoutMs, signal: options.signal })
+      .then((seat) => this.hold(frame, seat));
+    return continueInFrame(frame, acquired);
+  }
+
+  /** Records a new holding and starts telling the holder about its connection. */
+  protected hold(frame: OwnerFrame, seat: QueueSeat): LockHandle {
+    const holding: Holding = { frame, seat, handles: [] };
+    const handle = new Handle(this, holding);
+    holding.handles.push(handle);
+    if (this.holdings.size === 0) this.listen(true);
+    this.holdings.add(holding);
+    return handle;
+  }
+
+  /** @internal Releases one handle; deletes the node with the last one. */
+  async releaseHandle(holding: Holding, handle: Handle): Promise<void> {
+    const index = holding.handles.indexOf(handle);
+    if (!handle.held || index < 0) {
+      throw new NotOwnerError(`${this.config.name}.release: this handle of ${this.path} was already released`);
+    }
+    handle.held = false;
+    holding.handles.splice(index, 1);
+    if (holding.handles.length > 0) return;
+    this.holdings.delete(holding);
+    if (this.holdings.size === 0) this.listen(false);
+    await this.leave(holding.seat);
+  }
+
+  /** Gives the node back to the engine; recipes may defer it (read/write downgrade). */
+  protected leave(seat: QueueSeat): Promise<void> {
+    return this.config.queue.leave(seat);
+  }
+
+  private listen(on: boolean): void {
+    const session = this.config.queue.session;
+    for (const [event, listener] of Object.entries(this.forward) as Array<[keyof LockEvents, () => void]>) {
+      if (on) session.on(event, listener);
+      else session.off(event, listener);
+    }
+  }
+}

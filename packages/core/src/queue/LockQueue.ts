@@ -1,0 +1,271 @@
+import { isZkError, ZooKeeperError } from '../errors.js';
+import { joinPath, newProtectedName, sortedChildren, type QueueEntry } from '../nodes/index.js';
+import type { ZkSession } from '../session/ZkSession.js';
+import type { Stat } from '../session/types.js';
+import { waitUntilGone } from '../watch/waitUntilGone.js';
+import type { OrderingRule } from './OrderingRule.js';
+import type { QueueSeat } from './QueueSeat.js';
+import { StopSignal } from './stopSignal.js';
+
+/** What one {@link LockQueue.enter} call asks for. */
+export interface EnterOptions {
+  /** Node-name kind written after the protection prefix, e.g. `lock-`, `read-`, `write-`. */
+  kind: string;
+  /** The ordering rule for this kind of contender. */
+  rule: OrderingRule;
+  /** Data stored in our node (visible to other participants). */
+  data?: Uint8Array | null | undefined;
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+interface Created {
+  path: string;
+  name: string;
+  stat: Stat;
+  children: string[];
+}
+
+/**
+ * The lock-queue engine (DESIGN.md): enqueue → decide → wait → hold → leave. Every recipe is this
+ * walk with its own ordering rule; all ZooKeeper work, deadlines, aborts and cleanup live here.
+ */
+export class LockQueue {
+  /** Background clean-ups of abandoned creates, so tests and shutdown can wait for them. */
+  private readonly cleanups = new Set<Promise<void>>();
+
+  constructor(
+    readonly session: ZkSession,
+    /** The lock directory; our nodes are its children. */
+    readonly path: string,
+  ) {}
+
+  /**
+   * Enqueues a node and waits until `rule` says we hold the lock. Rejects with LOCK_TIMEOUT,
+   * ABORTED or SESSION_LOST; in every failure our node is deleted (or, if the session is gone,
+   * already gone with it).
+   */
+  async enter(options: EnterOptions): Promise<QueueSeat> {
+    const session = this.session;
+    const generation = session.generation;
+    const sessionSignal = session.sessionSignal;
+    const stop = new StopSignal({
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      sessionSignal,
+      what: `lock ${this.path}`,
+    });
+    try {
+      stop.throwIfStopped();
+      const created = await this.enqueue(options, stop);
+      const seat: QueueSeat = {
+        path: created.path,
+        name: created.name,
+        fencingToken: created.stat.czxid,
+        generation,
+        signal: sessionSignal,
+      };
+      try {
+        await this.waitForTurn(seat, created.children, options.rule, stop);
+        return seat;
+      } catch (err) {
+        await this.leave(seat);
+        throw err;
+      }
+    } finally {
+      stop.dispose();
+    }
+  }
+
+  /**
+   * Deletes our node. If the connection is down it keeps trying until it is back or the session
+   * is gone (then the server deletes the ephemeral node itself). Never deletes a node of a later
+   * session, and never throws for a node that is already gone.
+   */
+  async leave(seat: QueueSeat): Promise<void> {
+    const session = this.session;
+    for (let attempt = 0; ; attempt++) {
+      if (seat.signal.aborted || session.generation !== seat.generation) return;
+      try {
+        await session.delete(seat.path);
+        return;
+      } catch (err) {
+        if (isZkError(err, 'NO_NODE') || isZkError(err, 'SESSION_LOST') || isZkError(err, 'SESSION_CLOSED')) return;
+        if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
+        await this.pauseBeforeRetry(attempt, err, seat.signal);
+      }
+    }
+  }
+
+  /** The queue's current children, sorted by sequence (full entries, names only). */
+  async participants(): Promise<QueueEntry[]> {
+    try {
+      const { children } = await this.session.getChildren(this.path);
+      return sortedChildren(children);
+    } catch (err) {
+      if (isZkError(err, 'NO_NODE')) return [];
+      throw err;
+    }
+  }
+
+  /** Resolves when every background clean-up started so far has finished. */
+  async settled(): Promise<void> {
+    while (this.cleanups.size > 0) await Promise.allSettled([...this.cleanups]);
+  }
+
+  /**
+   * Step 1: create our EPHEMERAL_SEQUENTIAL node and, pipelined right behind it on the same
+   * session, list the directory: ZooKeeper answers in order, so the listing already contains our
+   * node and an uncontended acquire costs one round trip.
+   */
+  private async enqueue(options: EnterOptions, stop: StopSignal): Promise<Created> {
+    const session = this.session;
+    const { guid, name: protectedName } = newProtectedName(options.kind);
+    const requested = joinPath(this.path, protectedName);
+    for (let attempt = 0; ; attempt++) {
+      stop.throwIfStopped();
+      const create = session.create(requested, options.data ?? null, { mode: 'ephemeral_sequential' });
+      const listing = session.getChildren(this.path);
+      listing.catch(() => undefined); // its failure is handled below, or made moot by create's
+      let created: { path: string; stat: Stat };
+      try {
+        created = await stop.race(create);
+      } catch (err) {
+        if (stop.signal.aborted) {
+          this.abandon(guid, create);
+          throw stop.signal.reason;
+        }
+        if (isZkError(err, 'NO_NODE')) {
+          await stop.race(session.mkdirp(this.path, 'container'));
+          continue;
+        }
+        if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
+        // The reply was lost: the node may exist with nobody knowing its name. Find it by GUID.
+        const recovered = await this.recover(guid, stop);
+        if (recovered !== undefined) return recovered;
+        await this.pauseBeforeRetry(attempt, err, stop.signal);
+        continue;
+      }
+      const name = created.path.slice(this.path.length + 1);
+      try {
+        const { children } = await stop.race(listing);
+        return { path: created.path, name, stat: created.stat, children };
+      } catch (err) {
+        if (stop.signal.aborted) {
+          this.abandon(guid, Promise.resolve(created));
+          throw err;
+        }
+        // The listing alone failed (connection loss between the two replies): list again.
+        try {
+          const children = await this.listAfterReconnect(stop);
+          return { path: created.path, name, stat: created.stat, children };
+        } catch (listErr) {
+          this.abandon(guid, Promise.resolve(created));
+          throw listErr;
+        }
+      }
+    }
+  }
+
+  /**
+   * After a create whose reply was lost: wait for the connection, look for our GUID among the
+   * children, and adopt the node only if our current session owns it; delete any other.
+   */
+  private async recover(guid: string, stop: StopSignal): Promise<Created | undefined> {
+    const session = this.session;
+    const children = await this.listAfterReconnect(stop);
+    const ours = children.filter((child) => child.includes(guid));
+    let adopted: Created | undefined;
+    for (const name of ours) {
+      const path = joinPath(this.path, name);
+      const stat = await stop.race(session.exists(path));
+      if (stat === null) continue;
+      if (adopted === undefined && stat.ephemeralOwner === session.sessionIdBigInt) {
+        adopted = { path, name, stat, children };
+      } else {
+        await this.deleteQuietly(path);
+      }
+    }
+    return adopted;
+  }
+
+  private async listAfterReconnect(stop: StopSignal): Promise<string[]> {
+    for (let attempt = 0; ; attempt++) {
+      await stop.race(this.session.waitForConnected(stop.signal));
+      try {
+        return (await stop.race(this.session.getChildren(this.path))).children;
+      } catch (err) {
+        if (stop.signal.aborted || !isZkError(err, 'CONNECTION_LOSS')) throw err;
+        await this.pauseBeforeRetry(attempt, err, stop.signal);
+      }
+    }
+  }
+
+  /**
+   * Steps 2 and 3: ask the rule; if we do not hold the lock, watch only the node it names. When
+   * that node was the last one in our way we hold the lock as soon as it goes; otherwise list again.
+   */
+  private async waitForTurn(seat: QueueSeat, firstListing: string[], rule: OrderingRule, stop: StopSignal): Promise<void> {
+    let children = firstListing;
+    for (;;) {
+      const queue = sortedChildren(children);
+      const ownIndex = queue.findIndex((entry) => entry.name === seat.name);
+      if (ownIndex < 0) {
+        stop.throwIfStopped();
+        throw new ZooKeeperError('NO_NODE', -101, `lock ${this.path}: our queue node ${seat.name} was deleted by someone else`, {
+          op: 'getChildren',
+          path: seat.path,
+        });
+      }
+      const decision = rule(queue, ownIndex);
+      if (decision.held) return;
+      const outcome = await waitUntilGone(this.session, joinPath(this.path, decision.waitFor), stop.signal);
+      if (outcome === 'gone' && decision.lastObstacle) return;
+      children = await this.listAfterReconnect(stop);
+    }
+  }
+
+  /** Deletes, in the background, a node whose acquisition was given up mid-create. */
+  private abandon(guid: string, create: Promise<{ path: string }>): void {
+    const cleanup = (async () => {
+      try {
+        const { path } = await create;
+        await this.deleteQuietly(path);
+      } catch (err) {
+        if (!isZkError(err, 'CONNECTION_LOSS')) return; // not created, or the session is gone
+        const generation = this.session.generation;
+        try {
+          await this.session.waitForConnected(this.session.sessionSignal);
+          if (this.session.generation !== generation) return;
+          const { children } = await this.session.getChildren(this.path);
+          for (const name of children.filter((child) => child.includes(guid))) {
+            await this.deleteQuietly(joinPath(this.path, name));
+          }
+        } catch {
+          // Session lost meanwhile: its ephemeral nodes go with it.
+        }
+      }
+    })();
+    this.cleanups.add(cleanup);
+    void cleanup.finally(() => this.cleanups.delete(cleanup));
+  }
+
+  private async deleteQuietly(path: string): Promise<void> {
+    const generation = this.session.generation;
+    await this.leave({ path, name: '', fencingToken: 0n, generation, signal: this.session.sessionSignal });
+  }
+
+  private async pauseBeforeRetry(attempt: number, err: unknown, signal: AbortSignal): Promise<void> {
+    const delay = this.session.retryPolicy.nextDelayMs(attempt, 0, err) ?? 1000;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, Math.min(delay, 1000));
+      function done() {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done, { once: true });
+    });
+    await this.session.waitForConnected(signal).catch(() => undefined);
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * Our node in a lock queue once the ordering rule says we hold the lock: what a recipe needs to
+ * build its handle. Obtained from {@link LockQueue.enter}; given back with {@link LockQueue.leave}.
+ */
+export interface QueueSeat {
+  /** Full path of our node, e.g. `/locks/orders/_c_<uuid>-lock-0000000007`. */
+  readonly path: string;
+  /** The node's name (last path segment). */
+  readonly name: string;
+  /**
+   * Fencing token: the node's `czxid`. It strictly increases across successive holders of one
+   * path, even if the lock directory is deleted and recreated, so a resource guarded by the lock
+   * can reject writes carrying an older token.
+   */
+  readonly fencingToken: bigint;
+  /** The ZkSession generation (ZooKeeper session) that owns the node. */
+  readonly generation: number;
+  /** Aborted when that ZooKeeper session is lost: the node (and the lock) is gone then. */
+  readonly signal: AbortSignal;
+}

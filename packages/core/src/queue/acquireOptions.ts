@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { parseOptions } from '../validation.js';
+
+/** Options every acquire-like call accepts (mutex, read/write lock, semaphore, multi-lock). */
+export const AcquireOptionsSchema = z
+  .object({
+    /** Give up after this many milliseconds (`LOCK_TIMEOUT`). Omit to wait as long as it takes. */
+    timeoutMs: z.number().finite().nonnegative().optional(),
+    /** Abort the wait (`ABORTED`). Our queue node is deleted before the promise settles. */
+    signal: z.instanceof(AbortSignal).optional(),
+  })
+  .strict();
+
+export type AcquireOptions = z.infer<typeof AcquireOptionsSchema>;
+
+/** Validates acquire options at the public boundary. */
+export function parseAcquireOptions(options: unknown, where: string): AcquireOptions {
+  return parseOptions(AcquireOptionsSchema, options ?? {}, where);
+}

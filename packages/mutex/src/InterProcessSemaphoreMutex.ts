@@ -1,0 +1,21 @@
+import { exclusiveRule, LockQueue, parseOptions, QueueLock, validatePath, type ZkSession } from '@zk-recipes/core';
+import { encodeData, MUTEX_KIND, MutexOptionsSchema, type MutexOptions } from './options.js';
+
+/**
+ * A distributed mutex that is NOT re-entrant (Curator's `InterProcessSemaphoreMutex`): a second
+ * acquire from the holder waits (or times out) like anyone else. Release by the holder's context,
+ * or with the handle from any context.
+ */
+export class InterProcessSemaphoreMutex extends QueueLock {
+  constructor(session: ZkSession, path: string, options?: MutexOptions) {
+    const parsed = parseOptions(MutexOptionsSchema, options ?? {}, 'InterProcessSemaphoreMutex');
+    super({
+      queue: new LockQueue(session, validatePath(path, 'lock path')),
+      kind: MUTEX_KIND,
+      rule: exclusiveRule,
+      reentrant: false,
+      data: encodeData(parsed.data),
+      name: 'InterProcessSemaphoreMutex',
+    });
+  }
+}
