@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import type { RetryPolicy } from './RetryPolicy.js';
+import { parseOptions } from './parseOptions.js';
+
+/**
+ * Highest `maxRetries` accepted: beyond it `2^(retryCount+1)` leaves the range of a 32-bit int,
+ * which is the same limit Curator applies.
+ */
+export const EXPONENTIAL_BACKOFF_MAX_RETRIES = 29;
+
+/** Options of {@link exponentialBackoff}. */
+export const ExponentialBackoffOptionsSchema = z
+  .object({
+    /** Unit of the randomised delay, in ms. */
+    baseSleepMs: z.number().int().positive(),
+    /** Retries before giving up (0..29). */
+    maxRetries: z.number().int().min(0).max(EXPONENTIAL_BACKOFF_MAX_RETRIES),
+    /** Upper bound of any single delay, in ms. Unbounded (2^31-1) by default. */
+    maxSleepMs: z.number().int().positive().default(2 ** 31 - 1),
+    /** Source of randomness in [0, 1); injectable for tests. */
+    random: z.custom<() => number>((v) => typeof v === 'function', 'must be a function').optional(),
+  })
+  .strict();
+
+/** Input type of {@link exponentialBackoff}. */
+export type ExponentialBackoffOptions = z.input<typeof ExponentialBackoffOptionsSchema>;
+
+/**
+ * Curator's `ExponentialBackoffRetry`: retry up to `maxRetries` times, sleeping
+ * `baseSleepMs * k` where `k` is a random integer in `[1, 2^(retryCount+1))` (a draw of 0 counts
+ * as 1), capped at `maxSleepMs`. The randomness keeps many clients that lost the same server
+ * from reconnecting in lock step.
+ *
+ * @throws InvalidArgumentError when an option is missing or out of range
+ */
+export function exponentialBackoff(options: ExponentialBackoffOptions): RetryPolicy {
+  const o = parseOptions('exponentialBackoff', ExponentialBackoffOptionsSchema, options);
+  return backoffPolicy(o.baseSleepMs, o.maxRetries, o.maxSleepMs, o.random ?? Math.random);
+}
+
+/** Shared by the bounded and unbounded variants. @internal */
+export function backoffPolicy(
+  baseSleepMs: number,
+  maxRetries: number,
+  maxSleepMs: number,
+  random: () => number,
+): RetryPolicy {
+  return {
+    nextDelayMs(retryCount) {
+      if (retryCount >= maxRetries) return null;
+      // Clamp so that a misbehaving random source or a huge retryCount cannot overflow the range.
+      const span = 2 ** (Math.min(retryCount, EXPONENTIAL_BACKOFF_MAX_RETRIES) + 1);
+      const factor = Math.max(1, Math.min(span - 1, Math.floor(random() * span)));
+      return Math.min(baseSleepMs * factor, maxSleepMs);
+    },
+  };
+}
