@@ -1,0 +1,11 @@
+export { invalidCharIndex, joinPath, nameOf, parentOf, validateNodeName, validatePath } from './paths.js';
+export {
+  PROTECTED_HEADER_LENGTH,
+  PROTECTED_PREFIX,
+  hasGuid,
+  newProtectedName,
+  protectionGuidOf,
+  withoutProtection,
+  type ProtectedName,
+} from './protectedNames.js';
+export { MAX_SEQUENCE, kindOf, sequenceOf, sortedChildren, type QueueEntry } from './sequence.js';

@@ -1,0 +1,104 @@
+import { InvalidArgumentError } from '../errors.js';
+
+/**
+ * Index of the first UTF-16 code unit ZooKeeper refuses in a path, or -1. ZooKeeper rejects
+ * U+0000, the C0 and C1 control ranges (U+0001-U+001F, U+007F-U+009F), U+D800-U+F8FF (which
+ * includes every surrogate, so no character outside the BMP) and U+FFF0-U+FFFF.
+ */
+export function invalidCharIndex(s: string): number {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (
+      c <= 0x1f ||
+      (c >= 0x7f && c <= 0x9f) ||
+      (c >= 0xd800 && c <= 0xf8ff) ||
+      c >= 0xfff0
+    ) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+function describeChar(s: string, i: number): string {
+  return `U+${s.charCodeAt(i).toString(16).toUpperCase().padStart(4, '0')} at index ${i}`;
+}
+
+/**
+ * Checks that `path` is a znode path ZooKeeper accepts: absolute, no empty, `.` or `..` segment,
+ * no trailing slash (except the root `/`), no character ZooKeeper refuses.
+ *
+ * @param what - how the path is named in the error message, e.g. `lockPath`
+ * @returns `path`, unchanged
+ * @throws InvalidArgumentError naming `what` and the rule broken
+ */
+export function validatePath(path: unknown, what = 'path'): string {
+  const fail = (rule: string): never => {
+    throw new InvalidArgumentError(`${what} ${rule}: ${JSON.stringify(path)}`, {
+      ...(typeof path === 'string' ? { path } : {}),
+    });
+  };
+  if (typeof path !== 'string') return fail('must be a string');
+  if (path.length === 0) return fail('must not be empty');
+  if (path.charCodeAt(0) !== 0x2f) return fail('must be absolute (start with "/")');
+  if (path === '/') return path;
+  if (path.endsWith('/')) return fail('must not end with "/"');
+  const bad = invalidCharIndex(path);
+  if (bad !== -1) return fail(`contains a character ZooKeeper refuses (${describeChar(path, bad)})`);
+  // Skip the leading empty segment before the first "/".
+  const segments = path.split('/');
+  for (let i = 1; i < segments.length; i++) {
+    const segment = segments[i];
+    if (segment === '') return fail('must not contain an empty segment ("//")');
+    if (segment === '.' || segment === '..') return fail(`must not contain a relative segment ("${segment}")`);
+  }
+  return path;
+}
+
+/**
+ * Checks that `name` can be one segment of a path (non-empty, no `/`, not `.` or `..`, no refused
+ * character).
+ *
+ * @throws InvalidArgumentError naming `what`
+ */
+export function validateNodeName(name: unknown, what = 'name'): string {
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new InvalidArgumentError(`${what} must be a non-empty string: ${JSON.stringify(name)}`);
+  }
+  if (name.includes('/')) throw new InvalidArgumentError(`${what} must not contain "/": ${JSON.stringify(name)}`);
+  validatePath(`/${name}`, what);
+  return name;
+}
+
+/**
+ * `parent` + `/` + `child`, where `child` is a single node name.
+ *
+ * @throws InvalidArgumentError when `parent` is not a valid path or `child` not a valid name
+ */
+export function joinPath(parent: string, child: string): string {
+  validatePath(parent, 'parent');
+  validateNodeName(child, 'child');
+  return parent === '/' ? `/${child}` : `${parent}/${child}`;
+}
+
+/**
+ * The parent of `path`: `/a/b` → `/a`, `/a` → `/`.
+ *
+ * @throws InvalidArgumentError for an invalid path or the root, which has no parent
+ */
+export function parentOf(path: string): string {
+  validatePath(path);
+  if (path === '/') throw new InvalidArgumentError('path "/" has no parent', { path });
+  const slash = path.lastIndexOf('/');
+  return slash === 0 ? '/' : path.slice(0, slash);
+}
+
+/**
+ * The last segment of `path`: `/a/b` → `b`; the root's name is the empty string.
+ *
+ * @throws InvalidArgumentError for an invalid path
+ */
+export function nameOf(path: string): string {
+  validatePath(path);
+  return path.slice(path.lastIndexOf('/') + 1);
+}
