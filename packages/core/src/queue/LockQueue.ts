@@ -2,7 +2,9 @@ import { isZkError, ZooKeeperError } from '../errors.js';
 import { joinPath, newProtectedName, sortedChildren, type QueueEntry } from '../nodes/index.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Stat } from '../session/types.js';
+import { listAndWatchChildren } from '../watch/waitForChildrenChange.js';
 import { waitUntilGone } from '../watch/waitUntilGone.js';
+import { Recheck } from './recheck.js';
 import type { OrderingRule } from './OrderingRule.js';
 import type { QueueSeat } from './QueueSeat.js';
 import { StopSignal } from './stopSignal.js';
@@ -17,6 +19,11 @@ export interface EnterOptions {
   data?: Uint8Array | null | undefined;
   timeoutMs?: number | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * Subscribes to outside changes that can change the rule's answer (e.g. a semaphore's shared
+   * maximum was raised). The engine decides again when the listener is called. Returns unsubscribe.
+   */
+  onRecheck?: ((listener: () => void) => () => void) | undefined;
 }
 
 interface Created {
@@ -66,7 +73,7 @@ export class LockQueue {
         signal: sessionSignal,
       };
       try {
-        await this.waitForTurn(seat, created.children, options.rule, stop);
+        await this.waitForTurn(seat, created.children, options, stop);
         return seat;
       } catch (err) {
         await this.leave(seat);
@@ -202,27 +209,51 @@ export class LockQueue {
   }
 
   /**
-   * Steps 2 and 3: ask the rule; if we do not hold the lock, watch only the node it names. When
-   * that node was the last one in our way we hold the lock as soon as it goes; otherwise list again.
+   * Steps 2 and 3: ask the rule; if we do not hold the lock, watch only what it names. When that
+   * node was the last one in our way we hold the lock as soon as it goes; otherwise list again.
    */
-  private async waitForTurn(seat: QueueSeat, firstListing: string[], rule: OrderingRule, stop: StopSignal): Promise<void> {
-    let children = firstListing;
-    for (;;) {
-      const queue = sortedChildren(children);
-      const ownIndex = queue.findIndex((entry) => entry.name === seat.name);
-      if (ownIndex < 0) {
-        stop.throwIfStopped();
-        throw new ZooKeeperError('NO_NODE', -101, `lock ${this.path}: our queue node ${seat.name} was deleted by someone else`, {
-          op: 'getChildren',
-          path: seat.path,
-        });
+  private async waitForTurn(seat: QueueSeat, firstListing: string[], options: EnterOptions, stop: StopSignal): Promise<void> {
+    const recheck = new Recheck(options.onRecheck);
+    try {
+      let children = firstListing;
+      for (;;) {
+        const queue = sortedChildren(children);
+        const ownIndex = queue.findIndex((entry) => entry.name === seat.name);
+        if (ownIndex < 0) {
+          stop.throwIfStopped();
+          throw new ZooKeeperError('NO_NODE', -101, `lock ${this.path}: our queue node ${seat.name} was deleted by someone else`, {
+            op: 'getChildren',
+            path: seat.path,
+          });
+        }
+        recheck.arm();
+        const decision = options.rule(queue, ownIndex);
+        if (decision.held) {
+          if (decision.nudgeSuccessor === true && ownIndex < queue.length - 1) this.nudge(seat, options.data);
+          return;
+        }
+        if ('waitForChildren' in decision) {
+          const watched = await stop.race(listAndWatchChildren(this.session, this.path, stop.signal));
+          if (!sameChildren(watched.children, children) || recheck.fired) {
+            children = watched.children;
+            continue;
+          }
+          await (recheck.active ? Promise.race([watched.changed, recheck.next()]) : watched.changed);
+        } else {
+          const gone = waitUntilGone(this.session, joinPath(this.path, decision.waitFor), stop.signal);
+          const outcome = recheck.active ? await Promise.race([gone, recheck.next().then(() => 'recheck' as const)]) : await gone;
+          if (outcome === 'gone' && decision.lastObstacle) return;
+        }
+        children = await this.listAfterReconnect(stop);
       }
-      const decision = rule(queue, ownIndex);
-      if (decision.held) return;
-      const outcome = await waitUntilGone(this.session, joinPath(this.path, decision.waitFor), stop.signal);
-      if (outcome === 'gone' && decision.lastObstacle) return;
-      children = await this.listAfterReconnect(stop);
+    } finally {
+      recheck.dispose();
     }
+  }
+
+  /** Touches our node so a successor watching it wakes up and decides again. */
+  private nudge(seat: QueueSeat, data: Uint8Array | null | undefined): void {
+    this.session.setData(seat.path, data ?? new Uint8Array(0)).catch(() => undefined);
   }
 
   /** Deletes, in the background, a node whose acquisition was given up mid-create. */
@@ -268,4 +299,10 @@ export class LockQueue {
     });
     await this.session.waitForConnected(signal).catch(() => undefined);
   }
+}
+
+function sameChildren(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const set = new Set(a);
+  return b.every((name) => set.has(name));
 }

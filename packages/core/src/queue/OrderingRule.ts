@@ -1,24 +1,38 @@
 import type { QueueEntry } from '../nodes/index.js';
 
 /**
- * What a contender does after reading the queue: it holds the lock, or it waits for one node.
+ * What a contender does after reading the queue: it holds the lock, or it waits for one node,
+ * or (only the first of several waiters of a counting semaphore) for any change of the queue.
  */
 export type Decision =
-  | { readonly held: true }
+  | {
+      readonly held: true;
+      /**
+       * Touch our node's data once held, waking a successor that watches us (a semaphore's next
+       * waiter, which must now watch the whole queue). Costs one write, not awaited.
+       */
+      readonly nudgeSuccessor?: boolean;
+    }
   | {
       readonly held: false;
-      /** The child name to watch. Only this node's going wakes us (no herd). */
+      /** The child name to watch. Only this node's going (or nudge) wakes us: no herd. */
       readonly waitFor: string;
       /**
        * True when `waitFor` is the only node standing in our way. Nodes never appear ahead of ours
-       * (sequences only grow), so when it goes we hold the lock without listing again.
+       * (sequences only grow), so when it goes we hold the lock without listing again. A rule that
+       * can see nodes appear ahead of it (e.g. a read/write downgrade) must say false.
        */
       readonly lastObstacle: boolean;
+    }
+  | {
+      readonly held: false;
+      /** Wait for any change of the queue's children, then decide again. */
+      readonly waitForChildren: true;
     };
 
 /**
  * A recipe's only knowledge: given the queue sorted by sequence and our place in it, do we hold
- * the lock, and if not, whom do we wait for? Must be pure: it is unit-tested without a server.
+ * the lock, and if not, what do we wait for? Must be pure: it is unit-tested without a server.
  */
 export type OrderingRule = (queue: readonly QueueEntry[], ownIndex: number) => Decision;
 
