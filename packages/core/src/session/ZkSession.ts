@@ -1,0 +1,682 @@
+/**
+ * ZkSession: a promise API over node-zookeeper-client 1.1.3 with Curator's connection states, our
+ * own errors, and a guarantee that no call ever hangs. The only code that touches the wire client.
+ */
+import { EventEmitter } from 'eventemitter3';
+import {
+  InvalidArgumentError,
+  SessionClosedError,
+  SessionLostError,
+  ZkRecipesError,
+  ZooKeeperError,
+} from '../errors.js';
+import type { RetryPolicy } from '../retry/RetryPolicy.js';
+import { exponentialBackoff } from '../retry/index.js';
+import { WireReplyError, fromZkCode, toZkError } from './errorMapping.js';
+import {
+  CREATE_FLAGS,
+  JuteWriter,
+  OP,
+  decodeMulti,
+  encodeMulti,
+  withChroot,
+  withoutChroot,
+  type MultiOpWire,
+} from './frames.js';
+import { LivenessWatchdog, type WatchdogInput, type WirePhase } from './livenessWatchdog.js';
+import { ZK_SESSION_DEFAULTS, parseZkSessionOptions, type ZkSessionOptions, type ZkSessionOptionsInput } from './options.js';
+import { PendingCalls } from './pendingCalls.js';
+import type {
+  AclEntry,
+  ConnectionState,
+  CreateMode,
+  CreateOptions,
+  CreateResult,
+  Stat,
+  TransactionOp,
+  TransactionResult,
+  WatchEvent,
+  WatchEventType,
+  Watcher,
+  ZkSessionEvents,
+} from './types.js';
+import { CM_STATES, createWireClient, type ConnectionManager, type WireClient, type WireEvent } from './wire.js';
+import { OwnRequest, installHardening } from './wireHardening.js';
+import { WatchRegistry, type WatchKind } from './watchRegistry.js';
+
+const WIRE_EVENT_TYPES: Record<number, WatchEventType> = {
+  1: 'created',
+  2: 'deleted',
+  3: 'dataChanged',
+  4: 'childrenChanged',
+};
+
+/** How long close() waits for the server to confirm the session close before dropping the socket. */
+const CLOSE_WAIT_MS = 2_000;
+
+/** One ZooKeeper session (one wire client); a ZkSession builds a new one after each `lost`. */
+class Generation {
+  readonly abort = new AbortController();
+  readonly pending = new PendingCalls();
+  readonly watches: WatchRegistry;
+  readonly cm: ConnectionManager;
+  established = false;
+  retired = false;
+  lastReceivedAt: number;
+  socket: unknown = undefined;
+  socketSince: number;
+  constructor(
+    readonly n: number,
+    readonly client: WireClient,
+    onWatcherError: (err: Error) => void,
+  ) {
+    this.cm = client.connectionManager;
+    this.watches = new WatchRegistry(onWatcherError);
+    this.lastReceivedAt = Date.now();
+    this.socketSince = Date.now();
+  }
+}
+
+function assertPath(op: string, path: unknown): asserts path is string {
+  if (typeof path !== 'string' || !path.startsWith('/') || (path.length > 1 && path.endsWith('/')) || path.includes('\0')) {
+    throw new InvalidArgumentError(`${op}: invalid znode path ${JSON.stringify(path)}`, { op });
+  }
+}
+
+function assertVersion(op: string, version: unknown): asserts version is number {
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < -1 || version > 0x7fffffff) {
+    throw new InvalidArgumentError(`${op}: version must be an integer >= -1 (got ${String(version)})`, { op });
+  }
+}
+
+/**
+ * A ZooKeeper session with Curator's connection states.
+ *
+ * - Every operation is queued on the wire synchronously inside the call, so calls issued back to
+ *   back are pipelined on one connection and answered in order.
+ * - Every call settles: with its result, with our error ({@link ZooKeeperError},
+ *   {@link SessionLostError} on `lost`, {@link SessionClosedError} after `close()`).
+ * - Events: `connected`, `suspended`, `reconnected`, `lost`, `closed` (and `state` for each),
+ *   `error` for failures we recovered from (including exceptions thrown by your listeners and
+ *   watchers, which never escape as uncaught exceptions).
+ */
+export class ZkSession extends EventEmitter<ZkSessionEvents> {
+  /** Validated options, defaults applied. */
+  readonly options: ZkSessionOptions;
+  private _state: ConnectionState = 'connecting';
+  private gen: Generation;
+  private closing: Promise<void> | undefined;
+  private readonly watchdog: LivenessWatchdog;
+  private readonly _retryPolicy: RetryPolicy;
+  private readonly emitQueue: Array<() => void> = [];
+  private emitScheduled = false;
+  private stateWaiters = new Set<() => void>();
+
+  /**
+   * Connects and resolves once the first ZooKeeper session is established. Rejects with an
+   * InvalidArgumentError on bad options, or with a CONNECTION_LOSS ZooKeeperError (and closes
+   * everything it opened) when no server answered within `connectionTimeoutMs`.
+   */
+  static async connect(options: ZkSessionOptionsInput): Promise<ZkSession> {
+    const session = new ZkSession(parseZkSessionOptions(options));
+    const timeoutMs = session.options.connectionTimeoutMs;
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), timeoutMs);
+    try {
+      await session.waitForConnected(ac.signal);
+      return session;
+    } catch (err) {
+      await session.close();
+      if (ac.signal.aborted) {
+        throw new ZooKeeperError(
+          'CONNECTION_LOSS',
+          -4,
+          `could not connect to ${session.options.connectString} within ${timeoutMs} ms`,
+          { op: 'connect', cause: err },
+        );
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private constructor(options: ZkSessionOptions) {
+    super();
+    this.options = options;
+    this._retryPolicy = options.retryPolicy ?? exponentialBackoff(ZK_SESSION_DEFAULTS.retry);
+    this.gen = this.buildGeneration(1);
+    this.watchdog = new LivenessWatchdog(
+      () => this.sampleLiveness(),
+      (verdict) => {
+        const gen = this.gen;
+        if (gen.retired) return;
+        if (verdict === 'lost') {
+          this.declareLost(
+            gen,
+            new SessionLostError(
+              `no reply from any server for the session timeout (${gen.cm.sessionTimeout} ms): ` +
+                `the server may have expired session 0x${this.sessionId}`,
+            ),
+          );
+        } else {
+          // Silent server (SIGSTOP, partition): move to the next server (work-around 3).
+          gen.cm.socket?.destroy();
+        }
+      },
+    );
+    this.watchdog.start();
+  }
+
+  // ---------------------------------------------------------------- properties
+
+  /** Current connection state. */
+  get state(): ConnectionState {
+    return this._state;
+  }
+
+  /** Current ZooKeeper session id, 16 hex characters ('0000000000000000' before the first connect). */
+  get sessionId(): string {
+    return this.gen.client.getSessionId().toString('hex');
+  }
+
+  /** Current ZooKeeper session id as a bigint (compare with `Stat.ephemeralOwner`). */
+  get sessionIdBigInt(): bigint {
+    return this.gen.client.getSessionId().readBigInt64BE(0);
+  }
+
+  /** 1 for the first ZooKeeper session; +1 each time a new one is built after `lost`. */
+  get generation(): number {
+    return this.gen.n;
+  }
+
+  /**
+   * Aborted (reason: SessionLostError) when the current ZooKeeper session is lost or this
+   * ZkSession is closed. A fresh signal per generation: read it again after `lost`.
+   */
+  get sessionSignal(): AbortSignal {
+    return this.gen.abort.signal;
+  }
+
+  /** The session timeout the server granted (the requested one until connected). */
+  get negotiatedSessionTimeoutMs(): number {
+    return this.gen.cm.sessionTimeout;
+  }
+
+  /** The retry policy recipes use (the option, or exponentialBackoff(100 ms, 10, 5000 ms)). */
+  get retryPolicy(): RetryPolicy {
+    return this._retryPolicy;
+  }
+
+  /** Default ACL for nodes recipes create. */
+  get defaultAcl(): AclEntry[] {
+    return this.options.acl;
+  }
+
+  /** @internal for tests: raw credentials of the current session */
+  get credentials(): { sessionId: Buffer; password: Buffer } {
+    return { sessionId: this.gen.client.getSessionId(), password: this.gen.client.getSessionPassword() };
+  }
+
+  /** @internal for tests: counts of outstanding calls and watches of the current generation. */
+  get diagnostics(): { pendingCalls: number; watchKeys: number; watchers: number } {
+    return {
+      pendingCalls: this.gen.pending.size,
+      watchKeys: this.gen.watches.keys,
+      watchers: this.gen.watches.watchers,
+    };
+  }
+
+  // ---------------------------------------------------------------- operations
+
+  /**
+   * Creates a node (CREATE2: the reply carries the new node's stat). Mode `container` uses
+   * CREATE_CONTAINER: the server deletes the node once its last child is gone.
+   */
+  create(path: string, data?: Uint8Array | null, options: CreateOptions = {}): Promise<CreateResult> {
+    return this.call<CreateResult>('create', path, (gen) => {
+      const mode: CreateMode = options.mode ?? 'persistent';
+      const flags = CREATE_FLAGS[mode];
+      if (flags === undefined) throw new InvalidArgumentError(`create: unknown mode ${String(mode)}`, { op: 'create', path });
+      const chroot = gen.cm.chrootPath;
+      const w = new JuteWriter()
+        .ustring(withChroot(chroot, path))
+        .buffer(data ?? null)
+        .acl(options.acl ?? this.options.acl)
+        .int(flags);
+      const type = mode === 'container' ? OP.createContainer : OP.create2;
+      return new OwnRequest(type, body(w), (r) => ({ path: withoutChroot(chroot, r.ustring() ?? ''), stat: r.stat() }));
+    });
+  }
+
+  /** Lists a node's children (unsorted, as the server returns them) with its stat. */
+  getChildren(path: string, watcher?: Watcher): Promise<{ children: string[]; stat: Stat }> {
+    return this.call('getChildren', path, (gen) => {
+      const w = new JuteWriter().ustring(withChroot(gen.cm.chrootPath, path)).bool(watcher !== undefined);
+      return new OwnRequest(OP.getChildren2, body(w), (r) => {
+        const n = r.int();
+        const children: string[] = [];
+        for (let i = 0; i < n; i++) children.push(r.ustring() ?? '');
+        const stat = r.stat();
+        if (watcher) this.addWatch(gen, 'child', path, watcher);
+        return { children, stat };
+      });
+    });
+  }
+
+  /** Reads a node's data and stat; `watcher` fires on its next change or deletion. */
+  getData(path: string, watcher?: Watcher): Promise<{ data: Buffer; stat: Stat }> {
+    return this.call('getData', path, (gen) => {
+      const w = new JuteWriter().ustring(withChroot(gen.cm.chrootPath, path)).bool(watcher !== undefined);
+      return new OwnRequest(OP.getData, body(w), (r) => {
+        const data = r.buffer();
+        const stat = r.stat();
+        if (watcher) this.addWatch(gen, 'data', path, watcher);
+        return { data, stat };
+      });
+    });
+  }
+
+  /** The node's stat, or null if it does not exist; `watcher` fires on its creation/change/deletion. */
+  exists(path: string, watcher?: Watcher): Promise<Stat | null> {
+    return this.call('exists', path, (gen) => {
+      const w = new JuteWriter().ustring(withChroot(gen.cm.chrootPath, path)).bool(watcher !== undefined);
+      return new OwnRequest(
+        OP.exists,
+        body(w),
+        (r, header) => {
+          if (header.err === -101) {
+            if (watcher) this.addWatch(gen, 'exist', path, watcher);
+            return null;
+          }
+          if (header.err !== 0) return fromZkCode(header.err, 'exists', path);
+          const stat = r.stat();
+          if (watcher) this.addWatch(gen, 'data', path, watcher);
+          return stat;
+        },
+        true,
+      );
+    });
+  }
+
+  /** Deletes a node; `version` -1 (default) means any version. */
+  delete(path: string, version = -1): Promise<void> {
+    return this.call('delete', path, (gen) => {
+      assertVersion('delete', version);
+      const w = new JuteWriter().ustring(withChroot(gen.cm.chrootPath, path)).int(version);
+      return new OwnRequest(OP.delete, body(w), () => undefined);
+    });
+  }
+
+  /** Sets a node's data; `version` -1 (default) means any version. Resolves with the new stat. */
+  setData(path: string, data: Uint8Array, version = -1): Promise<Stat> {
+    return this.call('setData', path, (gen) => {
+      assertVersion('setData', version);
+      const w = new JuteWriter().ustring(withChroot(gen.cm.chrootPath, path)).buffer(data).int(version);
+      return new OwnRequest(OP.setData, body(w), (r) => r.stat());
+    });
+  }
+
+  /**
+   * Runs the ops atomically (ZooKeeper multi). Versions mean what they say: 0 is version 0, -1
+   * (the default for delete/setData) is any version. On failure rejects with the error of the
+   * first op that failed (its `path` is that op's path).
+   */
+  transaction(ops: TransactionOp[]): Promise<TransactionResult[]> {
+    return this.call('transaction', undefined, (gen) => {
+      if (!Array.isArray(ops) || ops.length === 0) {
+        throw new InvalidArgumentError('transaction: ops must be a non-empty array', { op: 'transaction' });
+      }
+      const wire: MultiOpWire[] = ops.map((op): MultiOpWire => {
+        assertPath(`transaction.${op.type}`, op.path);
+        switch (op.type) {
+          case 'create': {
+            const flags = CREATE_FLAGS[op.mode ?? 'persistent'];
+            if (flags === undefined) throw new InvalidArgumentError(`transaction.create: unknown mode`, { op: 'transaction' });
+            return { type: 'create', path: op.path, data: op.data ?? null, acl: op.acl ?? this.options.acl, flags };
+          }
+          case 'delete':
+            assertVersion('transaction.delete', op.version ?? -1);
+            return { type: 'delete', path: op.path, version: op.version ?? -1 };
+          case 'setData':
+            assertVersion('transaction.setData', op.version ?? -1);
+            return { type: 'setData', path: op.path, data: op.data, version: op.version ?? -1 };
+          case 'check':
+            assertVersion('transaction.check', op.version);
+            return { type: 'check', path: op.path, version: op.version };
+          default:
+            throw new InvalidArgumentError(`transaction: unknown op ${JSON.stringify(op)}`, { op: 'transaction' });
+        }
+      });
+      const chroot = gen.cm.chrootPath;
+      const w = new JuteWriter();
+      encodeMulti(w, wire, chroot);
+      return new OwnRequest(
+        OP.multi,
+        body(w),
+        (r, header) => {
+          const results = decodeMulti(r, chroot);
+          const failedAt =
+            results.findIndex((x) => x.type === 'error' && x.err !== 0 && x.err !== -2) !== -1
+              ? results.findIndex((x) => x.type === 'error' && x.err !== 0 && x.err !== -2)
+              : results.findIndex((x) => x.type === 'error' && x.err !== 0);
+          if (failedAt !== -1) {
+            const failed = results[failedAt] as { err: number };
+            return fromZkCode(failed.err, 'transaction', ops[failedAt]?.path);
+          }
+          if (header.err !== 0) return fromZkCode(header.err, 'transaction', undefined);
+          return results.map((x): TransactionResult => {
+            switch (x.type) {
+              case 'create':
+                return { type: 'create', path: x.path };
+              case 'setData':
+                return { type: 'setData', stat: x.stat };
+              case 'delete':
+                return { type: 'delete' };
+              default:
+                return { type: 'check' };
+            }
+          });
+        },
+        true,
+      );
+    });
+  }
+
+  /**
+   * Creates `path` and its missing ancestors (all creates pipelined: one round trip), tolerating
+   * NODE_EXISTS races. Containers (mode 'container') may be reaped between creates; retried.
+   */
+  async mkdirp(path: string, mode: 'persistent' | 'container' = 'persistent'): Promise<void> {
+    assertPath('mkdirp', path);
+    if (path === '/') return;
+    const prefixes: string[] = [];
+    let i = 0;
+    while ((i = path.indexOf('/', i + 1)) !== -1) prefixes.push(path.slice(0, i));
+    prefixes.push(path);
+    for (let attempt = 0; ; attempt++) {
+      const results = await Promise.allSettled(prefixes.map((p) => this.create(p, null, { mode })));
+      const failure = results.find(
+        (r): r is PromiseRejectedResult => r.status === 'rejected' && !(r.reason instanceof ZkRecipesError && r.reason.code === 'NODE_EXISTS'),
+      );
+      if (!failure) return;
+      const err = failure.reason as unknown;
+      // NO_NODE: an ancestor vanished between creates (a reaped container): try again.
+      if (err instanceof ZkRecipesError && err.code === 'NO_NODE' && attempt < 3) continue;
+      throw err;
+    }
+  }
+
+  /** Resolves at once if connected; otherwise when (re)connected. Rejects on abort or close. */
+  waitForConnected(signal?: AbortSignal): Promise<void> {
+    if (this._state === 'connected' || this._state === 'reconnected') return Promise.resolve();
+    if (this._state === 'closed') return Promise.reject(new SessionClosedError('ZkSession is closed', { op: 'waitForConnected' }));
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        this.stateWaiters.delete(check);
+        reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted', { cause: signal?.reason }));
+      };
+      const check = (): void => {
+        if (this._state === 'connected' || this._state === 'reconnected') {
+          this.stateWaiters.delete(check);
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        } else if (this._state === 'closed') {
+          this.stateWaiters.delete(check);
+          signal?.removeEventListener('abort', onAbort);
+          reject(new SessionClosedError('ZkSession is closed', { op: 'waitForConnected' }));
+        }
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.stateWaiters.add(check);
+    });
+  }
+
+  /**
+   * Closes the ZooKeeper session (the server deletes its ephemeral nodes at once). Calls still
+   * pending afterwards reject with SessionClosedError. Idempotent.
+   */
+  close(): Promise<void> {
+    if (this.closing) return this.closing;
+    this.closing = this.doClose();
+    return this.closing;
+  }
+
+  private async doClose(): Promise<void> {
+    this.watchdog.stop();
+    const gen = this.gen;
+    const connected = gen.cm.state === CM_STATES.CONNECTED || gen.cm.state === CM_STATES.CONNECTED_READ_ONLY;
+    if (connected) {
+      // Queue CLOSE_SESSION behind the calls already sent; they get their replies first.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(CLOSE_WAIT_MS, gen.cm.sessionTimeout));
+        gen.cm.on('state', (s) => {
+          if (s === CM_STATES.CLOSED) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        gen.client.close();
+      });
+    }
+    const closedError = new SessionClosedError('ZkSession was closed');
+    this.retire(gen, new SessionLostError('ZkSession was closed', { cause: closedError }), (call) =>
+      new SessionClosedError(`${call.op}${call.path ? ` ${call.path}` : ''}: ZkSession was closed`, {
+        op: call.op,
+        ...(call.path === undefined ? {} : { path: call.path }),
+      }),
+    );
+    this.setState('closed');
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  /** eventemitter3 keeps `{ fn, context, once }` records; `listeners()` would lose `once`. */
+  private rawListeners(event: keyof ZkSessionEvents): RawListener[] {
+    const events = (this as unknown as { _events: Record<string, RawListener | RawListener[] | undefined> })._events;
+    const key = (this as unknown as { constructor: { prefixed?: string | boolean } }).constructor.prefixed;
+    const entry = events[(typeof key === 'string' ? key : '') + event];
+    if (!entry) return [];
+    return Array.isArray(entry) ? [...entry] : [entry];
+  }
+
+  /**
+   * Validates, builds and queues one request SYNCHRONOUSLY (pipelining is part of the contract),
+   * tracking it so it settles on lost/close even if the wire client forgets it.
+   */
+  private call<T>(op: string, path: string | undefined, build: (gen: Generation) => OwnRequest): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (path !== undefined) assertPath(op, path);
+      if (this.closing) throw new SessionClosedError(`${op}: ZkSession is closed`, { op, ...(path === undefined ? {} : { path }) });
+      const gen = this.gen;
+      const request = build(gen);
+      const settle = gen.pending.track<T>(op, path, resolve, reject);
+      gen.cm.queue(request, (error, response) => {
+        if (error) settle.reject(toZkError(error, op, path));
+        else settle.resolve(response as T);
+      });
+    });
+  }
+
+  private addWatch(gen: Generation, kind: WatchKind, path: string, watcher: Watcher): void {
+    if (gen.retired) return;
+    const dispatch = gen.watches.add(kind, path, watcher);
+    if (!dispatch) return;
+    const wireWatcher = (event: WireEvent): void => {
+      const type = WIRE_EVENT_TYPES[event.getType()];
+      if (type) dispatch({ type, path } satisfies WatchEvent);
+    };
+    if (kind === 'data') gen.cm.registerDataWatcher(path, wireWatcher);
+    else if (kind === 'child') gen.cm.registerChildWatcher(path, wireWatcher);
+    else gen.cm.registerExistenceWatcher(path, wireWatcher);
+  }
+
+  private buildGeneration(n: number): Generation {
+    const client = createWireClient(this.options.connectString, this.options.sessionTimeoutMs);
+    const gen = new Generation(n, client, (err) => this.emitSafe('error', err));
+    installHardening(gen.cm, {
+      onBytes: () => {
+        gen.lastReceivedAt = Date.now();
+      },
+      onError: (err) => {
+        if (!gen.retired) this.emitSafe('error', err);
+      },
+      isDisposed: () => gen.retired,
+      replyError: (zkCode) => new WireReplyError(zkCode),
+    });
+    gen.cm.on('state', (s) => this.onWireState(gen, s));
+    for (const a of this.options.auth) client.addAuthInfo(a.scheme, Buffer.from(a.credentials));
+    client.connect();
+    return gen;
+  }
+
+  private onWireState(gen: Generation, s: number): void {
+    if (gen.retired || gen !== this.gen || this.closing) return;
+    switch (s) {
+      case CM_STATES.CONNECTED:
+      case CM_STATES.CONNECTED_READ_ONLY:
+        gen.lastReceivedAt = Date.now();
+        if (!gen.established) {
+          gen.established = true;
+          this.setState('connected');
+        } else {
+          this.setState('reconnected');
+        }
+        break;
+      case CM_STATES.DISCONNECTED:
+        if (this._state === 'connected' || this._state === 'reconnected') this.setState('suspended');
+        break;
+      case CM_STATES.SESSION_EXPIRED:
+        this.declareLost(gen, new SessionLostError(`ZooKeeper session 0x${this.sessionId} expired (the server said so)`));
+        break;
+      case CM_STATES.AUTHENTICATION_FAILED:
+        this.emitSafe('error', new ZooKeeperError('AUTH_FAILED', -115, 'authentication failed'));
+        this.declareLost(gen, new SessionLostError('ZooKeeper session ended: authentication failed'));
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Ends a generation: abort its signal, settle its calls, drop its watches, silence its wire client. */
+  private retire(gen: Generation, reason: SessionLostError, callError: (call: { op: string; path: string | undefined }) => Error): void {
+    if (gen.retired) return;
+    gen.retired = true;
+    gen.watches.dropAll();
+    gen.abort.abort(reason);
+    gen.pending.failAll(callError);
+    const cm = gen.cm;
+    // No reconnect from here on; a connect already under way is torn down as soon as it opens.
+    cm.connect = () => undefined;
+    cm.onSocketConnected = function (this: ConnectionManager) {
+      this.socket?.destroy();
+    };
+    if (cm.state !== CM_STATES.CLOSED && cm.state !== CM_STATES.CLOSING) {
+      try {
+        gen.client.close();
+      } catch {
+        // the wire client refuses in odd states; the socket teardown below is what matters
+      }
+    }
+    cm.socket?.destroy();
+  }
+
+  private declareLost(gen: Generation, reason: SessionLostError): void {
+    if (gen.retired || gen !== this.gen || this.closing) return;
+    this.retire(gen, reason, (call) =>
+      new SessionLostError(`${call.op}${call.path ? ` ${call.path}` : ''}: ${reason.message}`, {
+        op: call.op,
+        ...(call.path === undefined ? {} : { path: call.path }),
+        cause: reason,
+      }),
+    );
+    this.setState('lost', reason);
+    this.gen = this.buildGeneration(gen.n + 1);
+  }
+
+  private sampleLiveness(): WatchdogInput {
+    const gen = this.gen;
+    const cm = gen.cm;
+    const now = Date.now();
+    if (cm.socket !== gen.socket) {
+      gen.socket = cm.socket;
+      gen.socketSince = now;
+    }
+    let phase: WirePhase = 'other';
+    if (cm.state === CM_STATES.CONNECTED || cm.state === CM_STATES.CONNECTED_READ_ONLY) phase = 'connected';
+    else if (cm.state === CM_STATES.CONNECTING && cm.socket && !cm.socket.destroyed && !cm.socket.connecting) phase = 'connecting';
+    return {
+      now,
+      phase,
+      phaseSince: gen.socketSince,
+      lastReceivedAt: gen.lastReceivedAt,
+      established: gen.established,
+      sessionTimeoutMs: cm.sessionTimeout,
+      // The wire client times out the TCP connect; we time out the connect RESPONSE (a stopped
+      // server's kernel still accepts the TCP connection).
+      connectTimeoutMs: Math.min(cm.connectTimeout, Math.floor(cm.sessionTimeout / 3)),
+    };
+  }
+
+  private setState(state: ConnectionState, reason?: Error): void {
+    this._state = state;
+    for (const check of [...this.stateWaiters]) check();
+    this.emitSafe('state', state);
+    switch (state) {
+      case 'connected':
+        this.emitSafe('connected');
+        break;
+      case 'suspended':
+        this.emitSafe('suspended');
+        break;
+      case 'reconnected':
+        this.emitSafe('reconnected');
+        break;
+      case 'lost':
+        this.emitSafe('lost', reason ?? new SessionLostError('session lost'));
+        break;
+      case 'closed':
+        this.emitSafe('closed');
+        break;
+      default:
+        break;
+    }
+  }
+
+  /**
+   * Emits outside the wire client's socket handler, in order, catching what listeners throw
+   * (reported as `error`; a throwing `error` listener is reported as a process warning).
+   */
+  private emitSafe<E extends keyof ZkSessionEvents>(event: E, ...args: Parameters<ZkSessionEvents[E]>): void {
+    this.emitQueue.push(() => {
+      for (const { fn, context, once } of this.rawListeners(event)) {
+        if (once) this.removeListener(event, fn as never, context, true);
+        try {
+          fn.apply(context, args);
+        } catch (err) {
+          if (event === 'error') process.emitWarning(`ZkSession 'error' listener threw: ${String(err)}`);
+          else this.emitSafe('error', err instanceof Error ? err : new Error(String(err)));
+        }
+      }
+    });
+    if (!this.emitScheduled) {
+      this.emitScheduled = true;
+      queueMicrotask(() => {
+        this.emitScheduled = false;
+        while (this.emitQueue.length > 0) this.emitQueue.shift()!();
+      });
+    }
+  }
+}
+
+interface RawListener {
+  fn: (...args: unknown[]) => void;
+  context: unknown;
+  once: boolean;
+}
+
+/** The body of a request writer without its length prefix (OwnRequest adds header and length). */
+function body(w: JuteWriter): Buffer {
+  return w.frame().subarray(4);
+}

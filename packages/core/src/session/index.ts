@@ -1,0 +1,13 @@
+/** Public surface of the session layer. */
+export { ZkSession } from './ZkSession.js';
+export {
+  ZkSessionOptionsSchema,
+  ZK_SESSION_DEFAULTS,
+  OPEN_ACL_UNSAFE,
+  parseZkSessionOptions,
+  type ZkSessionOptions,
+  type ZkSessionOptionsInput,
+} from './options.js';
+export { ZK_CODES } from './errorMapping.js';
+export { WIRE_CLIENT_VERSION } from './wire.js';
+export type * from './types.js';

@@ -1,0 +1,75 @@
+/** ZkSession options: one zod schema, defaults in one place. */
+import { z } from 'zod';
+import { InvalidArgumentError } from '../errors.js';
+import type { RetryPolicy } from '../retry/RetryPolicy.js';
+import type { AclEntry } from './types.js';
+
+/** The open, unsafe ACL (world:anyone, all permissions): ZooKeeper's OPEN_ACL_UNSAFE. */
+export const OPEN_ACL_UNSAFE: readonly AclEntry[] = Object.freeze([{ perms: 31, scheme: 'world', id: 'anyone' }]);
+
+/** Defaults of {@link ZkSessionOptions}. */
+export const ZK_SESSION_DEFAULTS = {
+  sessionTimeoutMs: 15_000,
+  connectionTimeoutMs: 15_000,
+  /** Passed to `exponentialBackoff` when no retryPolicy is given. */
+  retry: { baseSleepMs: 100, maxRetries: 10, maxSleepMs: 5_000 },
+  acl: OPEN_ACL_UNSAFE,
+} as const;
+
+// host:port[,host:port...][/chroot]; host may be a name, IPv4, or [IPv6].
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
+const CHROOT = /^\/[^\0]*[^/]$/;
+
+function validConnectString(s: string): boolean {
+  const slash = s.indexOf('/');
+  const hosts = slash === -1 ? s : s.slice(0, slash);
+  const chroot = slash === -1 ? '' : s.slice(slash);
+  if (chroot !== '' && !CHROOT.test(chroot)) return false;
+  const parts = hosts.split(',');
+  return parts.length > 0 && parts.every((p) => HOST_PORT.test(p.trim()) && Number(p.trim().split(':').pop()) <= 65535);
+}
+
+const AclEntrySchema = z.object({
+  perms: z.number().int().min(0).max(31),
+  scheme: z.string().min(1),
+  id: z.string(),
+});
+
+const RetryPolicySchema = z.custom<RetryPolicy>(
+  (v) => typeof v === 'object' && v !== null && typeof (v as { nextDelayMs?: unknown }).nextDelayMs === 'function',
+  { message: 'retryPolicy must have a nextDelayMs(retryCount, elapsedMs, error) method' },
+);
+
+export const ZkSessionOptionsSchema = z.object({
+  /** `host:port[,host:port...][/chroot]` */
+  connectString: z.string().refine(validConnectString, {
+    message: 'connectString must be host:port[,host:port...][/chroot]',
+  }),
+  /** Requested session timeout; the server clamps it to its min/max (default 2..20 tickTime). */
+  sessionTimeoutMs: z.number().int().positive().default(ZK_SESSION_DEFAULTS.sessionTimeoutMs),
+  /** How long `ZkSession.connect()` waits for the first connection. */
+  connectionTimeoutMs: z.number().int().positive().default(ZK_SESSION_DEFAULTS.connectionTimeoutMs),
+  /** Retry policy recipes use for operations that are safe to retry. Default exponentialBackoff(100, 10, 5000). */
+  retryPolicy: RetryPolicySchema.optional(),
+  /** Digest credentials added to every (re)built ZooKeeper session. */
+  auth: z
+    .array(z.object({ scheme: z.literal('digest'), credentials: z.string().regex(/^[^:]+:.*$/, 'user:pass') }))
+    .default([]),
+  /** Default ACL for nodes recipes create. */
+  acl: z.array(AclEntrySchema).min(1).default(() => [...ZK_SESSION_DEFAULTS.acl]),
+});
+
+/** Input accepted by `ZkSession.connect()`. */
+export type ZkSessionOptionsInput = z.input<typeof ZkSessionOptionsSchema>;
+/** Validated options with defaults applied. */
+export type ZkSessionOptions = z.output<typeof ZkSessionOptionsSchema>;
+
+/** Validates options, throwing InvalidArgumentError that lists every zod issue. */
+export function parseZkSessionOptions(input: unknown): ZkSessionOptions {
+  const r = ZkSessionOptionsSchema.safeParse(input);
+  if (!r.success) {
+    const issues = r.error.issues.map((i) => `${i.path.join('.') || '(options)'}: ${i.message}`).join('; ');
+    throw new InvalidArgumentError(`invalid ZkSession options: ${issues}`, { cause: r.error.issues });
+  }
+  return r.data;
+}

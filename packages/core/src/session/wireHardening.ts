@@ -1,0 +1,140 @@
+/**
+ * Work-arounds for node-zookeeper-client 1.1.3 (version asserted in `wire.ts`), installed on each
+ * ConnectionManager instance before it connects:
+ *
+ * 1. Mid-frame drop wedge: the original `onSocketData` keeps a partial frame in `pendingBuffer`
+ *    across connections, so the next connect response is parsed at the wrong offset and the
+ *    client never recovers. Our interceptor keeps its own per-socket FrameSplitter (a new socket
+ *    gets a new one) and hands the original handler exactly one complete frame at a time.
+ * 2. Unknown error codes throw inside the original handler (`Exception.create` → validateCode)
+ *    and the callback never fires. Every reply to one of OUR requests is decoded here, never by the
+ *    original, so any code reaches our error mapping.
+ * 7. The original handler throws on surprises (unknown notification types, ...) inside the socket
+ *    'data' listener: we catch, report, and reset the connection instead of crashing the process.
+ *
+ * `onSocketData` is bound when the socket is created (`self.onSocketData.bind(self)` in
+ * `connect()`), so replacing the instance property before `connect()` is enough.
+ */
+import { CM_STATES, type ConnectionManager, type WireRequest } from './wire.js';
+import { FrameSplitter, JuteReader, readReplyHeader, type ReplyHeader } from './frames.js';
+
+/** A request we encoded ourselves; its reply is decoded by `decode`, not by the wire client. */
+export class OwnRequest implements WireRequest {
+  readonly header: { xid: number; type: number };
+  // null: the wire client must not touch our (already chrooted) payload.
+  readonly payload = null;
+
+  constructor(
+    type: number,
+    private readonly body: Buffer,
+    /** Decodes a success reply body (reader positioned after the ReplyHeader). */
+    readonly decode: (reader: JuteReader, header: ReplyHeader) => unknown,
+    /** When true, `decode` also sees error replies (a failed multi still carries per-op results). */
+    readonly decodesErrors = false,
+  ) {
+    this.header = { xid: 0, type };
+  }
+
+  toBuffer(): Buffer {
+    // xid is assigned by the wire client right before this is called.
+    const out = Buffer.allocUnsafe(4 + 8 + this.body.length);
+    out.writeInt32BE(8 + this.body.length, 0);
+    out.writeInt32BE(this.header.xid, 4);
+    out.writeInt32BE(this.header.type, 8);
+    this.body.copy(out, 12);
+    return out;
+  }
+}
+
+export interface HardeningHooks {
+  /** Bytes arrived on the current socket (feeds the liveness watchdog). */
+  onBytes(): void;
+  /** Something went wrong that we recovered from by resetting the connection. */
+  onError(err: Error): void;
+  /** The wire client was retired: refuse all further traffic. */
+  isDisposed(): boolean;
+  /** Builds the error for a non-zero reply code. */
+  replyError(zkCode: number): Error;
+}
+
+/** Installs the interceptor on `cm`. Must run before `cm.connect()`. */
+export function installHardening(cm: ConnectionManager, hooks: HardeningHooks): void {
+  const original = cm.onSocketData;
+  let socket: unknown = undefined;
+  let splitter = new FrameSplitter();
+
+  cm.onSocketData = function interceptSocketData(this: ConnectionManager, chunk: Buffer): void {
+    const current = this.socket;
+    if (hooks.isDisposed()) {
+      current?.destroy();
+      return;
+    }
+    if (current !== socket) {
+      // New connection: forget any partial frame of the previous one (work-around 1).
+      socket = current;
+      splitter = new FrameSplitter();
+    }
+    hooks.onBytes();
+    let frames: Buffer[];
+    try {
+      frames = splitter.push(chunk);
+    } catch (err) {
+      hooks.onError(asError(err, 'corrupt frame from server; reconnecting'));
+      current?.destroy();
+      return;
+    }
+    for (const frame of frames) {
+      if (current?.destroyed) return;
+      // The original must never see a partial frame nor keep one.
+      this.pendingBuffer = null;
+      try {
+        if (!handleOwnReply(this, frame, hooks)) original.call(this, frame);
+      } catch (err) {
+        hooks.onError(asError(err, 'wire client failed on a server frame; reconnecting'));
+        current?.destroy();
+        return;
+      } finally {
+        this.pendingBuffer = null;
+      }
+    }
+  };
+}
+
+function asError(err: unknown, message: string): Error {
+  return new Error(message, { cause: err });
+}
+
+/** Returns true when the frame answered one of our own requests (and was fully handled). */
+function handleOwnReply(cm: ConnectionManager, frame: Buffer, hooks: HardeningHooks): boolean {
+  // The connect response (first frame while CONNECTING) is the original's business.
+  if (cm.state === CM_STATES.CONNECTING) return false;
+  const header = readReplyHeader(frame);
+  // Notifications (-1), pings (-2) and auth replies (-4) are the original's business.
+  if (header.xid < 0) return false;
+  const head = cm.pendingQueue[0];
+  if (!head || !(head.request instanceof OwnRequest)) return false;
+  if (head.request.header.xid !== header.xid) {
+    // Out of order: the original would reset the connection too.
+    cm.socket?.destroy();
+    return true;
+  }
+  cm.pendingQueue.shift();
+  // As ZooKeeper's Java client: only a positive zxid advances the last-seen zxid.
+  if (header.zxid.readBigInt64BE(0) > 0n) cm.zxid = header.zxid;
+  const request = head.request;
+  if (header.err !== 0 && !request.decodesErrors) {
+    head.callback(hooks.replyError(header.err));
+    return true;
+  }
+  let result: unknown;
+  try {
+    result = request.decode(new JuteReader(frame, 20), header);
+  } catch (err) {
+    head.callback(header.err !== 0 ? hooks.replyError(header.err) : asError(err, 'could not decode the reply'));
+    if (header.err !== 0) return true;
+    throw err;
+  }
+  if (result instanceof Error) head.callback(result);
+  else head.callback(null, result);
+  return true;
+}

@@ -1,0 +1,265 @@
+/**
+ * A TCP proxy on 127.0.0.1 in front of one ZooKeeper server that injects connection faults at
+ * exact points of the ZooKeeper protocol. It parses the framing (4-byte big-endian length prefix;
+ * the first frame each way is the connect request/response; requests start with xid + type,
+ * replies with xid + zxid + err) and forwards whole frames.
+ */
+import net from 'node:net';
+
+/** One frame seen by the proxy (for tests that observe the wire). */
+export interface FrameRecord {
+  /** Connection number, from 1. */
+  connection: number;
+  direction: 'request' | 'reply';
+  /** Request/reply xid; undefined for the connect request/response. */
+  xid: number | undefined;
+  /** Request opcode (requests only; undefined for the connect request). */
+  type: number | undefined;
+  /** Frame length including the length prefix. */
+  length: number;
+  /** performance.now() when the proxy received the whole frame. */
+  at: number;
+}
+
+export interface FaultProxyOptions {
+  /** Upstream server port (on `targetHost`). */
+  targetPort: number;
+  targetHost?: string;
+  /** Local port; 0 (default) picks a free one. */
+  port?: number;
+}
+
+class FrameParser {
+  private buf: Buffer = Buffer.alloc(0);
+  push(chunk: Buffer): Buffer[] {
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    const out: Buffer[] = [];
+    let off = 0;
+    while (this.buf.length - off >= 4) {
+      const len = this.buf.readInt32BE(off);
+      if (len < 0 || this.buf.length - off < 4 + len) break;
+      out.push(this.buf.subarray(off, off + 4 + len));
+      off += 4 + len;
+    }
+    this.buf = this.buf.subarray(off);
+    return out;
+  }
+}
+
+interface Conn {
+  id: number;
+  client: net.Socket;
+  server: net.Socket;
+  /** Frames held while blackholed, per direction. */
+  heldToServer: Buffer[];
+  heldToClient: Buffer[];
+  requestsSeen: number;
+  repliesSeen: number;
+  /** xid whose reply must be swallowed, then the connection cut. */
+  cutOnReplyXid: number | undefined;
+  closed: boolean;
+}
+
+/** Records at most this many frames (a test observing the wire needs the recent ones). */
+const MAX_RECORDS = 10_000;
+
+export class FaultProxy {
+  private readonly server: net.Server;
+  private readonly conns = new Set<Conn>();
+  private nextId = 1;
+  private holding = false;
+  private healTimer: NodeJS.Timeout | undefined;
+  private healWaiters: Array<() => void> = [];
+  private midReplyCut: { minLength: number; done: () => void } | undefined;
+  private requestCut: { opCode: number; done: () => void } | undefined;
+  /** Frames seen, oldest first (bounded). */
+  readonly frames: FrameRecord[] = [];
+  private readonly targetHost: string;
+  private readonly targetPort: number;
+  private _port = 0;
+
+  private constructor(options: FaultProxyOptions) {
+    this.targetHost = options.targetHost ?? '127.0.0.1';
+    this.targetPort = options.targetPort;
+    this.server = net.createServer((socket) => this.accept(socket));
+  }
+
+  /** Starts a proxy listening on 127.0.0.1. */
+  static async start(options: FaultProxyOptions): Promise<FaultProxy> {
+    const proxy = new FaultProxy(options);
+    await new Promise<void>((resolve, reject) => {
+      proxy.server.once('error', reject);
+      proxy.server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    });
+    proxy._port = (proxy.server.address() as net.AddressInfo).port;
+    return proxy;
+  }
+
+  /** The proxy's port. */
+  get port(): number {
+    return this._port;
+  }
+
+  /** `127.0.0.1:<port>`: give this to the client instead of the server's address. */
+  get connectString(): string {
+    return `127.0.0.1:${this._port}`;
+  }
+
+  /** Number of client connections currently open through the proxy. */
+  get connectionCount(): number {
+    return this.conns.size;
+  }
+
+  /** Destroys every current connection (both sides). New connections are accepted. */
+  dropConnections(): void {
+    for (const c of [...this.conns]) this.destroy(c);
+  }
+
+  /**
+   * Holds all traffic both ways (sockets stay open, nothing is delivered: a partition or a hung
+   * network). With `ms`, heals after that long; the returned promise resolves when healed.
+   */
+  blackhole(ms?: number): Promise<void> {
+    this.holding = true;
+    if (this.healTimer) clearTimeout(this.healTimer);
+    this.healTimer = undefined;
+    const healed = new Promise<void>((resolve) => this.healWaiters.push(resolve));
+    if (ms !== undefined) {
+      this.healTimer = setTimeout(() => this.heal(), ms);
+    }
+    return healed;
+  }
+
+  /** Ends a blackhole: delivers what was held, in order, and forwards again. */
+  heal(): void {
+    if (this.healTimer) clearTimeout(this.healTimer);
+    this.healTimer = undefined;
+    this.holding = false;
+    for (const c of this.conns) {
+      for (const f of c.heldToServer.splice(0)) c.server.write(f);
+      for (const f of c.heldToClient.splice(0)) c.client.write(f);
+    }
+    for (const w of this.healWaiters.splice(0)) w();
+  }
+
+  /**
+   * Forwards only the first half of the next server→client frame (after the connect response) of
+   * at least `minLength` bytes, then closes both sockets. Resolves when the cut happened.
+   */
+  cutMidNextReply(options: { minLength?: number } = {}): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.midReplyCut = { minLength: options.minLength ?? 0, done: resolve };
+    });
+  }
+
+  /**
+   * Forwards the next client request with this opcode to the server, then swallows the server's
+   * reply to it and destroys the connection: the server applied the request, the client never
+   * learns the result. Resolves when the connection was cut.
+   */
+  cutAfterNextRequest(opCode: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.requestCut = { opCode, done: resolve };
+    });
+  }
+
+  /** Stops listening and destroys every connection. */
+  async close(): Promise<void> {
+    this.heal();
+    this.dropConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(client: net.Socket): void {
+    const server = net.connect(this.targetPort, this.targetHost);
+    client.setNoDelay(true);
+    server.setNoDelay(true);
+    const c: Conn = {
+      id: this.nextId++,
+      client,
+      server,
+      heldToServer: [],
+      heldToClient: [],
+      requestsSeen: 0,
+      repliesSeen: 0,
+      cutOnReplyXid: undefined,
+      closed: false,
+    };
+    this.conns.add(c);
+    const up = new FrameParser();
+    const down = new FrameParser();
+    client.on('data', (chunk: Buffer) => {
+      for (const f of up.push(chunk)) this.onRequest(c, f);
+    });
+    server.on('data', (chunk: Buffer) => {
+      for (const f of down.push(chunk)) this.onReply(c, f);
+    });
+    const end = (): void => this.destroy(c);
+    client.on('close', end);
+    server.on('close', end);
+    client.on('error', end);
+    server.on('error', end);
+  }
+
+  private record(r: FrameRecord): void {
+    this.frames.push(r);
+    if (this.frames.length > MAX_RECORDS) this.frames.splice(0, this.frames.length - MAX_RECORDS);
+  }
+
+  private onRequest(c: Conn, frame: Buffer): void {
+    if (c.closed) return;
+    const first = c.requestsSeen++ === 0;
+    const xid = first || frame.length < 12 ? undefined : frame.readInt32BE(4);
+    const type = first || frame.length < 12 ? undefined : frame.readInt32BE(8);
+    this.record({ connection: c.id, direction: 'request', xid, type, length: frame.length, at: performance.now() });
+    if (this.holding) {
+      c.heldToServer.push(frame);
+      return;
+    }
+    c.server.write(frame);
+    if (this.requestCut && type !== undefined && type === this.requestCut.opCode) {
+      c.cutOnReplyXid = xid;
+    }
+  }
+
+  private onReply(c: Conn, frame: Buffer): void {
+    if (c.closed) return;
+    const first = c.repliesSeen++ === 0;
+    const xid = first || frame.length < 8 ? undefined : frame.readInt32BE(4);
+    this.record({ connection: c.id, direction: 'reply', xid, type: undefined, length: frame.length, at: performance.now() });
+    if (c.cutOnReplyXid !== undefined && xid === c.cutOnReplyXid) {
+      const cut = this.requestCut;
+      this.requestCut = undefined;
+      this.destroy(c);
+      cut?.done();
+      return;
+    }
+    if (this.holding) {
+      c.heldToClient.push(frame);
+      return;
+    }
+    const mid = this.midReplyCut;
+    if (!first && mid && frame.length >= mid.minLength) {
+      this.midReplyCut = undefined;
+      const half = Math.max(1, Math.floor(frame.length / 2));
+      // end() (not destroy) so the partial frame really reaches the client before the FIN.
+      c.closed = true;
+      this.conns.delete(c);
+      c.server.destroy();
+      c.client.end(frame.subarray(0, half), () => {
+        c.client.destroy();
+        mid.done();
+      });
+      return;
+    }
+    c.client.write(frame);
+  }
+
+  private destroy(c: Conn): void {
+    if (c.closed) return;
+    c.closed = true;
+    this.conns.delete(c);
+    c.client.destroy();
+    c.server.destroy();
+  }
+}
