@@ -1,0 +1,50 @@
+import {
+  continueInFrame,
+  currentFrame,
+  OwnerFrame,
+  QueueLock,
+  type AcquireOptions,
+  type LockHandle,
+  type LockQueue,
+} from '@zk-recipes/core';
+import { createDowngradeSeat } from './downgrade.js';
+import type { ReadWriteNaming } from './naming.js';
+import { readRule } from './rules.js';
+import type { WriteLock } from './WriteLock.js';
+
+/**
+ * The shared half of an {@link InterProcessReadWriteLock}: any number of async contexts (in any
+ * processes) hold it together while no writer holds or waits ahead of them. Re-entrant by async
+ * context. The holder of the write lock gets it at once (downgrade). Obtain it with
+ * `readWriteLock.readLock()`.
+ */
+export class ReadLock extends QueueLock {
+  /** @internal */
+  constructor(
+    queue: LockQueue,
+    private readonly naming: ReadWriteNaming,
+    data: Uint8Array | null,
+    private readonly writeLock: WriteLock,
+  ) {
+    super({ queue, kind: naming.read, rule: readRule(naming.read), reentrant: true, data, name: 'InterProcessReadWriteLock.readLock' });
+  }
+
+  /** A context that holds the write lock (and not yet the read lock) downgrades instead of queueing. */
+  protected override acquireIn(options: AcquireOptions): Promise<LockHandle> {
+    if (this.isOwnedByCurrentContext()) return super.acquireIn(options);
+    const writeSeat = this.writeLock.seatOfCurrentContext();
+    if (writeSeat === undefined) return super.acquireIn(options);
+    const frame = new OwnerFrame(currentFrame());
+    const acquired = createDowngradeSeat({
+      session: this.config.queue.session,
+      dir: this.path,
+      writeSeat,
+      writeKind: this.naming.write,
+      readKind: this.naming.read,
+      data: this.config.data ?? null,
+      signal: options.signal,
+      what: `${this.config.name}.acquire ${this.path}`,
+    }).then((seat) => this.hold(frame, seat));
+    return continueInFrame(frame, acquired);
+  }
+}

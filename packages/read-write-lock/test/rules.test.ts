@@ -1,0 +1,108 @@
+import { sortedChildren } from '@zk-recipes/core';
+import { describe, expect, it } from 'vitest';
+import { CURATOR_NAMING, ZK_RECIPES_NAMING } from '../src/naming.js';
+import { readRule, writeRule } from '../src/rules.js';
+
+const G = ['11111111', '22222222', '33333333', '44444444', '55555555', '66666666'];
+/** A protected node name: `_c_<uuid n>-<kind><seq>`. */
+function node(n: number, kind: string, seq: number): string {
+  const g = G[n]!;
+  return `_c_${g}-${g.slice(0, 4)}-4${g.slice(0, 3)}-8${g.slice(0, 3)}-${g}${g.slice(0, 4)}-${kind}${String(seq).padStart(10, '0')}`;
+}
+const R = 'read-';
+const W = 'write-';
+const read = readRule(R);
+const indexOf = (queue: ReturnType<typeof sortedChildren>, name: string) => queue.findIndex((e) => e.name === name);
+
+describe('readRule', () => {
+  it('holds when only readers precede it (readers share)', () => {
+    const queue = sortedChildren([node(0, R, 1), node(1, R, 2), node(2, R, 3)]);
+    for (let i = 0; i < queue.length; i++) expect(read(queue, i)).toEqual({ held: true });
+  });
+
+  it('waits for the nearest preceding writer, not the first one', () => {
+    const queue = sortedChildren([node(0, W, 1), node(1, R, 2), node(2, W, 3), node(3, R, 4)]);
+    expect(read(queue, 3)).toEqual({ held: false, waitFor: node(2, W, 3), lastObstacle: false });
+    expect(read(queue, 1)).toEqual({ held: false, waitFor: node(0, W, 1), lastObstacle: true });
+  });
+
+  it('is strictly FIFO: a reader arriving after a waiting writer queues behind it', () => {
+    // r0 holds, w1 waits for r0, r2 arrives: it must not join r0.
+    const queue = sortedChildren([node(0, R, 1), node(1, W, 2), node(2, R, 3)]);
+    expect(writeRule(queue, 1)).toEqual({ held: false, waitFor: node(0, R, 1), lastObstacle: false });
+    expect(read(queue, 2)).toEqual({ held: false, waitFor: node(1, W, 2), lastObstacle: true });
+  });
+
+  it('ignores writers that follow it', () => {
+    const queue = sortedChildren([node(0, R, 1), node(1, W, 2)]);
+    expect(read(queue, 0)).toEqual({ held: true });
+  });
+
+  it('never counts a node of its own sequence as before it (downgrade read node at the writer place)', () => {
+    // The downgraded read node carries the write node's sequence and sorts before it (r < w).
+    const queue = sortedChildren([node(0, W, 5), node(0, R, 5)]);
+    expect(queue.map((e) => e.kind)).toEqual([R, W]);
+    expect(read(queue, 0)).toEqual({ held: true });
+    // Even if a same-sequence writer sorted first, it would not block the reader.
+    const reversed = [queue[1]!, queue[0]!];
+    expect(read(reversed, 1)).toEqual({ held: true });
+  });
+
+  it('a reader behind a downgraded writer waits for the write node; once it is gone it shares', () => {
+    const before = sortedChildren([node(0, R, 5), node(0, W, 5), node(1, R, 6), node(2, W, 7), node(3, R, 8)]);
+    expect(read(before, 2)).toEqual({ held: false, waitFor: node(0, W, 5), lastObstacle: true });
+    const after = sortedChildren([node(0, R, 5), node(1, R, 6), node(2, W, 7), node(3, R, 8)]);
+    expect(read(after, 1)).toEqual({ held: true });
+    expect(writeRule(after, 2)).toEqual({ held: false, waitFor: node(1, R, 6), lastObstacle: false });
+    expect(read(after, 3)).toEqual({ held: false, waitFor: node(2, W, 7), lastObstacle: true });
+  });
+
+  it('treats nodes it does not understand as exclusive', () => {
+    const queue = sortedChildren([node(0, 'lock-', 1), node(1, R, 2)]);
+    expect(read(queue, 1)).toEqual({ held: false, waitFor: node(0, 'lock-', 1), lastObstacle: true });
+  });
+
+  it("works with Curator's names", () => {
+    const curatorRead = readRule(CURATOR_NAMING.read);
+    const queue = sortedChildren([node(0, '__READ__', 1), node(1, '__WRIT__', 2), node(2, '__READ__', 3)]);
+    expect(curatorRead(queue, 0)).toEqual({ held: true });
+    expect(writeRule(queue, 1)).toEqual({ held: false, waitFor: node(0, '__READ__', 1), lastObstacle: false });
+    expect(curatorRead(queue, 2)).toEqual({ held: false, waitFor: node(1, '__WRIT__', 2), lastObstacle: true });
+    expect(ZK_RECIPES_NAMING).toEqual({ read: 'read-', write: 'write-' });
+  });
+});
+
+describe('writeRule', () => {
+  it('holds only when first', () => {
+    const queue = sortedChildren([node(0, W, 1), node(1, W, 2), node(2, R, 3)]);
+    expect(writeRule(queue, 0)).toEqual({ held: true });
+  });
+
+  it('waits for its immediate predecessor, whatever its kind, and never takes the last-obstacle shortcut', () => {
+    const queue = sortedChildren([node(0, R, 1), node(1, R, 2), node(2, W, 3), node(3, W, 4)]);
+    expect(writeRule(queue, 2)).toEqual({ held: false, waitFor: node(1, R, 2), lastObstacle: false });
+    expect(writeRule(queue, 3)).toEqual({ held: false, waitFor: node(2, W, 3), lastObstacle: false });
+    const single = sortedChildren([node(0, W, 1), node(1, W, 2)]);
+    // A downgrade can put a read node at node 0's place while we wait: we must list again.
+    expect(writeRule(single, 1)).toEqual({ held: false, waitFor: node(0, W, 1), lastObstacle: false });
+  });
+
+  it('CURATOR-621: a writer behind a downgraded writer waits for the read node at its place', () => {
+    const downgraded = sortedChildren([node(1, W, 6), node(0, W, 5), node(0, R, 5)]);
+    const b = indexOf(downgraded, node(1, W, 6));
+    expect(writeRule(downgraded, b)).toEqual({ held: false, waitFor: node(0, W, 5), lastObstacle: false });
+    const writeReleased = sortedChildren([node(1, W, 6), node(0, R, 5)]);
+    expect(writeRule(writeReleased, indexOf(writeReleased, node(1, W, 6)))).toEqual({
+      held: false,
+      waitFor: node(0, R, 5),
+      lastObstacle: false,
+    });
+    const readReleased = sortedChildren([node(1, W, 6)]);
+    expect(writeRule(readReleased, 0)).toEqual({ held: true });
+  });
+
+  it("the holder's own downgrade read node (same sequence) does not count as before it", () => {
+    const queue = sortedChildren([node(0, W, 5), node(0, R, 5), node(1, W, 6)]);
+    expect(writeRule(queue, indexOf(queue, node(0, W, 5)))).toEqual({ held: true });
+  });
+});
