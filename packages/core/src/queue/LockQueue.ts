@@ -241,6 +241,17 @@ export class LockQueue {
           await (recheck.active ? Promise.race([watched.changed, recheck.next()]) : watched.changed);
         } else {
           const gone = waitUntilGone(this.session, joinPath(this.path, decision.waitFor), stop.signal);
+          if (decision.confirmAfterWatch === true) {
+            gone.catch(() => undefined); // we may leave it behind; it settles when the node changes or we stop
+            const behindWatch = await this.listAfterReconnect(stop);
+            const queueNow = sortedChildren(behindWatch);
+            const indexNow = queueNow.findIndex((entry) => entry.name === seat.name);
+            const again = indexNow < 0 ? undefined : options.rule(queueNow, indexNow);
+            if (again === undefined || again.held || !('waitFor' in again) || again.waitFor !== decision.waitFor) {
+              children = behindWatch;
+              continue;
+            }
+          }
           const outcome = recheck.active ? await Promise.race([gone, recheck.next().then(() => 'recheck' as const)]) : await gone;
           if (outcome === 'gone' && decision.lastObstacle) return;
         }

@@ -23,6 +23,13 @@ export type Decision =
        * can see nodes appear ahead of it (e.g. a read/write downgrade) must say false.
        */
       readonly lastObstacle: boolean;
+      /**
+       * The watched node can change state without going (it is nudged when it becomes a holder).
+       * A nudge that lands before our watch is set would be missed, so the engine lists again
+       * behind the watch (ZooKeeper answers a session in order) and decides again if the answer
+       * changed. Costs one pipelined listing per wait.
+       */
+      readonly confirmAfterWatch?: boolean;
     }
   | {
       readonly held: false;
