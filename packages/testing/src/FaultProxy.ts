@@ -68,6 +68,7 @@ export class FaultProxy {
   private readonly conns = new Set<Conn>();
   private nextId = 1;
   private holding = false;
+  private refusing = false;
   private healTimer: NodeJS.Timeout | undefined;
   private healWaiters: Array<() => void> = [];
   private midReplyCut: { minLength: number; done: () => void } | undefined;
@@ -108,6 +109,14 @@ export class FaultProxy {
   /** Number of client connections currently open through the proxy. */
   get connectionCount(): number {
     return this.conns.size;
+  }
+
+  /**
+   * While true, new client connections are closed as soon as they are accepted (a server that is
+   * down); existing ones are untouched. Combine with dropConnections() to take the server "away".
+   */
+  refuseConnections(refuse = true): void {
+    this.refusing = refuse;
   }
 
   /** Destroys every current connection (both sides). New connections are accepted. */
@@ -171,6 +180,10 @@ export class FaultProxy {
   }
 
   private accept(client: net.Socket): void {
+    if (this.refusing) {
+      client.destroy();
+      return;
+    }
     const server = net.connect(this.targetPort, this.targetHost);
     client.setNoDelay(true);
     server.setNoDelay(true);
