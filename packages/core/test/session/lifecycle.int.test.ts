@@ -1,0 +1,195 @@
+/**
+ * Connection states and session loss: server-side expiry, partitions longer than the session
+ * timeout, short partitions that keep the session, and what happens to calls, watches and the
+ * session signal on `lost`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZkSession } from '../../src/session/index.js';
+import { SessionLostError } from '../../src/errors.js';
+import type { ConnectionState } from '../../src/session/types.js';
+import { FaultProxy } from '../../../testing/src/FaultProxy.js';
+import { expireSession, nextEvent, pollUntil, startServer, uniqueRoot, type ServerHandle } from './support.js';
+
+let server: ServerHandle;
+let observer: ZkSession;
+const root = uniqueRoot('lifecycle');
+
+beforeAll(async () => {
+  server = await startServer();
+  observer = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000 });
+  await observer.mkdirp(root);
+});
+
+afterAll(async () => {
+  await observer?.close();
+  await server?.stop();
+});
+
+function recordStates(s: ZkSession): ConnectionState[] {
+  const states: ConnectionState[] = [];
+  s.on('state', (st) => states.push(st));
+  return states;
+}
+
+describe('session loss', () => {
+  it('lost after a server-side expiry: signal aborted, calls and watches dropped, a new session (generation 2)', async () => {
+    const s = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000 });
+    try {
+      const states = recordStates(s);
+      const oldSid = s.sessionId;
+      const signal = s.sessionSignal;
+      const eph = await s.create(`${root}/exp-`, null, { mode: 'ephemeral_sequential' });
+      let watchFired = false;
+      await s.getData(root, () => (watchFired = true));
+      const lost = nextEvent(s, 'lost');
+      const connected = nextEvent(s, 'connected');
+      await expireSession(server.connectString, s.credentials);
+      const [reason] = await lost;
+      expect(reason).toBeInstanceOf(SessionLostError);
+      expect(reason.message).toMatch(/expired/);
+      expect(signal.aborted).toBe(true);
+      expect(signal.reason).toBeInstanceOf(SessionLostError);
+      await connected;
+      expect(s.generation).toBe(2);
+      expect(s.sessionId).not.toBe(oldSid);
+      expect(s.sessionSignal).not.toBe(signal);
+      expect(s.sessionSignal.aborted).toBe(false);
+      expect(states).toEqual(expect.arrayContaining(['lost', 'connected']));
+      expect(states.indexOf('lost')).toBeLessThan(states.lastIndexOf('connected'));
+      // The server deleted the old session's ephemeral node; the new session works.
+      expect(await s.exists(eph.path)).toBeNull();
+      const again = await s.create(`${root}/exp-`, null, { mode: 'ephemeral_sequential' });
+      expect(again.stat.ephemeralOwner).toBe(s.sessionIdBigInt);
+      // Watches of the lost generation are dropped, not delivered later.
+      await observer.setData(root, Buffer.from('poke'));
+      await s.getData(root); // a round trip on the new session after the change
+      expect(watchFired).toBe(false);
+      expect(s.diagnostics.watchKeys).toBe(0);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('lost after a partition longer than the session timeout (the server never says so), then a new session', async () => {
+    const proxy = await FaultProxy.start({ targetPort: server.port });
+    const s = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 2000 });
+    try {
+      const states = recordStates(s);
+      const timeout = s.negotiatedSessionTimeoutMs;
+      const eph = await s.create(`${root}/part-`, null, { mode: 'ephemeral_sequential' });
+      const suspended = nextEvent(s, 'suspended');
+      const lost = nextEvent(s, 'lost');
+      const t0 = Date.now();
+      void proxy.blackhole();
+      const inFlight = s.getData(root).catch((e: unknown) => e);
+      await suspended;
+      expect(Date.now() - t0).toBeLessThan(timeout * 0.9);
+      const queuedWhileDown = s.getChildren(root).catch((e: unknown) => e);
+      const [reason] = await lost;
+      const lostAt = Date.now() - t0;
+      expect(lostAt).toBeGreaterThanOrEqual(timeout * 0.9);
+      expect(lostAt).toBeLessThan(timeout * 1.6);
+      expect(reason.message).toMatch(/no reply from any server/);
+      expect(await inFlight).toMatchObject({ code: 'CONNECTION_LOSS' });
+      expect(await queuedWhileDown).toBeInstanceOf(SessionLostError);
+      // The server expires it on its own clock; ZooKeeper deletes the ephemeral.
+      await pollUntil(async () => (await observer.exists(eph.path)) === null, 10_000, 'server-side expiry');
+      const connected = nextEvent(s, 'connected');
+      proxy.heal();
+      await connected;
+      expect(s.generation).toBe(2);
+      expect(states.slice(0, 3)).toEqual(['suspended', 'lost', 'connected']);
+    } finally {
+      await s.close();
+      await proxy.close();
+    }
+  });
+
+  it('a short partition keeps the session: suspended, then reconnected with the same session id and watches intact', async () => {
+    const proxy = await FaultProxy.start({ targetPort: server.port });
+    const s = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
+    try {
+      const sid = s.sessionId;
+      const eph = await s.create(`${root}/short-`, null, { mode: 'ephemeral_sequential' });
+      const watched = new Promise((resolve) => void s.getData(eph.path, resolve));
+      await pollUntil(() => s.diagnostics.watchKeys === 1, 5000);
+      const suspended = nextEvent(s, 'suspended');
+      const reconnected = nextEvent(s, 'reconnected');
+      void proxy.blackhole();
+      await suspended;
+      // Meanwhile the node changes; the wire client re-registers the watch on reconnect
+      // (SET_WATCHES with the last zxid), so the change is still delivered.
+      await observer.setData(eph.path, Buffer.from('changed'));
+      proxy.heal();
+      await reconnected;
+      expect(s.sessionId).toBe(sid);
+      expect(s.generation).toBe(1);
+      expect(await watched).toEqual({ type: 'dataChanged', path: eph.path });
+      expect((await observer.exists(eph.path))?.ephemeralOwner).toBe(s.sessionIdBigInt);
+    } finally {
+      await s.close();
+      await proxy.close();
+    }
+  });
+
+  it('dropped connections: suspended then reconnected, calls issued meanwhile complete', async () => {
+    const proxy = await FaultProxy.start({ targetPort: server.port });
+    const s = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
+    try {
+      const suspended = nextEvent(s, 'suspended');
+      const reconnected = nextEvent(s, 'reconnected');
+      proxy.dropConnections();
+      await suspended;
+      const during = s.exists(root);
+      await reconnected;
+      expect(await during).not.toBeNull();
+      expect(s.state).toBe('reconnected');
+    } finally {
+      await s.close();
+      await proxy.close();
+    }
+  });
+
+  it('waitForConnected resolves at once when connected, after reconnection otherwise, and honours abort', async () => {
+    const proxy = await FaultProxy.start({ targetPort: server.port });
+    const s = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
+    try {
+      await s.waitForConnected();
+      const suspended = nextEvent(s, 'suspended');
+      proxy.refuseConnections();
+      proxy.dropConnections();
+      await suspended;
+      const ac = new AbortController();
+      const aborted = s.waitForConnected(ac.signal);
+      ac.abort(new Error('give up'));
+      await expect(aborted).rejects.toThrow('give up');
+      const back = s.waitForConnected();
+      proxy.refuseConnections(false);
+      await back;
+      expect(s.state).toBe('reconnected');
+    } finally {
+      await s.close();
+      await proxy.close();
+    }
+  });
+
+  it('a create whose reply is lost (cutAfterNextRequest): the call fails CONNECTION_LOSS but the node exists, owned by us', async () => {
+    const proxy = await FaultProxy.start({ targetPort: server.port });
+    const s = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
+    try {
+      const cut = proxy.cutAfterNextRequest(15);
+      const reconnected = nextEvent(s, 'reconnected');
+      const err = await s.create(`${root}/lost-reply-`, null, { mode: 'ephemeral_sequential' }).catch((e: unknown) => e);
+      await cut;
+      expect(err).toMatchObject({ code: 'CONNECTION_LOSS' });
+      await reconnected;
+      const { children } = await s.getChildren(root);
+      const mine = children.filter((c) => c.startsWith('lost-reply-'));
+      expect(mine).toHaveLength(1);
+      expect((await s.exists(`${root}/${mine[0]}`))?.ephemeralOwner).toBe(s.sessionIdBigInt);
+    } finally {
+      await s.close();
+      await proxy.close();
+    }
+  });
+});
