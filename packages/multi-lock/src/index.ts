@@ -1,1 +1,18 @@
-export {};
+/**
+ * @zk-recipes/multi-lock: hold several zk-recipes locks as one, all or nothing
+ * (Curator's InterProcessMultiLock, with one deadline for the whole acquisition).
+ */
+export { InterProcessMultiLock } from './InterProcessMultiLock.js';
+export type { MultiLockHandle } from './MultiLockHandle.js';
+export { isMultiLockMember, type MultiLockMember } from './MultiLockMember.js';
+export {
+  MultiLockMembersSchema,
+  MultiLockOptionsSchema,
+  MultiLockPathsSchema,
+  type MultiLockOptions,
+  type ParsedMultiLockOptions,
+} from './options.js';
+export { acquisitionOrder } from './acquisitionOrder.js';
+export { Deadline } from './Deadline.js';
+export { releaseInReverse } from './releaseInReverse.js';
+export type { AcquireOptions, LockEvents, LockHandle } from '@zk-recipes/core';

@@ -1,0 +1,37 @@
+/**
+ * One deadline for a whole multi-lock acquisition: how long each member may still wait.
+ *
+ * - no timeout: every member waits as long as it takes;
+ * - `0` (a try): every member gets `0`, i.e. is taken only if free right now;
+ * - otherwise each member gets what is left, and once nothing is left the acquisition has timed
+ *   out before asking the next member.
+ */
+export class Deadline {
+  private constructor(
+    private readonly timeoutMs: number | undefined,
+    private readonly endsAt: number,
+  ) {}
+
+  /** Starts the clock (milliseconds of `performance.now()` unless `now` is given). */
+  static start(timeoutMs: number | undefined, now: number = performance.now()): Deadline {
+    return new Deadline(timeoutMs, timeoutMs === undefined ? Infinity : now + timeoutMs);
+  }
+
+  /** The whole acquisition's timeout, as given. */
+  get totalMs(): number | undefined {
+    return this.timeoutMs;
+  }
+
+  /** True when a positive timeout has run out. */
+  expired(now: number = performance.now()): boolean {
+    return this.timeoutMs !== undefined && this.timeoutMs > 0 && now >= this.endsAt;
+  }
+
+  /** The timeout to give the next member: undefined (no limit), 0 (try) or what is left. */
+  remainingMs(now: number = performance.now()): number | undefined {
+    if (this.timeoutMs === undefined) return undefined;
+    if (this.timeoutMs === 0) return 0;
+    // Whole milliseconds, rounded up: a member never gets less than what is really left.
+    return Math.max(0, Math.ceil(this.endsAt - now));
+  }
+}

@@ -1,0 +1,249 @@
+import {
+  AbortedError,
+  continueInFrame,
+  currentFrame,
+  isZkError,
+  LockTimeoutError,
+  MultiReleaseError,
+  NotOwnerError,
+  parseAcquireOptions,
+  parseOptions,
+  type AcquireOptions,
+  type LockEvents,
+  type LockHandle,
+  type OwnerFrame,
+  type ZkSession,
+} from '@zk-recipes/core';
+import { InterProcessMutex } from '@zk-recipes/mutex';
+import { EventEmitter } from 'eventemitter3';
+import { acquisitionOrder } from './acquisitionOrder.js';
+import { ConnectionRelay } from './ConnectionRelay.js';
+import { Deadline } from './Deadline.js';
+import { HolderFrame } from './HolderFrame.js';
+import type { MultiLockHandle } from './MultiLockHandle.js';
+import type { MultiLockMember } from './MultiLockMember.js';
+import {
+  MultiLockMembersSchema,
+  MultiLockOptionsSchema,
+  MultiLockPathsSchema,
+  type MultiLockOptions,
+} from './options.js';
+import { releaseInReverse } from './releaseInReverse.js';
+
+const NAME = 'InterProcessMultiLock';
+
+/** One acquisition of all members, held by one owner context. */
+class Holding implements MultiLockHandle {
+  held = true;
+  readonly signal: AbortSignal;
+  constructor(
+    private readonly lock: InterProcessMultiLock,
+    readonly frame: OwnerFrame,
+    readonly lockPaths: readonly string[],
+    readonly members: readonly LockHandle[],
+  ) {
+    this.signal = AbortSignal.any(members.map((member) => member.signal));
+  }
+  get paths(): readonly string[] {
+    return this.members.map((member) => member.path);
+  }
+  get fencingTokens(): readonly bigint[] {
+    return this.members.map((member) => member.fencingToken);
+  }
+  release(): Promise<void> {
+    return this.lock.releaseHolding(this);
+  }
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (this.held) await this.release();
+  }
+}
+
+/**
+ * Holds several locks as one (Curator's `InterProcessMultiLock`): all of them or none.
+ *
+ * Members are acquired one after another under ONE deadline and one AbortSignal for the whole
+ * acquisition. On the first failure (timeout, abort, any error) it stops and releases what it
+ * already holds, last first, so nothing stays held and no node stays behind. By default members
+ * are taken in canonical order (sorted by path), so two multi-locks over the same locks, listed
+ * in different orders, never deadlock each other.
+ *
+ * Ownership is by async context, like the members': the code after `await multi.acquire()` (and
+ * everything it starts) holds the multi-lock and every member, so it may `release()` without the
+ * handle, acquire a member again (re-entrant members re-enter) or acquire the multi-lock again
+ * (re-entrant when all its members are).
+ */
+export class InterProcessMultiLock extends EventEmitter<LockEvents> {
+  /** The members in acquisition order. */
+  readonly members: readonly MultiLockMember[];
+  private readonly holdings = new Set<Holding>();
+  private readonly relay: ConnectionRelay;
+
+  /**
+   * @param members the locks to hold together, each listed once (any object with the lock API).
+   * @throws InvalidArgumentError (`INVALID_ARGUMENT`) on an empty list, a non-lock or a duplicate.
+   */
+  constructor(members: readonly MultiLockMember[], options?: MultiLockOptions) {
+    super();
+    const parsedMembers = parseOptions(MultiLockMembersSchema, members, NAME);
+    const parsed = parseOptions(MultiLockOptionsSchema, options ?? {}, NAME);
+    this.members = Object.freeze(acquisitionOrder(parsedMembers, parsed.order));
+    this.relay = new ConnectionRelay(this.members, (event) => this.emit(event));
+  }
+
+  /**
+   * A multi-lock of re-entrant {@link InterProcessMutex}es, one per path, on one session.
+   * @throws InvalidArgumentError (`INVALID_ARGUMENT`) on an empty list, a duplicate or a bad path.
+   */
+  static fromPaths(session: ZkSession, paths: readonly string[], options?: MultiLockOptions): InterProcessMultiLock {
+    const parsedPaths = parseOptions(MultiLockPathsSchema, paths, `${NAME}.fromPaths`);
+    return new InterProcessMultiLock(
+      parsedPaths.map((path) => new InterProcessMutex(session, path)),
+      options,
+    );
+  }
+
+  /** The members' lock directories, in acquisition order. */
+  get paths(): readonly string[] {
+    return this.members.map((member) => member.path);
+  }
+
+  /**
+   * Waits until every member is held and returns a handle. `timeoutMs` bounds the whole
+   * acquisition; `signal` aborts it. On failure nothing is left held.
+   * @throws LockTimeoutError (`LOCK_TIMEOUT`), AbortedError (`ABORTED`), SessionLostError
+   * (`SESSION_LOST`) or whatever a member threw; MultiReleaseError (`MULTI_RELEASE_FAILED`, the
+   * acquisition failure first in `errors`) if giving back the members already held failed too.
+   */
+  acquire(options?: AcquireOptions): Promise<MultiLockHandle> {
+    const parsed = parseAcquireOptions(options, `${NAME}.acquire`);
+    const frame = new HolderFrame(currentFrame());
+    return continueInFrame(frame, this.acquireAll(parsed, frame));
+  }
+
+  /**
+   * Like `acquire`, but resolves to `null` instead of throwing `LOCK_TIMEOUT`. `timeoutMs`
+   * defaults to 0: take the members only if each is free now.
+   */
+  tryAcquire(options?: AcquireOptions): Promise<MultiLockHandle | null> {
+    const parsed = parseAcquireOptions(options, `${NAME}.tryAcquire`);
+    const frame = new HolderFrame(currentFrame());
+    const attempt = this.acquireAll({ ...parsed, timeoutMs: parsed.timeoutMs ?? 0 }, frame).catch((err: unknown) => {
+      if (isZkError(err, 'LOCK_TIMEOUT')) return null;
+      throw err;
+    });
+    // Tag the promise the caller awaits last, so its continuation is the holder.
+    return continueInFrame(frame, attempt);
+  }
+
+  /**
+   * Releases the innermost acquisition held by the calling async context.
+   * @throws NotOwnerError (`NOT_OWNER`) if this context does not hold the multi-lock;
+   * MultiReleaseError (`MULTI_RELEASE_FAILED`) if any member failed to release.
+   */
+  release(): Promise<void> {
+    const holding = this.holdingOfCurrentContext();
+    if (holding === undefined) {
+      return Promise.reject(new NotOwnerError(`${NAME}.release: [${this.paths.join(', ')}] is not held by this async context`));
+    }
+    return this.releaseHolding(holding);
+  }
+
+  /** Acquires, runs `fn` with the handle, and always releases; returns what `fn` returns. */
+  async withLock<T>(fn: (handle: MultiLockHandle) => T | Promise<T>, options?: AcquireOptions): Promise<T> {
+    const handle = await this.acquire(options);
+    try {
+      return await fn(handle);
+    } finally {
+      await handle.release();
+    }
+  }
+
+  /** True if any async context of this process holds the multi-lock through this object. */
+  isAcquiredInThisProcess(): boolean {
+    return this.holdings.size > 0;
+  }
+
+  /** True if the calling async context holds the multi-lock. */
+  isOwnedByCurrentContext(): boolean {
+    return this.holdingOfCurrentContext() !== undefined;
+  }
+
+  /** @internal Releases one acquisition: every member, last first, all attempted. */
+  async releaseHolding(holding: Holding): Promise<void> {
+    if (!holding.held) throw new NotOwnerError(`${NAME}.release: this handle was already released`);
+    holding.held = false;
+    this.holdings.delete(holding);
+    if (this.holdings.size === 0) this.relay.detach();
+    const failures = await releaseInReverse(holding.members);
+    if (failures.length > 0) {
+      throw new MultiReleaseError(
+        `${NAME}.release: ${failures.length} of ${holding.members.length} members failed to release (the others were released)`,
+        failures,
+      );
+    }
+  }
+
+  /**
+   * Takes the members in order, each in the frame the previous one's acquisition left us in (so
+   * re-entrant members see an owner that already holds them), then makes `frame` the holder.
+   */
+  private async acquireAll(options: AcquireOptions, frame: HolderFrame): Promise<MultiLockHandle> {
+    const deadline = Deadline.start(options.timeoutMs);
+    const held: LockHandle[] = [];
+    try {
+      for (const member of this.members) {
+        if (options.signal?.aborted === true) {
+          throw new AbortedError(`${NAME}.acquire: aborted before ${member.path}`, { cause: options.signal.reason, path: member.path });
+        }
+        if (deadline.expired()) throw this.timedOut(deadline, member);
+        const memberOptions: AcquireOptions = {};
+        const timeoutMs = deadline.remainingMs();
+        if (timeoutMs !== undefined) memberOptions.timeoutMs = timeoutMs;
+        if (options.signal !== undefined) memberOptions.signal = options.signal;
+        try {
+          held.push(await member.acquire(memberOptions));
+        } catch (err) {
+          throw isZkError(err, 'LOCK_TIMEOUT') ? this.timedOut(deadline, member, err) : err;
+        }
+      }
+    } catch (err) {
+      const failures = await releaseInReverse(held);
+      if (failures.length === 0) throw err;
+      throw new MultiReleaseError(
+        `${NAME}.acquire: failed (${String(err)}) and ${failures.length} of ${held.length} members already held could not be released`,
+        [err, ...failures],
+      );
+    }
+    // We now run in the innermost member's frame: the caller's continuation goes below it.
+    frame.attachTo(currentFrame());
+    return this.hold(frame, held);
+  }
+
+  private timedOut(deadline: Deadline, member: MultiLockMember, cause?: unknown): LockTimeoutError {
+    const within = deadline.totalMs === 0 ? 'was not free' : `was not acquired within the ${deadline.totalMs} ms of the whole acquisition`;
+    return new LockTimeoutError(`${NAME}.acquire: ${member.path} ${within}`, { cause, path: member.path });
+  }
+
+  private hold(frame: OwnerFrame, handles: LockHandle[]): Holding {
+    const holding = new Holding(this, frame, this.paths, handles);
+    if (this.holdings.size === 0) this.relay.attach();
+    this.holdings.add(holding);
+    holding.signal.addEventListener(
+      'abort',
+      () => {
+        if (holding.held) this.emit('lost', holding.signal.reason instanceof Error ? holding.signal.reason : new Error(String(holding.signal.reason)));
+      },
+      { once: true },
+    );
+    return holding;
+  }
+
+  private holdingOfCurrentContext(): Holding | undefined {
+    const frame = currentFrame();
+    if (frame === undefined) return undefined;
+    for (const ancestor of frame.chain()) {
+      for (const holding of this.holdings) if (holding.frame === ancestor && holding.held) return holding;
+    }
+    return undefined;
+  }
+}

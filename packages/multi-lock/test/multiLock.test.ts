@@ -1,0 +1,163 @@
+import { isZkError, MultiReleaseError, type LockHandle } from '@zk-recipes/core';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { InterProcessMultiLock } from '../src/index.js';
+import { lose, MemoryLock } from './support/MemoryLock.js';
+
+/** The multi-lock's own logic over in-process members (no server; see *.int.test.ts for ZooKeeper). */
+describe('InterProcessMultiLock over in-process members', () => {
+  beforeEach(() => {
+    MemoryLock.log.length = 0;
+  });
+
+  it('acquires in canonical order and releases in reverse', async () => {
+    const [a, b, c] = [new MemoryLock('/a'), new MemoryLock('/b'), new MemoryLock('/c')];
+    const multi = new InterProcessMultiLock([c, a, b]);
+    const handle = await multi.acquire();
+    expect(handle.lockPaths).toEqual(['/a', '/b', '/c']);
+    expect(handle.paths).toEqual(['/a/node', '/b/node', '/c/node']);
+    expect(handle.fencingTokens).toHaveLength(3);
+    expect([a.isHeld, b.isHeld, c.isHeld]).toEqual([true, true, true]);
+    await handle.release();
+    expect(MemoryLock.log).toEqual(['acquire /a -', 'acquire /b -', 'acquire /c -', 'release /c', 'release /b', 'release /a']);
+    expect([a.isHeld, b.isHeld, c.isHeld]).toEqual([false, false, false]);
+    await expect(handle.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
+  });
+
+  it('keeps the given order with order: as-given', async () => {
+    const multi = new InterProcessMultiLock([new MemoryLock('/b'), new MemoryLock('/a')], { order: 'as-given' });
+    await (await multi.acquire()).release();
+    expect(MemoryLock.log.slice(0, 2)).toEqual(['acquire /b -', 'acquire /a -']);
+  });
+
+  it('rolls back what it holds, last first, when the last member times out', async () => {
+    const [a, b, c] = [new MemoryLock('/a'), new MemoryLock('/b'), new MemoryLock('/c')];
+    const blocker = await c.acquire();
+    MemoryLock.log.length = 0;
+    const multi = new InterProcessMultiLock([a, b, c]);
+    const error = await multi.acquire({ timeoutMs: 60 }).catch((err: unknown) => err);
+    expect(isZkError(error, 'LOCK_TIMEOUT')).toBe(true);
+    expect((error as Error).message).toContain('/c');
+    expect(MemoryLock.log.slice(-2)).toEqual(['release /b', 'release /a']);
+    expect([a.isHeld, b.isHeld]).toEqual([false, false]);
+    expect(multi.isAcquiredInThisProcess()).toBe(false);
+    await blocker.release();
+  });
+
+  it('shares one deadline: later members get only what is left', async () => {
+    const [a, b] = [new MemoryLock('/a'), new MemoryLock('/b')];
+    const blockerA = await a.acquire();
+    setTimeout(() => void blockerA.release(), 80);
+    const multi = new InterProcessMultiLock([a, b]);
+    const handle = await multi.acquire({ timeoutMs: 5_000 });
+    const [first, second] = [a.received.at(-1)!.timeoutMs!, b.received.at(-1)!.timeoutMs!];
+    expect(first).toBe(5_000);
+    expect(second).toBeLessThanOrEqual(5_000 - 70);
+    await handle.release();
+  });
+
+  it('tryAcquire gives each member one try and resolves null, holding nothing, when one is busy', async () => {
+    const [a, b] = [new MemoryLock('/a'), new MemoryLock('/b')];
+    const blocker = await b.acquire();
+    const multi = new InterProcessMultiLock([a, b]);
+    expect(await multi.tryAcquire()).toBeNull();
+    expect(a.received.at(-1)!.timeoutMs).toBe(0);
+    expect(a.isHeld).toBe(false);
+    await blocker.release();
+    const handle = await multi.tryAcquire();
+    expect(handle?.held).toBe(true);
+    await handle!.release();
+  });
+
+  it('stops at once on abort mid-acquisition and releases what it holds', async () => {
+    const [a, b, c] = [new MemoryLock('/a'), new MemoryLock('/b'), new MemoryLock('/c')];
+    const blocker = await b.acquire();
+    const controller = new AbortController();
+    const multi = new InterProcessMultiLock([a, b, c]);
+    const pending = multi.acquire({ signal: controller.signal });
+    while (b.received.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    controller.abort(new Error('user gave up'));
+    await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
+    expect(a.isHeld).toBe(false);
+    expect(c.received).toHaveLength(0);
+    await expect(multi.acquire({ signal: controller.signal })).rejects.toMatchObject({ code: 'ABORTED' });
+    expect(a.isHeld).toBe(false);
+    await blocker.release();
+  });
+
+  it('attempts every member on release and reports all failures together', async () => {
+    const [a, b, c] = [new MemoryLock('/a'), new MemoryLock('/b'), new MemoryLock('/c')];
+    const multi = new InterProcessMultiLock([a, b, c]);
+    const handle = await multi.acquire();
+    b.failRelease = true;
+    const error = await handle.release().catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(MultiReleaseError);
+    expect((error as MultiReleaseError).code).toBe('MULTI_RELEASE_FAILED');
+    expect((error as MultiReleaseError).errors).toHaveLength(1);
+    expect(String((error as MultiReleaseError).errors[0])).toContain('/b: release failed');
+    expect(MemoryLock.log.slice(-3)).toEqual(['release /c', 'release /b', 'release /a']);
+    expect([a.isHeld, c.isHeld]).toEqual([false, false]);
+    expect(handle.held).toBe(false);
+  });
+
+  it('reports the acquisition failure first when the rollback fails too', async () => {
+    const [a, b] = [new MemoryLock('/a'), new MemoryLock('/b')];
+    const blocker = await b.acquire();
+    a.failRelease = true;
+    const error = await new InterProcessMultiLock([a, b]).acquire({ timeoutMs: 20 }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(MultiReleaseError);
+    expect(isZkError((error as MultiReleaseError).errors[0], 'LOCK_TIMEOUT')).toBe(true);
+    expect((error as MultiReleaseError).cause).toBe((error as MultiReleaseError).errors[0]);
+    await blocker.release();
+  });
+
+  it("aborts the handle's signal and emits lost when any member's ownership is lost", async () => {
+    const multi = new InterProcessMultiLock([new MemoryLock('/a'), new MemoryLock('/b')]);
+    const handle = await multi.acquire();
+    const lost: Error[] = [];
+    multi.on('lost', (reason) => lost.push(reason));
+    expect(handle.signal.aborted).toBe(false);
+    const reason = new Error('session expired');
+    lose(handle.members[1] as LockHandle, reason);
+    expect(handle.signal.aborted).toBe(true);
+    expect(handle.signal.reason).toBe(reason);
+    expect(lost).toEqual([reason]);
+    await handle.release();
+  });
+
+  it('releases by async context: the code after acquire owns it, a sibling task does not', async () => {
+    const multi = new InterProcessMultiLock([new MemoryLock('/a'), new MemoryLock('/b')]);
+    const sibling = async () => {
+      await null;
+      return multi.isOwnedByCurrentContext();
+    };
+    const holder = (async () => {
+      await multi.acquire();
+      expect(multi.isOwnedByCurrentContext()).toBe(true);
+      await multi.release();
+      expect(multi.isOwnedByCurrentContext()).toBe(false);
+    })();
+    const [, siblingOwns] = await Promise.all([holder, sibling()]);
+    expect(siblingOwns).toBe(false);
+    await expect(multi.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
+  });
+
+  it('withLock and await using release every member', async () => {
+    const [a, b] = [new MemoryLock('/a'), new MemoryLock('/b')];
+    const multi = new InterProcessMultiLock([a, b]);
+    await expect(multi.withLock(() => { throw new Error('work failed'); })).rejects.toThrow('work failed');
+    expect([a.isHeld, b.isHeld]).toEqual([false, false]);
+    {
+      await using handle = await multi.acquire();
+      expect(handle.held).toBe(true);
+    }
+    expect([a.isHeld, b.isHeld]).toEqual([false, false]);
+  });
+
+  it('tryAcquire: the caller continuation owns the multi-lock by context', async () => {
+    const multi = new InterProcessMultiLock([new MemoryLock('/a')]);
+    const handle = await multi.tryAcquire();
+    expect(handle).not.toBeNull();
+    expect(multi.isOwnedByCurrentContext()).toBe(true);
+    await multi.release();
+  });
+});

@@ -1,0 +1,108 @@
+import { isZkError } from '@zk-recipes/core';
+import { describe, expect, it } from 'vitest';
+import {
+  acquisitionOrder,
+  Deadline,
+  InterProcessMultiLock,
+  MultiLockPathsSchema,
+  MultiLockOptionsSchema,
+  releaseInReverse,
+} from '../src/index.js';
+
+const member = (path: string, tag = path) => ({ path, tag, acquire: () => Promise.reject(new Error('unused')) });
+
+describe('acquisitionOrder', () => {
+  it('sorts by path in canonical order, whatever order the locks were listed in', () => {
+    const listed = [member('/locks/c'), member('/locks/a'), member('/locks/b/x'), member('/locks/b')];
+    expect(acquisitionOrder(listed, 'canonical').map((m) => m.path)).toEqual(['/locks/a', '/locks/b', '/locks/b/x', '/locks/c']);
+    expect(acquisitionOrder([...listed].reverse(), 'canonical').map((m) => m.path)).toEqual(['/locks/a', '/locks/b', '/locks/b/x', '/locks/c']);
+  });
+
+  it('keeps the given order for members on one path (e.g. a write lock listed before its read lock)', () => {
+    const listed = [member('/rw', 'write'), member('/a'), member('/rw', 'read')];
+    expect(acquisitionOrder(listed, 'canonical').map((m) => m.tag)).toEqual(['/a', 'write', 'read']);
+  });
+
+  it('keeps the caller order with as-given, without touching the input', () => {
+    const listed = [member('/b'), member('/a')];
+    expect(acquisitionOrder(listed, 'as-given').map((m) => m.path)).toEqual(['/b', '/a']);
+    acquisitionOrder(listed, 'canonical');
+    expect(listed.map((m) => m.path)).toEqual(['/b', '/a']);
+  });
+});
+
+describe('Deadline', () => {
+  it('gives no limit without a timeout', () => {
+    const deadline = Deadline.start(undefined, 0);
+    expect(deadline.remainingMs(1e9)).toBeUndefined();
+    expect(deadline.expired(1e9)).toBe(false);
+  });
+
+  it('gives every member a try (0) when the timeout is 0, however long the tries take', () => {
+    const deadline = Deadline.start(0, 100);
+    expect(deadline.remainingMs(100)).toBe(0);
+    expect(deadline.remainingMs(500)).toBe(0);
+    expect(deadline.expired(500)).toBe(false);
+  });
+
+  it('shares one positive timeout across members and expires when it is used up', () => {
+    const deadline = Deadline.start(1000, 100);
+    expect(deadline.remainingMs(100)).toBe(1000);
+    expect(deadline.remainingMs(700)).toBe(400);
+    expect(deadline.expired(1099)).toBe(false);
+    expect(deadline.expired(1100)).toBe(true);
+    expect(deadline.remainingMs(2000)).toBe(0);
+  });
+});
+
+describe('releaseInReverse', () => {
+  it('releases last first, attempts every handle and returns the failures', async () => {
+    const order: string[] = [];
+    const failure = new Error('b failed');
+    const handle = (name: string, fails = false) => ({
+      release: async () => {
+        order.push(name);
+        if (fails) throw failure;
+      },
+    });
+    const failures = await releaseInReverse([handle('a'), handle('b', true), handle('c')]);
+    expect(order).toEqual(['c', 'b', 'a']);
+    expect(failures).toEqual([failure]);
+  });
+});
+
+describe('validation', () => {
+  const invalid = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (err) {
+      return isZkError(err, 'INVALID_ARGUMENT');
+    }
+    return false;
+  };
+
+  it('defaults to the canonical order and rejects unknown options', () => {
+    expect(MultiLockOptionsSchema.parse({})).toEqual({ order: 'canonical' });
+    expect(invalid(() => new InterProcessMultiLock([member('/a')], { order: 'random' } as never))).toBe(true);
+    expect(invalid(() => new InterProcessMultiLock([member('/a')], { timeoutMs: 5 } as never))).toBe(true);
+  });
+
+  it('rejects an empty list, a non-lock and a lock listed twice', () => {
+    const a = member('/a');
+    expect(invalid(() => new InterProcessMultiLock([]))).toBe(true);
+    expect(invalid(() => new InterProcessMultiLock([{ path: '/a' } as never]))).toBe(true);
+    expect(invalid(() => new InterProcessMultiLock([a, a]))).toBe(true);
+    expect(invalid(() => new InterProcessMultiLock([a, member('/a')]))).toBe(false);
+  });
+
+  it('rejects duplicate or missing paths for fromPaths', () => {
+    expect(MultiLockPathsSchema.safeParse(['/a', '/a']).success).toBe(false);
+    expect(MultiLockPathsSchema.safeParse([]).success).toBe(false);
+    expect(MultiLockPathsSchema.safeParse(['/a', '/b']).success).toBe(true);
+  });
+
+  it('rejects bad acquire options before touching any member', async () => {
+    const multi = new InterProcessMultiLock([member('/a')]);
+    expect(invalid(() => multi.acquire({ timeoutMs: -1 }))).toBe(true);
+  });
+});
