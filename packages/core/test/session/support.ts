@@ -21,6 +21,8 @@ export interface ServerHandle {
   connectString: string;
   pid: number;
   kill(): Promise<void>;
+  /** Starts a killed/stopped server again (same config and data) and waits until it serves. */
+  restart(): Promise<void>;
   pause(): void;
   resume(): void;
   stop(): Promise<void>;
@@ -114,6 +116,11 @@ function handle(spec: ServerSpec, proc: { child: ChildProcess }): ServerHandle {
     },
     async kill() {
       await stopChild(proc.child, 'SIGKILL');
+    },
+    async restart() {
+      await stopChild(proc.child, 'SIGKILL');
+      proc.child = launch(spec);
+      await pollUntil(async () => /Mode: (leader|follower|standalone)/.test(await fourLetter(spec.port, 'srvr', 500)), 60_000, `restart of ${spec.port}`);
     },
     pause() {
       proc.child.kill('SIGSTOP');

@@ -1,0 +1,70 @@
+/**
+ * Failover in a 3-server ensemble: the server the session is connected to is killed (SIGKILL) or
+ * paused (SIGSTOP). The session moves to another server, keeps its id and its ephemeral nodes,
+ * and `suspended` comes well inside the session timeout (the liveness watchdog, not TCP, decides
+ * for the paused server).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZkSession } from '../../src/session/index.js';
+import { nextEvent, serverOfSession, startCluster, uniqueRoot } from './support.js';
+
+let cluster: Awaited<ReturnType<typeof startCluster>>;
+const root = uniqueRoot('cluster');
+
+beforeAll(async () => {
+  // tickTime 500 => sessions up to 10 s: room for a leader election inside the session timeout.
+  cluster = await startCluster({ tickTimeMs: 500 });
+}, 120_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+async function failover(fault: 'kill' | 'pause'): Promise<void> {
+  const s = await ZkSession.connect({ connectString: cluster.connectString, sessionTimeoutMs: 9000, connectionTimeoutMs: 30_000 });
+  const timeout = s.negotiatedSessionTimeoutMs;
+  const victimIndex = await serverOfSession(cluster.servers, s.sessionId);
+  expect(victimIndex).toBeGreaterThanOrEqual(0);
+  const victim = cluster.servers[victimIndex]!;
+  try {
+    await s.mkdirp(root);
+    const sid = s.sessionId;
+    const eph = await s.create(`${root}/${fault}-`, null, { mode: 'ephemeral_sequential' });
+    let lost = false;
+    s.on('lost', () => (lost = true));
+    const suspended = nextEvent(s, 'suspended', timeout);
+    const reconnected = nextEvent(s, 'reconnected', 3 * timeout);
+    const t0 = Date.now();
+    if (fault === 'kill') await victim.kill();
+    else victim.pause();
+    await suspended;
+    const suspendedAfter = Date.now() - t0;
+    // SIGKILL: the kernel closes the socket at once. SIGSTOP: the watchdog at ~2/3 of the timeout.
+    expect(suspendedAfter).toBeLessThan(fault === 'kill' ? timeout / 3 : timeout * 0.8);
+    await reconnected;
+    expect(lost).toBe(false);
+    expect(s.sessionId).toBe(sid);
+    expect(s.generation).toBe(1);
+    expect(await serverOfSession(cluster.servers.filter((_, i) => i !== victimIndex), sid)).toBeGreaterThanOrEqual(0);
+    // Same session: its ephemeral node is still there and still ours; new work succeeds.
+    expect((await s.exists(eph.path))?.ephemeralOwner).toBe(s.sessionIdBigInt);
+    const again = await s.create(`${root}/${fault}-after-`, null, { mode: 'ephemeral_sequential' });
+    expect(again.stat.ephemeralOwner).toBe(s.sessionIdBigInt);
+  } finally {
+    await s.close();
+    if (fault === 'kill') await victim.restart();
+    else {
+      victim.resume();
+    }
+  }
+}
+
+describe('3-server failover', () => {
+  it('the connected server is killed (SIGKILL): suspended at once, reconnected to another with the same session', async () => {
+    await failover('kill');
+  });
+
+  it('the connected server is paused (SIGSTOP): suspended well inside the session timeout, reconnected with the same session', async () => {
+    await failover('pause');
+  });
+});
