@@ -1,0 +1,245 @@
+import {
+  exclusiveRule,
+  InvalidArgumentError,
+  joinPath,
+  LockQueue,
+  LockTimeoutError,
+  parseAcquireOptions,
+  parseOptions,
+  validatePath,
+  type AcquireOptions,
+  type OrderingRule,
+  type QueueSeat,
+  type ZkSession,
+} from '@zk-recipes/core';
+import { z } from 'zod';
+import { LEASE_KIND, leaseKind, weightOfKind } from './leaseKinds.js';
+import { LeaseNode, type Lease } from './Lease.js';
+import { ensureMaxLeasesRecorded } from './maxLeasesRecord.js';
+import { SemaphoreOptionsSchema, type SemaphoreLayout, type SemaphoreOptions } from './options.js';
+import { curatorCountRule, failInsteadOfWaiting, leaseQueueRule } from './rules.js';
+import type { SharedCount } from './SharedCount.js';
+
+/** Curator's InterProcessSemaphoreV2: internal lock directory, leases directory, lock node kind. */
+const CURATOR_LOCKS = 'locks';
+const CURATOR_LEASES = 'leases';
+const CURATOR_LOCK_KIND = 'lock-';
+
+const quantitySchema = z.number().int().min(1).max(2 ** 31 - 1);
+
+/** How one acquisition waits: until a deadline, or (tryAcquire) not at all. */
+interface Wait {
+  deadline: number | undefined;
+  signal: AbortSignal | undefined;
+  /** Fail instead of waiting (timeout 0: "only if free now"). */
+  now: boolean;
+}
+
+/**
+ * A distributed counting semaphore: at no moment do more than `maxLeases` leases exist across all
+ * processes. Leases are held by the process that acquired them until released (explicitly, by
+ * `await using`, or by the end of its ZooKeeper session). Not re-entrant: every acquire takes a
+ * new lease.
+ *
+ * Two layouts (see docs/semaphore.md). `queue` (default): one FIFO queue of lease nodes whose
+ * names carry their lease count; acquires run in parallel, a release wakes exactly one waiting
+ * process, `acquireMany(n)` takes all n leases at once (no deadlock). `curator`: Curator's
+ * InterProcessSemaphoreV2 layout and protocol, to share a semaphore with Java services.
+ */
+export class InterProcessSemaphore {
+  /** The semaphore's path. */
+  readonly path: string;
+  readonly layout: SemaphoreLayout;
+  private readonly fixedMax: number | undefined;
+  private readonly count: SharedCount | undefined;
+  private readonly data: Uint8Array | null;
+  /** `queue`: the lease queue at `path`. `curator`: `<path>/leases`. */
+  private readonly leases: LockQueue;
+  /** `curator` only: the internal lock at `<path>/locks`. */
+  private readonly internalLock: LockQueue | undefined;
+  private recorded: Promise<void> | undefined;
+
+  constructor(
+    readonly session: ZkSession,
+    path: string,
+    options: SemaphoreOptions,
+  ) {
+    this.path = validatePath(path, 'semaphore path');
+    const parsed = parseOptions(SemaphoreOptionsSchema, options, 'InterProcessSemaphore');
+    this.layout = parsed.layout;
+    this.fixedMax = parsed.maxLeases;
+    this.count = parsed.count;
+    this.data = parsed.data === undefined ? null : typeof parsed.data === 'string' ? Buffer.from(parsed.data, 'utf8') : parsed.data;
+    if (this.layout === 'queue') {
+      this.leases = new LockQueue(session, this.path);
+    } else {
+      this.leases = new LockQueue(session, joinPath(this.path, CURATOR_LEASES));
+      this.internalLock = new LockQueue(session, joinPath(this.path, CURATOR_LOCKS));
+    }
+  }
+
+  /**
+   * Waits for one lease.
+   * @throws LockTimeoutError (`LOCK_TIMEOUT`), AbortedError (`ABORTED`), SessionLostError
+   * (`SESSION_LOST`), InconsistentMaxLeasesError (`INCONSISTENT_MAX_LEASES`). On every failure no
+   * node of this call is left behind.
+   */
+  async acquire(options?: AcquireOptions): Promise<Lease> {
+    const parsed = parseAcquireOptions(options, 'InterProcessSemaphore.acquire');
+    const [lease] = await this.take(1, toWait(parsed, false));
+    return lease!;
+  }
+
+  /**
+   * Waits for `quantity` leases and returns them all, or none (fails as {@link acquire} does).
+   * In the `queue` layout they are backed by one node, deleted when the last of them is released.
+   */
+  async acquireMany(quantity: number, options?: AcquireOptions): Promise<Lease[]> {
+    const n = parseOptions(quantitySchema, quantity, 'InterProcessSemaphore.acquireMany quantity');
+    const parsed = parseAcquireOptions(options, 'InterProcessSemaphore.acquireMany');
+    return this.take(n, toWait(parsed, false));
+  }
+
+  /**
+   * Like {@link acquire}, but resolves to `null` instead of throwing `LOCK_TIMEOUT`. `timeoutMs`
+   * defaults to 0: take a lease only if one is free now (and nobody waits before us).
+   */
+  async tryAcquire(options?: AcquireOptions): Promise<Lease | null> {
+    const parsed = parseAcquireOptions(options, 'InterProcessSemaphore.tryAcquire');
+    const leases = await nullOnTimeout(this.take(1, toWait(parsed, true)));
+    return leases?.[0] ?? null;
+  }
+
+  /** Like {@link acquireMany}, but resolves to `null` instead of throwing `LOCK_TIMEOUT` (default timeout 0). */
+  async tryAcquireMany(quantity: number, options?: AcquireOptions): Promise<Lease[] | null> {
+    const n = parseOptions(quantitySchema, quantity, 'InterProcessSemaphore.tryAcquireMany quantity');
+    const parsed = parseAcquireOptions(options, 'InterProcessSemaphore.tryAcquireMany');
+    return nullOnTimeout(this.take(n, toWait(parsed, true)));
+  }
+
+  /** Full paths of the lease nodes (holders and waiters), sorted by sequence: holders first. */
+  async getParticipantNodes(): Promise<string[]> {
+    const entries = await this.leases.participants();
+    return entries.filter((entry) => weightOfKind(entry.kind) !== null).map((entry) => joinPath(this.leases.path, entry.name));
+  }
+
+  /** The current number of leases: `maxLeases`, or the shared count's latest value. */
+  private maxLeases(): number {
+    return this.fixedMax ?? this.count!.getCount();
+  }
+
+  private async take(quantity: number, wait: Wait): Promise<Lease[]> {
+    if (this.fixedMax !== undefined && quantity > this.fixedMax) {
+      throw new InvalidArgumentError(`InterProcessSemaphore ${this.path}: asked for ${quantity} leases, there are only ${this.fixedMax}`);
+    }
+    await this.prepare();
+    return this.layout === 'queue' ? this.takeQueued(quantity, wait) : this.takeCuratorStyle(quantity, wait);
+  }
+
+  /** Records maxLeases (once per object) or starts the shared count. */
+  private async prepare(): Promise<void> {
+    if (this.count !== undefined) {
+      await this.count.start();
+      return;
+    }
+    this.recorded ??= ensureMaxLeasesRecorded(this.session, this.path, this.fixedMax!);
+    try {
+      await this.recorded;
+    } catch (err) {
+      this.recorded = undefined; // let a later call try again (e.g. after a connection loss)
+      throw err;
+    }
+  }
+
+  /** `queue` layout: one node carrying all `quantity` leases. */
+  private async takeQueued(quantity: number, wait: Wait): Promise<Lease[]> {
+    const seat = await this.leases.enter({
+      kind: leaseKind(quantity),
+      rule: this.ruleFor(leaseQueueRule(() => this.maxLeases()), wait),
+      data: this.data,
+      timeoutMs: remaining(wait),
+      signal: wait.signal,
+      onRecheck: this.recheckSubscription(),
+    });
+    return this.leaseNode(this.leases, seat, quantity).leases(quantity);
+  }
+
+  /**
+   * `curator` layout, as InterProcessSemaphoreV2 does it: under the internal lock, create a lease
+   * node and wait until the leases directory has at most maxLeases children. For `quantity` > 1
+   * we keep the internal lock until all leases are ours (all or none, never a deadlock among
+   * our own clients), then release it.
+   */
+  private async takeCuratorStyle(quantity: number, wait: Wait): Promise<Lease[]> {
+    const lock = this.internalLock!;
+    const lockSeat = await lock.enter({
+      kind: CURATOR_LOCK_KIND,
+      rule: this.ruleFor(exclusiveRule, wait),
+      timeoutMs: remaining(wait),
+      signal: wait.signal,
+    });
+    const taken: QueueSeat[] = [];
+    try {
+      for (let i = 0; i < quantity; i++) {
+        taken.push(
+          await this.leases.enter({
+            kind: LEASE_KIND,
+            rule: this.ruleFor(curatorCountRule(() => this.maxLeases()), wait),
+            data: this.data,
+            timeoutMs: remaining(wait),
+            signal: wait.signal,
+            onRecheck: this.recheckSubscription(),
+          }),
+        );
+      }
+    } catch (err) {
+      await Promise.all(taken.map((seat) => this.leases.leave(seat)));
+      throw err;
+    } finally {
+      await lock.leave(lockSeat);
+    }
+    return taken.flatMap((seat) => this.leaseNode(this.leases, seat, 1).leases(1));
+  }
+
+  private ruleFor(rule: OrderingRule, wait: Wait): OrderingRule {
+    if (!wait.now) return rule;
+    return failInsteadOfWaiting(rule, () => new LockTimeoutError(`semaphore ${this.path}: no lease free now`));
+  }
+
+  private recheckSubscription(): ((listener: () => void) => () => void) | undefined {
+    const count = this.count;
+    if (count === undefined) return undefined;
+    return (listener) => {
+      count.on('changed', listener);
+      return () => count.off('changed', listener);
+    };
+  }
+
+  private leaseNode(queue: LockQueue, seat: QueueSeat, weight: number): LeaseNode {
+    return new LeaseNode(seat.path, this.data, seat.signal, weight, () => queue.leave(seat));
+  }
+}
+
+function toWait(options: AcquireOptions, tryOnly: boolean): Wait {
+  const timeoutMs = options.timeoutMs ?? (tryOnly ? 0 : undefined);
+  return {
+    deadline: timeoutMs === undefined ? undefined : Date.now() + timeoutMs,
+    signal: options.signal,
+    now: timeoutMs === 0,
+  };
+}
+
+/** Milliseconds left until the deadline; `undefined` (no deadline) when failing fast instead. */
+function remaining(wait: Wait): number | undefined {
+  if (wait.now || wait.deadline === undefined) return undefined;
+  return Math.max(0, wait.deadline - Date.now());
+}
+
+async function nullOnTimeout<T>(attempt: Promise<T>): Promise<T | null> {
+  try {
+    return await attempt;
+  } catch (err) {
+    if (err instanceof Error && (err as { code?: string }).code === 'LOCK_TIMEOUT') return null;
+    throw err;
+  }
+}

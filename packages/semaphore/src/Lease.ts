@@ -1,0 +1,65 @@
+import { NotOwnerError } from '@zk-recipes/core';
+
+/**
+ * One lease of an {@link InterProcessSemaphore}. Release it exactly once: with `release()`, or by
+ * `await using` (`Symbol.asyncDispose` releases it if still held).
+ */
+export interface Lease extends AsyncDisposable {
+  /** Full path of the ZooKeeper node backing this lease (shared by the leases of one `acquireMany` in the `queue` layout). */
+  readonly path: string;
+  /** The data stored in the lease's node (the semaphore's `data` option), or `null`. */
+  readonly data: Uint8Array | null;
+  /** Aborted when the lease is lost: the ZooKeeper session ended, and the node with it. */
+  readonly signal: AbortSignal;
+  /** True until this lease is released. */
+  readonly held: boolean;
+  /** Gives the lease back. Throws `NOT_OWNER` if it was already released; not if it was lost. */
+  release(): Promise<void>;
+}
+
+/** A lease node and what gives it back once none of its leases is held any more. */
+export class LeaseNode {
+  private outstanding: number;
+  constructor(
+    readonly path: string,
+    readonly data: Uint8Array | null,
+    readonly signal: AbortSignal,
+    weight: number,
+    private readonly giveBack: () => Promise<void>,
+  ) {
+    this.outstanding = weight;
+  }
+
+  /** Called by each of its leases once; deletes the node with the last one. */
+  releaseOne(): Promise<void> {
+    this.outstanding--;
+    return this.outstanding === 0 ? this.giveBack() : Promise.resolve();
+  }
+
+  /** `weight` lease objects backed by this node. */
+  leases(weight: number): Lease[] {
+    return Array.from({ length: weight }, () => new NodeLease(this));
+  }
+}
+
+class NodeLease implements Lease {
+  held = true;
+  constructor(private readonly node: LeaseNode) {}
+  get path(): string {
+    return this.node.path;
+  }
+  get data(): Uint8Array | null {
+    return this.node.data;
+  }
+  get signal(): AbortSignal {
+    return this.node.signal;
+  }
+  release(): Promise<void> {
+    if (!this.held) return Promise.reject(new NotOwnerError(`lease ${this.node.path} was already released`));
+    this.held = false;
+    return this.node.releaseOne();
+  }
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (this.held) await this.release();
+  }
+}

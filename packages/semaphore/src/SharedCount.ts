@@ -1,0 +1,166 @@
+import { EventEmitter } from 'eventemitter3';
+import { z } from 'zod';
+import { InvalidArgumentError, isZkError, parentOf, parseOptions, validatePath, type ZkSession } from '@zk-recipes/core';
+
+/** Options of {@link SharedCount}. */
+export const SharedCountOptionsSchema = z
+  .object({
+    /** Value written when the node does not exist yet. */
+    seedValue: z.number().int().min(-(2 ** 31)).max(2 ** 31 - 1),
+  })
+  .strict();
+
+export type SharedCountOptions = z.infer<typeof SharedCountOptionsSchema>;
+
+/** A count and the node version it was read at (for {@link SharedCount.trySetCount}). */
+export interface VersionedCount {
+  readonly value: number;
+  readonly version: number;
+}
+
+/** Events of a {@link SharedCount}. */
+export interface SharedCountEvents {
+  /** The count changed (by us or anyone else); the new value. */
+  changed: (count: number) => void;
+  /** Re-reading the node failed for a reason other than connection trouble. */
+  error: (err: Error) => void;
+}
+
+const int32 = z.number().int().min(-(2 ** 31)).max(2 ** 31 - 1);
+
+/** Encodes a count as Curator's SharedCount does: a 4-byte big-endian signed int. */
+export function encodeCount(value: number): Uint8Array {
+  const bytes = Buffer.alloc(4);
+  bytes.writeInt32BE(value, 0);
+  return bytes;
+}
+
+/** Decodes a 4-byte big-endian count; `null` for anything else. */
+export function decodeCount(data: Uint8Array): number | null {
+  return data.length === 4 ? Buffer.from(data.buffer, data.byteOffset, 4).readInt32BE(0) : null;
+}
+
+/**
+ * A counter shared through one znode, with versioned compare-and-set and change events; the same
+ * node format as Curator's `SharedCount`, so Java and Node processes can share one count. Call
+ * {@link start} first: it creates the node with the seed value if missing and keeps a data watch
+ * on it (re-armed after every event and every reconnection), so {@link getCount} is always the
+ * latest value seen, without a round trip.
+ */
+export class SharedCount extends EventEmitter<SharedCountEvents> {
+  readonly path: string;
+  private readonly seedValue: number;
+  private current: { value: number; version: number; mzxid: bigint } | undefined;
+  private starting: Promise<void> | undefined;
+  private closed = false;
+  private readonly onConnected = () => void this.refresh();
+
+  constructor(
+    readonly session: ZkSession,
+    path: string,
+    options: SharedCountOptions,
+  ) {
+    super();
+    this.path = validatePath(path, 'shared count path');
+    this.seedValue = parseOptions(SharedCountOptionsSchema, options, 'SharedCount').seedValue;
+  }
+
+  /** Creates the node if missing (with the seed value) and starts following it. Idempotent. */
+  start(): Promise<void> {
+    this.starting ??= this.doStart();
+    return this.starting;
+  }
+
+  /** The latest count seen. @throws InvalidArgumentError before {@link start} has finished. */
+  getCount(): number {
+    return this.getVersionedValue().value;
+  }
+
+  /** The latest count seen and its node version. */
+  getVersionedValue(): VersionedCount {
+    if (this.current === undefined) throw new InvalidArgumentError(`SharedCount ${this.path}: call start() first`);
+    return { value: this.current.value, version: this.current.version };
+  }
+
+  /**
+   * Sets the count only if the node is still at `expectedVersion` (from {@link getVersionedValue}).
+   * Resolves `false` when someone changed it first; read the new value and decide again.
+   */
+  async trySetCount(newCount: number, expectedVersion: number): Promise<boolean> {
+    const value = parseOptions(int32, newCount, 'SharedCount.trySetCount');
+    try {
+      const stat = await this.session.setData(this.path, encodeCount(value), expectedVersion);
+      this.apply(value, stat.version, stat.mzxid);
+      return true;
+    } catch (err) {
+      if (isZkError(err, 'BAD_VERSION')) {
+        await this.refresh();
+        return false;
+      }
+      throw err;
+    }
+  }
+
+  /** Sets the count whatever its current value. */
+  async setCount(newCount: number): Promise<void> {
+    const value = parseOptions(int32, newCount, 'SharedCount.setCount');
+    const stat = await this.session.setData(this.path, encodeCount(value));
+    this.apply(value, stat.version, stat.mzxid);
+  }
+
+  /** Stops following the node (the node stays). */
+  close(): void {
+    this.closed = true;
+    this.session.off('connected', this.onConnected);
+    this.session.off('reconnected', this.onConnected);
+  }
+
+  private async doStart(): Promise<void> {
+    try {
+      await this.session.create(this.path, encodeCount(this.seedValue), { mode: 'persistent' });
+    } catch (err) {
+      if (isZkError(err, 'NO_NODE')) {
+        await this.session.mkdirp(parentOf(this.path), 'persistent');
+        return this.doStart();
+      }
+      if (!isZkError(err, 'NODE_EXISTS')) throw err;
+    }
+    // A new ZooKeeper session has none of the old one's watches: read (and watch) again then.
+    this.session.on('connected', this.onConnected);
+    this.session.on('reconnected', this.onConnected);
+    await this.readAndWatch();
+  }
+
+  private async refresh(): Promise<void> {
+    try {
+      await this.readAndWatch();
+    } catch (err) {
+      if (isZkError(err, 'CONNECTION_LOSS') || isZkError(err, 'SESSION_LOST') || isZkError(err, 'SESSION_CLOSED')) return;
+      this.emit('error', err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  private async readAndWatch(): Promise<void> {
+    if (this.closed) return;
+    try {
+      const { data, stat } = await this.session.getData(this.path, () => void this.refresh());
+      const value = decodeCount(data);
+      if (value === null) throw new InvalidArgumentError(`SharedCount ${this.path}: node data is not a 4-byte count`);
+      this.apply(value, stat.version, stat.mzxid);
+    } catch (err) {
+      if (!isZkError(err, 'NO_NODE')) throw err;
+      // Deleted: wait for it to come back.
+      const stat = await this.session.exists(this.path, () => void this.refresh());
+      if (stat !== null) await this.readAndWatch();
+    }
+  }
+
+  /** Keeps the newest value (replies of overlapping reads may arrive in any order of our awaits). */
+  private apply(value: number, version: number, mzxid: bigint): void {
+    if (this.current !== undefined && mzxid <= this.current.mzxid) return;
+    const changed = this.current === undefined || this.current.value !== value;
+    const first = this.current === undefined;
+    this.current = { value, version, mzxid };
+    if (changed && !first) this.emit('changed', value);
+  }
+}

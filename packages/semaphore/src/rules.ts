@@ -1,0 +1,57 @@
+import type { OrderingRule, QueueEntry } from '@zk-recipes/core';
+import { weightOfKind } from './leaseKinds.js';
+
+/** A node we cannot read counts as one lease: never fewer leases than really exist. */
+function weightOf(entry: QueueEntry): number {
+  return weightOfKind(entry.kind) ?? 1;
+}
+
+/**
+ * The `queue` layout's rule, FIFO by sequence: a node holds its leases iff the leases of every
+ * node before it plus its own fit in `maxLeases()`. So holders are always a prefix of the queue, a
+ * large request at the head is never overtaken, and a node gets all its leases or none (two
+ * clients asking for more than half can never each hold a part and wait for each other).
+ *
+ * Waiting is herd-free: only the first waiter watches the directory (any release may admit it);
+ * every later waiter watches its predecessor, which nudges it on becoming a holder, so a release
+ * wakes at most one waiting process and a freed lease is taken at once.
+ *
+ * `maxLeases` is read at every decision, so a shared count's current value applies.
+ */
+export function leaseQueueRule(maxLeases: () => number): OrderingRule {
+  return (queue, ownIndex) => {
+    const max = maxLeases();
+    let before = 0;
+    let waiterAhead = false;
+    for (let i = 0; i < ownIndex; i++) {
+      before += weightOf(queue[i]!);
+      if (before > max) {
+        waiterAhead = true;
+        break;
+      }
+    }
+    if (!waiterAhead && before + weightOf(queue[ownIndex]!) <= max) return { held: true, nudgeSuccessor: true };
+    if (!waiterAhead) return { held: false, waitForChildren: true };
+    return { held: false, waitFor: queue[ownIndex - 1]!.name, lastObstacle: false, confirmAfterWatch: true };
+  };
+}
+
+/**
+ * Curator's `InterProcessSemaphoreV2` rule, used under its internal lock: a lease is kept once the
+ * leases directory has at most `maxLeases()` children (ours included); otherwise wait for any change.
+ */
+export function curatorCountRule(maxLeases: () => number): OrderingRule {
+  return (queue) => (queue.length <= maxLeases() ? { held: true } : { held: false, waitForChildren: true });
+}
+
+/**
+ * Wraps a rule for "only if free now": instead of waiting, throw `makeError()` (the engine then
+ * deletes our node and rejects with it).
+ */
+export function failInsteadOfWaiting(rule: OrderingRule, makeError: () => Error): OrderingRule {
+  return (queue, ownIndex) => {
+    const decision = rule(queue, ownIndex);
+    if (!decision.held) throw makeError();
+    return decision;
+  };
+}

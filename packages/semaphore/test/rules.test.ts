@@ -1,0 +1,127 @@
+import { sortedChildren, type Decision } from '@zk-recipes/core';
+import { describe, expect, it } from 'vitest';
+import { leaseKind, weightOfKind } from '../src/leaseKinds.js';
+import { curatorCountRule, failInsteadOfWaiting, leaseQueueRule } from '../src/rules.js';
+
+const GUID = '0f6c3e2a-1b2c-4d5e-8f90-123456789abc';
+/** Builds a lease queue from weights: node i has sequence i. */
+function queueOf(weights: number[]) {
+  return sortedChildren(weights.map((w, i) => `_c_${GUID}-${leaseKind(w)}${String(i).padStart(10, '0')}`));
+}
+function decide(weights: number[], own: number, max: number): Decision {
+  return leaseQueueRule(() => max)(queueOf(weights), own);
+}
+
+describe('lease kinds', () => {
+  it('round-trips weights through node kinds, as sortedChildren parses them', () => {
+    for (const w of [1, 2, 3, 17, 999_999_999]) {
+      const [entry] = sortedChildren([`_c_${GUID}-${leaseKind(w)}0000000042`]);
+      expect(entry!.sequence).toBe(42);
+      expect(weightOfKind(entry!.kind)).toBe(w);
+    }
+    expect(leaseKind(1)).toBe('lease-');
+  });
+  it('keeps the weight when the sequence is large or wrapped negative', () => {
+    const [big] = sortedChildren([`_c_${GUID}-lease-w3-1500000000`]);
+    expect(big).toMatchObject({ sequence: 1_500_000_000, kind: 'lease-w3-' });
+    const [wrapped] = sortedChildren([`_c_${GUID}-lease-w3--000000005`]);
+    expect(wrapped).toMatchObject({ sequence: -5, kind: 'lease-w3-' });
+  });
+  it('does not read other kinds as leases', () => {
+    expect(weightOfKind('lock-')).toBeNull();
+    expect(weightOfKind('lease-w0-')).toBeNull();
+    expect(weightOfKind('lease-wx-')).toBeNull();
+  });
+});
+
+describe('leaseQueueRule', () => {
+  it('lets the first maxLeases single leases hold', () => {
+    for (const own of [0, 1, 2]) expect(decide([1, 1, 1, 1, 1], own, 3)).toEqual({ held: true, nudgeSuccessor: true });
+  });
+
+  it('makes the first waiter, and only it, watch the whole directory', () => {
+    expect(decide([1, 1, 1, 1, 1], 3, 3)).toEqual({ held: false, waitForChildren: true });
+  });
+
+  it('makes every later waiter watch its predecessor, confirming after the watch', () => {
+    const queue = queueOf([1, 1, 1, 1, 1, 1]);
+    expect(decide([1, 1, 1, 1, 1, 1], 4, 3)).toEqual({ held: false, waitFor: queue[3]!.name, lastObstacle: false, confirmAfterWatch: true });
+    expect(decide([1, 1, 1, 1, 1, 1], 5, 3)).toEqual({ held: false, waitFor: queue[4]!.name, lastObstacle: false, confirmAfterWatch: true });
+  });
+
+  it('holds all n leases of a weighted node or none', () => {
+    expect(decide([1, 3], 1, 3)).toEqual({ held: false, waitForChildren: true });
+    expect(decide([3], 0, 3)).toEqual({ held: true, nudgeSuccessor: true });
+    expect(decide([2, 1], 1, 3)).toMatchObject({ held: true });
+    expect(decide([2, 2], 1, 3)).toMatchObject({ held: false, waitForChildren: true });
+  });
+
+  it('is FIFO: a big request at the head is not overtaken by smaller ones behind it', () => {
+    // 1 held, then a request for 3 waits; a single lease behind it must wait although one is free.
+    expect(decide([1, 3, 1], 1, 3)).toEqual({ held: false, waitForChildren: true });
+    expect(decide([1, 3, 1], 2, 3)).toMatchObject({ held: false, waitFor: queueOf([1, 3, 1])[1]!.name });
+  });
+
+  it('cannot deadlock two requests for more than half: the first gets all, the second none', () => {
+    // maxLeases 3, two clients ask for 2 each.
+    expect(decide([2, 2], 0, 3)).toMatchObject({ held: true });
+    expect(decide([2, 2], 1, 3)).toMatchObject({ held: false, waitForChildren: true });
+    // When the first goes, the second holds.
+    expect(decide([2], 0, 3)).toMatchObject({ held: true });
+  });
+
+  it('holders are always a prefix of the queue, and at most maxLeases leases are held', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let round = 0; round < 500; round++) {
+      const max = 1 + Math.floor(random() * 5);
+      const weights = Array.from({ length: Math.floor(random() * 8) }, () => 1 + Math.floor(random() * max));
+      const queue = queueOf(weights);
+      const decisions = weights.map((_, i) => leaseQueueRule(() => max)(queue, i));
+      const held = decisions.map((d) => d.held);
+      const firstWaiting = held.indexOf(false);
+      if (firstWaiting >= 0) expect(held.slice(firstWaiting).every((h) => !h)).toBe(true);
+      expect(weights.filter((_, i) => held[i]).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(max);
+      // Exactly one waiter watches the directory; the others watch their predecessor.
+      const childWatchers = decisions.filter((d) => !d.held && 'waitForChildren' in d).length;
+      expect(childWatchers).toBe(firstWaiting >= 0 ? 1 : 0);
+      if (firstWaiting >= 0) expect('waitForChildren' in decisions[firstWaiting]!).toBe(true);
+      // No lease idle while someone waits: the first waiter does not fit.
+      if (firstWaiting >= 0) {
+        const heldSum = weights.slice(0, firstWaiting).reduce((a, b) => a + b, 0);
+        expect(heldSum + weights[firstWaiting]!).toBeGreaterThan(max);
+      }
+    }
+  });
+
+  it('reads the maximum at every decision (a shared count raised admits waiters)', () => {
+    let max = 1;
+    const rule = leaseQueueRule(() => max);
+    const queue = queueOf([1, 1, 1]);
+    expect(rule(queue, 1).held).toBe(false);
+    max = 3;
+    expect(rule(queue, 1).held).toBe(true);
+    expect(rule(queue, 2).held).toBe(true);
+  });
+
+  it('counts a lease node of an unknown weight as one lease', () => {
+    const queue = sortedChildren([`_c_${GUID}-lease-0000000001`, `_c_${GUID}-other-0000000002`, `_c_${GUID}-lease-0000000003`]);
+    expect(leaseQueueRule(() => 2)(queue, 2)).toMatchObject({ held: false, waitForChildren: true });
+  });
+});
+
+describe('curatorCountRule', () => {
+  it('holds while the leases directory has at most maxLeases children, ours included', () => {
+    const rule = curatorCountRule(() => 2);
+    expect(rule(queueOf([1, 1]), 1)).toEqual({ held: true });
+    expect(rule(queueOf([1, 1, 1]), 0)).toEqual({ held: false, waitForChildren: true });
+  });
+});
+
+describe('failInsteadOfWaiting', () => {
+  it('throws instead of waiting, and passes holding through', () => {
+    const rule = failInsteadOfWaiting(leaseQueueRule(() => 1), () => new Error('busy'));
+    expect(rule(queueOf([1, 1]), 0)).toMatchObject({ held: true });
+    expect(() => rule(queueOf([1, 1]), 1)).toThrow('busy');
+  });
+});
