@@ -11,6 +11,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -76,7 +77,13 @@ final class NodeNames {
     private static void snapshot(CuratorFramework client, String recipe, String moment, String path, String sessionId)
             throws Exception {
         Stat dirStat = client.checkExists().forPath(path);
-        List<String> names = new ArrayList<>(client.getChildren().forPath(path));
+        List<String> names;
+        try {
+            names = new ArrayList<>(client.getChildren().forPath(path));
+        } catch (KeeperException.NoNodeException e) {
+            // The directories are containers: the server may delete one as soon as it is empty.
+            names = new ArrayList<>();
+        }
         Collections.sort(names);
         List<Object> children = new ArrayList<>();
         for (String name : names) {
