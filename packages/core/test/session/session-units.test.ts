@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { judge, readTimeoutMs } from '../../src/session/livenessWatchdog.js';
+import { PendingCalls } from '../../src/session/pendingCalls.js';
+import { WatchRegistry } from '../../src/session/watchRegistry.js';
+import { fromZkCode, toZkError, WireReplyError } from '../../src/session/errorMapping.js';
+import { parseZkSessionOptions, ZK_SESSION_DEFAULTS } from '../../src/session/options.js';
+import { InvalidArgumentError, SessionLostError, ZooKeeperError } from '../../src/errors.js';
+import { WIRE_CLIENT_VERSION } from '../../src/session/wire.js';
+
+describe('liveness watchdog', () => {
+  const base = { now: 10_000, phaseSince: 0, lastReceivedAt: 10_000, established: true, sessionTimeoutMs: 3000, connectTimeoutMs: 1000 };
+  it('destroys a silent connection at 2/3 of the session timeout', () => {
+    expect(readTimeoutMs(3000)).toBe(2000);
+    expect(judge({ ...base, phase: 'connected', lastReceivedAt: 10_000 - 1999 })).toBe('ok');
+    expect(judge({ ...base, phase: 'connected', lastReceivedAt: 10_000 - 2000 })).toBe('destroySocket');
+  });
+  it('destroys a connection whose connect response does not come within the connect timeout', () => {
+    expect(judge({ ...base, phase: 'connecting', phaseSince: 9_500 })).toBe('ok');
+    expect(judge({ ...base, phase: 'connecting', phaseSince: 9_000 })).toBe('destroySocket');
+  });
+  it('declares lost after a full session timeout without bytes, only for an established session', () => {
+    expect(judge({ ...base, phase: 'other', lastReceivedAt: 7_000 })).toBe('lost');
+    expect(judge({ ...base, phase: 'other', lastReceivedAt: 7_001 })).toBe('ok');
+    expect(judge({ ...base, phase: 'other', lastReceivedAt: 0, established: false })).toBe('ok');
+  });
+});
+
+describe('PendingCalls', () => {
+  it('settles once and fails everything still pending', async () => {
+    const calls = new PendingCalls();
+    const results: string[] = [];
+    const a = calls.track<string>('getData', '/a', (v) => results.push(`ok:${v}`), (e) => results.push(`err:${e.message}`));
+    calls.track<string>('create', '/b', (v) => results.push(`ok:${v}`), (e) => results.push(`err:${e.message}`));
+    expect(calls.size).toBe(2);
+    a.resolve('x');
+    a.reject(new Error('late'));
+    calls.failAll((c) => new Error(`lost ${c.op} ${c.path}`));
+    expect(results).toEqual(['ok:x', 'err:lost create /b']);
+    expect(calls.size).toBe(0);
+  });
+});
+
+describe('WatchRegistry', () => {
+  it('one dispatcher per (kind, path); fans out asynchronously; catches throws', async () => {
+    const errors: Error[] = [];
+    const reg = new WatchRegistry((e) => errors.push(e));
+    const seen: string[] = [];
+    const d1 = reg.add('data', '/p', () => seen.push('a'));
+    const d2 = reg.add('data', '/p', () => {
+      throw new Error('boom');
+    });
+    const d3 = reg.add('data', '/p', () => seen.push('c'));
+    const other = reg.add('child', '/p', () => seen.push('child'));
+    expect(d1).toBeTypeOf('function');
+    expect(d2).toBeNull();
+    expect(d3).toBeNull();
+    expect(other).toBeTypeOf('function');
+    expect(reg.keys).toBe(2);
+    expect(reg.watchers).toBe(4);
+    d1!({ type: 'dataChanged', path: '/p' });
+    expect(seen).toEqual([]); // not synchronously
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual(['a', 'c']);
+    expect(errors.map((e) => e.message)).toEqual(['boom']);
+    expect(reg.keys).toBe(1);
+    reg.dropAll();
+    other!({ type: 'childrenChanged', path: '/p' });
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual(['a', 'c']);
+  });
+});
+
+describe('error mapping', () => {
+  it('maps known codes to stable codes, keeping zkCode, op and path', () => {
+    const e = fromZkCode(-101, 'getData', '/x');
+    expect(e).toBeInstanceOf(ZooKeeperError);
+    expect(e).toMatchObject({ code: 'NO_NODE', zkCode: -101, op: 'getData', path: '/x' });
+    expect(fromZkCode(-112, 'create', '/y')).toBeInstanceOf(SessionLostError);
+  });
+  it('maps unknown codes to ZOOKEEPER_ERROR with the raw code', () => {
+    expect(toZkError(new WireReplyError(-999), 'create', '/q')).toMatchObject({ code: 'ZOOKEEPER_ERROR', zkCode: -999 });
+    expect(toZkError(new WireReplyError(-125), 'create', '/q').message).toMatch(/QUOTA_EXCEEDED/);
+  });
+  it("maps the wire client's own Exception objects (numeric code)", () => {
+    expect(toZkError({ code: -4, getCode: () => -4 }, 'exists', '/')).toMatchObject({ code: 'CONNECTION_LOSS', zkCode: -4 });
+  });
+});
+
+describe('options', () => {
+  it('applies defaults from one place', () => {
+    const o = parseZkSessionOptions({ connectString: '127.0.0.1:2181' });
+    expect(o.sessionTimeoutMs).toBe(ZK_SESSION_DEFAULTS.sessionTimeoutMs);
+    expect(o.connectionTimeoutMs).toBe(ZK_SESSION_DEFAULTS.connectionTimeoutMs);
+    expect(o.acl).toEqual([{ perms: 31, scheme: 'world', id: 'anyone' }]);
+    expect(o.auth).toEqual([]);
+  });
+  it('accepts several hosts, IPv6 and a chroot', () => {
+    expect(() => parseZkSessionOptions({ connectString: 'a:1,b.example:2,[::1]:3/app/locks' })).not.toThrow();
+  });
+  it('lists every problem in an InvalidArgumentError', () => {
+    let err: unknown;
+    try {
+      parseZkSessionOptions({ connectString: 'localhost', sessionTimeoutMs: 0, auth: [{ scheme: 'digest', credentials: 'nocolon' }], retryPolicy: {} });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    const msg = (err as Error).message;
+    expect(msg).toMatch(/connectString/);
+    expect(msg).toMatch(/sessionTimeoutMs/);
+    expect(msg).toMatch(/auth\.0\.credentials/);
+    expect(msg).toMatch(/retryPolicy/);
+    for (const bad of ['', 'h:1/', 'h:1/a/', 'h:99999', 'h:1,,h:2']) {
+      expect(() => parseZkSessionOptions({ connectString: bad })).toThrow(InvalidArgumentError);
+    }
+  });
+  it('pins the wire client version', () => {
+    expect(WIRE_CLIENT_VERSION).toBe('1.1.3');
+  });
+});
