@@ -1,8 +1,9 @@
 import { InconsistentMaxLeasesError, isZkError, parentOf, type ZkSession } from '@zk-recipes/core';
 
 /**
- * Makes sure the semaphore node at `path` records `maxLeases` in its data: creates it (as a
- * container, like the lock directories) with the value, or claims it with a versioned write if it
+ * Makes sure the semaphore node at `path` records `maxLeases` in its data: creates it PERSISTENT
+ * with the value (a container would be reaped when idle and forget the record), or claims it with
+ * a versioned write if it
  * has no data yet (the engine, or Curator, may have created it empty). Creation and claim are
  * compare-and-set, so two clients with different values cannot both win.
  *
@@ -18,7 +19,7 @@ export async function ensureMaxLeasesRecorded(session: ZkSession, path: string, 
       if (!isZkError(err, 'NO_NODE')) throw err;
       try {
         await session.mkdirp(parentOf(path), 'container');
-        await session.create(path, Buffer.from(encoded), { mode: 'container' });
+        await session.create(path, Buffer.from(encoded), { mode: 'persistent' });
         return;
       } catch (createErr) {
         if (isZkError(createErr, 'NODE_EXISTS') || isZkError(createErr, 'NO_NODE')) continue;
