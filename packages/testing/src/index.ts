@@ -1,2 +1,3 @@
 export {};
 export * from './java.js';
+export { FaultProxy, type FaultProxyOptions, type FrameRecord } from './FaultProxy.js';
