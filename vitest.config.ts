@@ -6,7 +6,7 @@ export default defineConfig({
   resolve: { conditions: ['source'] },
   ssr: { resolve: { conditions: ['source'] } },
   test: {
-    reporters: ['default'],
+    reporters: ['default', './scripts/summary-reporter.ts'],
     projects: [
       {
         extends: true,

@@ -1,0 +1,229 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZkSession, isZkError } from '@zk-recipes/core';
+import { InterProcessMutex, InterProcessSemaphoreMutex } from '@zk-recipes/mutex';
+import { expireSession, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+
+const root = uniqueRoot('mutex');
+const sessions: ZkSession[] = [];
+
+async function connect(sessionTimeoutMs = 4000): Promise<ZkSession> {
+  const session = await ZkSession.connect({ connectString: testConnectString(), sessionTimeoutMs });
+  sessions.push(session);
+  return session;
+}
+
+let session: ZkSession;
+let observer: ZkSession;
+beforeAll(async () => {
+  session = await connect();
+  observer = await connect();
+});
+afterAll(async () => {
+  await Promise.all(sessions.map((s) => s.close()));
+});
+
+async function childrenOf(path: string): Promise<string[]> {
+  try {
+    return (await observer.getChildren(path)).children;
+  } catch (err) {
+    if (isZkError(err, 'NO_NODE')) return [];
+    throw err;
+  }
+}
+
+/** Resolves once `predicate` holds, polling the server (state changes there have no event for us). */
+async function eventually(predicate: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('InterProcessMutex', () => {
+  it('acquires, writes Curator-compatible node names, and releases', async () => {
+    const path = `${root}/basic`;
+    const mutex = new InterProcessMutex(session, path, { data: 'host-a' });
+    const handle = await mutex.acquire();
+    expect(handle.path).toMatch(/\/_c_[0-9a-f-]{36}-lock-\d{10}$/);
+    expect(handle.fencingToken).toBeGreaterThan(0n);
+    expect(mutex.isAcquiredInThisProcess()).toBe(true);
+    expect(mutex.isOwnedByCurrentContext()).toBe(true);
+    const { data, stat } = await observer.getData(handle.path);
+    expect(data.toString()).toBe('host-a');
+    expect(stat.czxid).toBe(handle.fencingToken);
+    expect(stat.ephemeralOwner).toBe(session.sessionIdBigInt);
+    await handle.release();
+    expect(mutex.isAcquiredInThisProcess()).toBe(false);
+    expect(await childrenOf(path)).toEqual([]);
+  });
+
+  it('re-enters 3 deep in the same async context without new nodes; the node goes with the last release', async () => {
+    const path = `${root}/reentrant`;
+    const mutex = new InterProcessMutex(session, path);
+    const outer = await mutex.acquire();
+    const middle = await mutex.acquire({ timeoutMs: 0 });
+    const inner = await mutex.acquire({ timeoutMs: 0 });
+    expect(new Set([outer.path, middle.path, inner.path]).size).toBe(1);
+    expect(await childrenOf(path)).toHaveLength(1);
+    await mutex.release();
+    await mutex.release();
+    expect(await childrenOf(path)).toHaveLength(1);
+    expect(mutex.isOwnedByCurrentContext()).toBe(true);
+    await mutex.release();
+    expect(await childrenOf(path)).toEqual([]);
+    await expect(mutex.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
+  });
+
+  it('excludes two independent concurrent tasks of one process, and lets work forked inside the holder re-enter', async () => {
+    const path = `${root}/tasks`;
+    const mutex = new InterProcessMutex(session, path);
+    const log: string[] = [];
+    const task = async (name: string) => {
+      await mutex.acquire();
+      log.push(`${name}:in`);
+      // Forked work inside the holder belongs to the holder: it re-enters instead of deadlocking.
+      await Promise.all([1, 2].map(async () => mutex.withLock(async () => undefined, { timeoutMs: 0 })));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      log.push(`${name}:out`);
+      await mutex.release();
+    };
+    await Promise.all([task('a'), task('b')]);
+    expect(log).toHaveLength(4);
+    expect(log[0]!.split(':')[0]).toBe(log[1]!.split(':')[0]);
+    expect(log[2]!.split(':')[0]).toBe(log[3]!.split(':')[0]);
+  });
+
+  it('throws NOT_OWNER for a release from a context that does not hold the lock', async () => {
+    const path = `${root}/not-owner`;
+    const mutex = new InterProcessMutex(session, path);
+    await expect(mutex.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
+    let release!: () => void;
+    const holding = new Promise<void>((resolve) => (release = resolve));
+    const holder = (async () => {
+      await mutex.acquire();
+      await holding;
+      await mutex.release();
+    })();
+    await eventually(async () => mutex.isAcquiredInThisProcess());
+    expect(mutex.isOwnedByCurrentContext()).toBe(false);
+    await expect(mutex.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
+    release();
+    await holder;
+    const handle = await mutex.acquire();
+    await handle.release();
+    await expect(handle.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
+  });
+
+  it('times out and aborts with typed errors, leaving no node behind', async () => {
+    const path = `${root}/timeout`;
+    const holder = new InterProcessMutex(session, path);
+    const other = new InterProcessMutex(await connect(), path);
+    const held = await holder.acquire();
+    await expect(other.acquire({ timeoutMs: 150 })).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
+    expect(await other.tryAcquire()).toBeNull();
+    const controller = new AbortController();
+    const aborted = other.acquire({ signal: controller.signal });
+    await eventually(async () => (await childrenOf(path)).length === 2);
+    controller.abort(new Error('shutting down'));
+    await expect(aborted).rejects.toMatchObject({ code: 'ABORTED' });
+    expect(await childrenOf(path)).toEqual([held.path.split('/').pop()]);
+    await held.release();
+    expect(await childrenOf(path)).toEqual([]);
+  });
+
+  it('rejects bad options with INVALID_ARGUMENT', async () => {
+    expect(() => new InterProcessMutex(session, 'no-slash')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => new InterProcessMutex(session, `${root}/x`, { bogus: 1 } as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
+    const mutex = new InterProcessMutex(session, `${root}/x`);
+    expect(() => mutex.acquire({ timeoutMs: -1 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+  });
+
+  it('withLock returns the result, always releases, and `await using` releases', async () => {
+    const path = `${root}/with`;
+    const mutex = new InterProcessMutex(session, path);
+    expect(await mutex.withLock(async (h) => h.path.length > 0)).toBe(true);
+    await expect(
+      mutex.withLock(() => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(mutex.isAcquiredInThisProcess()).toBe(false);
+    {
+      await using handle = await mutex.acquire();
+      expect(handle.held).toBe(true);
+      expect(await childrenOf(path)).toHaveLength(1);
+    }
+    expect(await childrenOf(path)).toEqual([]);
+  });
+
+  it('lists participants holder first, and serves 1,000 waiters of one process in FIFO order', async () => {
+    const path = `${root}/fifo`;
+    const mutex = new InterProcessMutex(session, path);
+    const first = await mutex.acquire();
+    const order: number[] = [];
+    const waiters = Array.from({ length: 1000 }, async (_, i) => {
+      // Enqueue one after another so the queue order is known: i-th waiter has the i-th sequence.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      // acquire() sends its create synchronously, so creates (and sequences) follow i.
+      await mutex.acquire();
+      order.push(i);
+      await mutex.release();
+    });
+    await eventually(async () => (await childrenOf(path)).length === 1001, 30_000);
+    const participants = await mutex.getParticipantNodes();
+    expect(participants[0]).toBe(first.path);
+    expect(participants).toHaveLength(1001);
+    const sequences = participants.slice(1).map((p) => Number(p.slice(-10)));
+    expect([...sequences].sort((a, b) => a - b)).toEqual(sequences);
+    await first.release();
+    await Promise.all(waiters);
+    // FIFO: waiters got the lock in the order their nodes were created.
+    expect(order).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+  });
+
+  it('fencing tokens grow across holders, even when the lock directory is deleted and recreated', async () => {
+    const path = `${root}/fencing`;
+    const mutex = new InterProcessMutex(session, path);
+    const a = await mutex.acquire();
+    await a.release();
+    await observer.delete(path).catch(() => undefined);
+    const b = await mutex.acquire();
+    await b.release();
+    expect(b.fencingToken).toBeGreaterThan(a.fencingToken);
+  });
+
+  it('tells a holder it lost the lock when its session expires; the next waiter acquires', async () => {
+    const path = `${root}/expiry`;
+    const doomedSession = await connect();
+    const doomed = new InterProcessMutex(doomedSession, path);
+    const waiter = new InterProcessMutex(await connect(), path);
+    const handle = await doomed.acquire();
+    const lostEvent = new Promise<Error>((resolve) => doomed.once('lost', resolve));
+    const next = waiter.acquire({ timeoutMs: 20_000 });
+    await eventually(async () => (await childrenOf(path)).length === 2);
+    await expireSession(testConnectString(), doomedSession.credentials);
+    const nextHandle = await next;
+    await lostEvent;
+    expect(handle.signal.aborted).toBe(true);
+    // Releasing after loss neither throws nor deletes the new holder's node.
+    await handle.release();
+    expect(await childrenOf(path)).toEqual([nextHandle.path.split('/').pop()]);
+    await nextHandle.release();
+  });
+});
+
+describe('InterProcessSemaphoreMutex', () => {
+  it('is not re-entrant: a second acquire from the holder waits like anyone else', async () => {
+    const path = `${root}/semaphore-mutex`;
+    const mutex = new InterProcessSemaphoreMutex(session, path);
+    const handle = await mutex.acquire();
+    await expect(mutex.acquire({ timeoutMs: 100 })).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
+    expect(await childrenOf(path)).toHaveLength(1);
+    await mutex.release();
+    expect(handle.held).toBe(false);
+    expect(await childrenOf(path)).toEqual([]);
+  });
+});
