@@ -1,0 +1,240 @@
+import { fileURLToPath } from 'node:url';
+import { isZkError, MultiReleaseError, ZkSession, type AcquireOptions, type LockHandle } from '@zk-recipes/core';
+import { InterProcessMutex, InterProcessSemaphoreMutex } from '@zk-recipes/mutex';
+import { expireSession, findOverlaps, runWorkers, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InterProcessMultiLock, type MultiLockMember } from '../src/index.js';
+
+const connectString = testConnectString();
+const root = uniqueRoot('multi-lock');
+const WORKER = fileURLToPath(new URL('./workers/multiLockWorker.ts', import.meta.url));
+
+let session: ZkSession;
+let other: ZkSession;
+
+beforeAll(async () => {
+  [session, other] = await Promise.all([
+    ZkSession.connect({ connectString, sessionTimeoutMs: 4_000 }),
+    ZkSession.connect({ connectString, sessionTimeoutMs: 4_000 }),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([session?.close(), other?.close()]);
+});
+
+/** A fresh lock directory per test. */
+let counter = 0;
+const dir = (name: string) => `${root}/${++counter}-${name}`;
+
+/** The nodes in a lock directory right now ([] if it does not exist). */
+async function nodesIn(path: string): Promise<string[]> {
+  try {
+    return (await session.getChildren(path)).children;
+  } catch (err) {
+    if (isZkError(err, 'NO_NODE')) return [];
+    throw err;
+  }
+}
+
+/** Resolves once `path` has `count` children (a child watch, no polling). */
+async function childCount(path: string, count: number): Promise<void> {
+  for (;;) {
+    const changed = new Promise<void>((resolve) => {
+      void session.getChildren(path, () => resolve()).then(({ children }) => {
+        if (children.length === count) resolve();
+      });
+    });
+    await changed;
+    if ((await nodesIn(path)).length === count) return;
+  }
+}
+
+describe('InterProcessMultiLock against ZooKeeper', () => {
+  it('acquires several mutexes as one, then releases every node', async () => {
+    const paths = [dir('c'), dir('a'), dir('b')];
+    const multi = InterProcessMultiLock.fromPaths(session, paths);
+    const handle = await multi.acquire({ timeoutMs: 5_000 });
+    expect(handle.lockPaths).toEqual([...paths].sort());
+    for (const [i, path] of handle.lockPaths.entries()) {
+      expect(await nodesIn(path)).toEqual([handle.paths[i]!.slice(path.length + 1)]);
+    }
+    expect(handle.fencingTokens.every((token) => token > 0n)).toBe(true);
+    const rival = InterProcessMultiLock.fromPaths(other, [paths[1]!, paths[0]!]);
+    expect(await rival.tryAcquire({ timeoutMs: 100 })).toBeNull();
+    await handle.release();
+    for (const path of paths) expect(await nodesIn(path)).toEqual([]);
+    const rivalHandle = await rival.tryAcquire({ timeoutMs: 2_000 });
+    expect(rivalHandle?.held).toBe(true);
+    await rivalHandle!.release();
+  });
+
+  it('crossed orders in two OS processes never deadlock (canonical order)', async () => {
+    const paths = [dir('x'), dir('y'), dir('z')];
+    const barrier = dir('barrier');
+    const iterations = 25;
+    const run = (listed: string[]) =>
+      runWorkers({ script: WORKER, count: 1, args: [connectString, listed.join(','), 'canonical', String(iterations), '1', barrier, '2'] });
+    const [forward, backward] = await Promise.all([run(paths), run([...paths].reverse())]);
+    const lines = [...forward, ...backward] as Array<{ worker: string; start?: string; end?: string; done?: boolean }>;
+    const sections = lines.filter((line) => line.start !== undefined);
+    expect(sections).toHaveLength(2 * iterations);
+    expect(lines.filter((line) => line.done === true)).toHaveLength(2);
+    const intervals = sections.map((line) => ({ worker: line.worker, start: BigInt(line.start!), end: BigInt(line.end!) }));
+    expect(findOverlaps(intervals, { maxConcurrent: 1 })).toEqual([]);
+    // They really contended: the lock passed back and forth between the two processes.
+    const byStart = [...intervals].sort((x, y) => (x.start < y.start ? -1 : 1));
+    const handoffs = byStart.filter((section, i) => i > 0 && section.worker !== byStart[i - 1]!.worker).length;
+    expect(handoffs).toBeGreaterThanOrEqual(5);
+    for (const path of paths) expect(await nodesIn(path)).toEqual([]);
+  });
+
+  it('rolls back when the last member times out: earlier members released, no node left, one deadline', async () => {
+    const [a, b, c] = [dir('a'), dir('b'), dir('c')];
+    const blockerA = await new InterProcessMutex(other, a).acquire();
+    const blockerC = await new InterProcessMutex(other, c).acquire();
+    const multi = InterProcessMultiLock.fromPaths(session, [a, b, c]);
+    // a frees up after 500 ms: one deadline of 800 ms covers the wait for a AND for c, where
+    // Curator's per-member timeout would wait 500 ms + 800 ms.
+    setTimeout(() => void blockerA.release(), 500);
+    const started = performance.now();
+    const error = await multi.acquire({ timeoutMs: 800 }).catch((err: unknown) => err);
+    const elapsed = performance.now() - started;
+    expect(isZkError(error, 'LOCK_TIMEOUT')).toBe(true);
+    expect((error as Error).message).toContain(c);
+    expect(elapsed).toBeGreaterThanOrEqual(790);
+    expect(elapsed).toBeLessThan(1_250);
+    expect(await nodesIn(a)).toEqual([]);
+    expect(await nodesIn(b)).toEqual([]);
+    expect(await nodesIn(c)).toEqual([blockerC.path.slice(c.length + 1)]);
+    expect(multi.isAcquiredInThisProcess()).toBe(false);
+    await blockerC.release();
+  });
+
+  it('aborts mid-acquisition: stops at once, releases what it holds, leaves no node', async () => {
+    const [a, b, c] = [dir('a'), dir('b'), dir('c')];
+    const blockerB = await new InterProcessMutex(other, b).acquire();
+    const controller = new AbortController();
+    const multi = InterProcessMultiLock.fromPaths(session, [a, b, c]);
+    const pending = multi.acquire({ signal: controller.signal });
+    await childCount(b, 2); // our node is queued behind the blocker: we hold a and wait for b
+    expect(await nodesIn(a)).toHaveLength(1);
+    controller.abort(new Error('caller gave up'));
+    await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
+    expect(await nodesIn(a)).toEqual([]);
+    expect(await nodesIn(b)).toEqual([blockerB.path.slice(b.length + 1)]);
+    expect(await nodesIn(c)).toEqual([]);
+    await blockerB.release();
+  });
+
+  it('releases every member when one fails, and reports the failure', async () => {
+    const [a, b, c] = [dir('a'), dir('b'), dir('c')];
+    const realB = new InterProcessMutex(session, b);
+    let heldB: LockHandle | undefined;
+    // A member whose handle refuses to release (say, a lock behind a broken network).
+    const failing: MultiLockMember = {
+      path: b,
+      async acquire(options?: AcquireOptions) {
+        heldB = await realB.acquire(options);
+        return { ...fieldsOf(heldB), release: () => Promise.reject(new Error('release of b failed')), [Symbol.asyncDispose]: async () => {} };
+      },
+    };
+    const multi = new InterProcessMultiLock([new InterProcessMutex(session, a), failing, new InterProcessMutex(session, c)]);
+    const handle = await multi.acquire({ timeoutMs: 5_000 });
+    const error = await handle.release().catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(MultiReleaseError);
+    expect((error as MultiReleaseError).code).toBe('MULTI_RELEASE_FAILED');
+    expect((error as MultiReleaseError).errors.map(String)).toEqual(['Error: release of b failed']);
+    expect(await nodesIn(a)).toEqual([]);
+    expect(await nodesIn(c)).toEqual([]);
+    expect(await nodesIn(b)).toHaveLength(1); // only the failed member is still held
+    await heldB!.release();
+  });
+
+  it("session loss of a holder aborts the handle's signal and frees the locks for others", async () => {
+    const [a, b] = [dir('a'), dir('b')];
+    const doomed = await ZkSession.connect({ connectString, sessionTimeoutMs: 4_000 });
+    try {
+      const multi = InterProcessMultiLock.fromPaths(doomed, [a, b]);
+      const handle = await multi.acquire({ timeoutMs: 5_000 });
+      const lost = new Promise<Error>((resolve) => multi.once('lost', resolve));
+      const aborted = new Promise<void>((resolve) => handle.signal.addEventListener('abort', () => resolve(), { once: true }));
+      await expireSession(connectString, doomed.credentials);
+      await aborted;
+      expect(handle.signal.aborted).toBe(true);
+      expect(await lost).toBeInstanceOf(Error);
+      const rival = InterProcessMultiLock.fromPaths(other, [a, b]);
+      const rivalHandle = await rival.acquire({ timeoutMs: 10_000 });
+      await handle.release(); // ownership is gone already: releasing does not throw
+      await rivalHandle.release();
+    } finally {
+      await doomed.close();
+    }
+  });
+
+  it('the caller owns the multi-lock and every member by context: re-entrant when its members are', async () => {
+    const [a, b] = [dir('a'), dir('b')];
+    const mutexA = new InterProcessMutex(session, a);
+    const mutexB = new InterProcessMutex(session, b);
+    const multi = new InterProcessMultiLock([mutexB, mutexA]);
+    // A task started before the acquire is independent of the holder.
+    let startSibling!: () => void;
+    const gate = new Promise<void>((resolve) => (startSibling = resolve));
+    const sibling = (async () => {
+      await gate;
+      return [multi.isOwnedByCurrentContext(), await multi.release().catch((err: unknown) => err)] as const;
+    })();
+    await multi.acquire({ timeoutMs: 5_000 });
+    expect(multi.isOwnedByCurrentContext()).toBe(true);
+    expect(mutexA.isOwnedByCurrentContext()).toBe(true);
+    expect(mutexB.isOwnedByCurrentContext()).toBe(true);
+    // Re-entering a member and the multi-lock itself creates no node.
+    const innerA = await mutexA.acquire({ timeoutMs: 0 });
+    const again = await multi.acquire({ timeoutMs: 0 });
+    expect(await nodesIn(a)).toHaveLength(1);
+    expect(await nodesIn(b)).toHaveLength(1);
+    startSibling();
+    const [siblingOwns, siblingRelease] = await sibling;
+    expect(siblingOwns).toBe(false);
+    expect(isZkError(siblingRelease, 'NOT_OWNER')).toBe(true);
+    await multi.release(); // the inner acquisition
+    await innerA.release();
+    expect(await nodesIn(a)).toHaveLength(1);
+    await multi.release(); // the outer one: nodes go
+    expect(await nodesIn(a)).toEqual([]);
+    expect(await nodesIn(b)).toEqual([]);
+    expect(multi.isOwnedByCurrentContext()).toBe(false);
+    expect(again.paths).toEqual([...new Set(again.paths)]);
+  });
+
+  it('is not re-entrant over a non-re-entrant member', async () => {
+    const [a, b] = [dir('a'), dir('b')];
+    const multi = new InterProcessMultiLock([new InterProcessMutex(session, a), new InterProcessSemaphoreMutex(session, b)]);
+    const outer = await multi.acquire({ timeoutMs: 5_000 });
+    expect(await multi.tryAcquire({ timeoutMs: 200 })).toBeNull();
+    // The failed inner attempt gave back only its own re-entry of a: the outer still holds both.
+    expect(await nodesIn(a)).toHaveLength(1);
+    expect(await nodesIn(b)).toHaveLength(1);
+    await outer.release();
+    expect(await nodesIn(a)).toEqual([]);
+    expect(await nodesIn(b)).toEqual([]);
+  });
+});
+
+/** The data fields of a handle (its getters), for wrapping it. */
+function fieldsOf(handle: LockHandle) {
+  return {
+    get path() {
+      return handle.path;
+    },
+    get fencingToken() {
+      return handle.fencingToken;
+    },
+    get signal() {
+      return handle.signal;
+    },
+    get held() {
+      return handle.held;
+    },
+  };
+}
