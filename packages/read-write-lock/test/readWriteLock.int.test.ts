@@ -1,0 +1,291 @@
+import { ZkSession } from '@zk-recipes/core';
+import { InterProcessReadWriteLock, type LockHandle } from '@zk-recipes/read-write-lock';
+import { expireSession, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { childrenOf, deferred, untilChildren } from './support/zk.js';
+
+const root = uniqueRoot('read-write-lock');
+const sessions: ZkSession[] = [];
+let counter = 0;
+const freshPath = () => `${root}/lock-${++counter}`;
+
+async function connect(): Promise<ZkSession> {
+  const session = await ZkSession.connect({ connectString: testConnectString(), sessionTimeoutMs: 4000 });
+  sessions.push(session);
+  return session;
+}
+const nameOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+const sequenceOf = (path: string) => path.slice(-10);
+
+afterEach(async () => {
+  await Promise.all(sessions.splice(0).map((session) => session.close()));
+});
+afterAll(async () => {
+  const session = await ZkSession.connect({ connectString: testConnectString() });
+  for (const child of await childrenOf(session, root)) await session.delete(`${root}/${child}`).catch(() => undefined);
+  await session.delete(root).catch(() => undefined);
+  await session.close();
+});
+
+describe('InterProcessReadWriteLock', () => {
+  it('readers share; a writer waits for them, then excludes readers', async () => {
+    const [s1, s2, s3] = await Promise.all([connect(), connect(), connect()]);
+    const path = freshPath();
+    const a = new InterProcessReadWriteLock(s1, path);
+    const b = new InterProcessReadWriteLock(s2, path);
+    const c = new InterProcessReadWriteLock(s3, path);
+    expect(a.readLock()).toBe(a.readLock());
+
+    const ra = await a.readLock().acquire();
+    const rb = await b.readLock().acquire();
+    expect(nameOf(ra.path)).toMatch(/^_c_[0-9a-f-]{36}-read-\d{10}$/);
+    expect(await c.readLock().getParticipantNodes()).toEqual([ra.path, rb.path]);
+    expect(await c.writeLock().getParticipantNodes()).toEqual([]);
+
+    expect(await c.writeLock().tryAcquire()).toBeNull();
+    // tryAcquire() gives up before the create's reply; the engine deletes that node in the background.
+    await untilChildren(s3, path, (ch) => ch.length === 2);
+
+    const writing = c.writeLock().acquire();
+    const [writeNode] = (await untilChildren(s3, path, (ch) => ch.length === 3)).filter((n) => n.includes('-write-'));
+    expect(writeNode).toMatch(/^_c_[0-9a-f-]{36}-write-\d{10}$/);
+    await ra.release();
+    await rb.release();
+    const w = await writing;
+    expect(nameOf(w.path)).toBe(writeNode);
+    expect(c.writeLock().isOwnedByCurrentContext()).toBe(true);
+    expect(await a.readLock().tryAcquire()).toBeNull();
+    expect(await b.writeLock().tryAcquire()).toBeNull();
+    expect(await childrenOf(s1, path)).toEqual([writeNode]);
+    await w.release();
+    expect(await childrenOf(s1, path)).toEqual([]);
+  });
+
+  it('is strictly FIFO: readers arriving after a waiting writer queue behind it (writers are never starved)', async () => {
+    const [s1, s2, s3] = await Promise.all([connect(), connect(), connect()]);
+    const path = freshPath();
+    const r0 = await new InterProcessReadWriteLock(s1, path).readLock().acquire();
+    const order: string[] = [];
+    const writer = new InterProcessReadWriteLock(s2, path).writeLock();
+    const writing = writer.acquire().then((handle) => (order.push('writer'), handle));
+    await untilChildren(s3, path, (ch) => ch.length === 2);
+
+    // Without FIFO these readers would join r0 at once and could keep the writer out forever.
+    const late = Array.from({ length: 4 }, () => new InterProcessReadWriteLock(s3, path).readLock());
+    expect(await late[0]!.tryAcquire()).toBeNull();
+    const reading = late.map((lock, i) => lock.acquire().then((handle) => (order.push(`reader${i}`), handle)));
+    await untilChildren(s3, path, (ch) => ch.length === 6);
+
+    await r0.release();
+    const w = await writing;
+    expect(order).toEqual(['writer']);
+    await w.release();
+    const handles = await Promise.all(reading);
+    // All four hold the read lock together.
+    expect(handles.every((handle) => handle.held)).toBe(true);
+    expect(order[0]).toBe('writer');
+    for (const handle of handles) await handle.release();
+  });
+
+  it('is re-entrant by async context; another context of the process does not get the read lock while one holds the write lock', async () => {
+    const [s1, s2] = await Promise.all([connect(), connect()]);
+    const path = freshPath();
+    const rw = new InterProcessReadWriteLock(s1, path);
+    const writerHolds = deferred();
+    const letWriterGo = deferred();
+    const writer = (async () => {
+      const outer = await rw.writeLock().acquire();
+      const inner = await rw.writeLock().acquire();
+      expect(inner.path).toBe(outer.path);
+      await inner.release();
+      expect(rw.writeLock().isOwnedByCurrentContext()).toBe(true);
+      writerHolds.resolve();
+      await letWriterGo.promise;
+      await outer.release();
+    })();
+    await writerHolds.promise;
+    expect(rw.writeLock().isAcquiredInThisProcess()).toBe(true);
+    expect(rw.writeLock().isOwnedByCurrentContext()).toBe(false);
+
+    let readerHeld = false;
+    const reader = (async () => {
+      const handle = await rw.readLock().acquire();
+      readerHeld = true;
+      const nested = await rw.readLock().acquire();
+      expect(nested.path).toBe(handle.path);
+      await nested.release();
+      return handle;
+    })();
+    const listed = await untilChildren(s2, path, (ch) => ch.length === 2);
+    expect(listed.filter((n) => n.includes('-read-'))).toHaveLength(1);
+    // Its node queues behind the write node: the rule can only say "wait".
+    await s1.getChildren(path);
+    expect(readerHeld).toBe(false);
+    letWriterGo.resolve();
+    await writer;
+    const handle = await reader;
+    expect(readerHeld).toBe(true);
+    // Two independent readers of one process share the lock, each with its own node.
+    const second = await (async () => rw.readLock().acquire())();
+    expect(second.path).not.toBe(handle.path);
+    await second.release();
+    await handle.release();
+    expect(await childrenOf(s2, path)).toEqual([]);
+  });
+
+  it('independent contexts of one process exclude each other on the write lock', async () => {
+    const s1 = await connect();
+    const path = freshPath();
+    const rw = new InterProcessReadWriteLock(s1, path);
+    let inside = 0;
+    let maxInside = 0;
+    const task = async () => {
+      const handle = await rw.writeLock().acquire();
+      maxInside = Math.max(maxInside, ++inside);
+      await s1.getChildren(path); // a real round trip while holding
+      inside--;
+      await handle.release();
+    };
+    await Promise.all([task(), task(), task()]);
+    expect(maxInside).toBe(1);
+  });
+
+  it('refuses an upgrade at once with UPGRADE_NOT_SUPPORTED, leaving no node', async () => {
+    const s1 = await connect();
+    const path = freshPath();
+    const rw = new InterProcessReadWriteLock(s1, path);
+    const read = await rw.readLock().acquire();
+    await expect(rw.writeLock().acquire()).rejects.toMatchObject({ code: 'UPGRADE_NOT_SUPPORTED', name: 'UpgradeNotSupportedError' });
+    await expect(rw.writeLock().tryAcquire()).rejects.toMatchObject({ code: 'UPGRADE_NOT_SUPPORTED' });
+    expect(await childrenOf(s1, path)).toEqual([nameOf(read.path)]);
+    await read.release();
+    // Once the read lock is released the same context may take the write lock.
+    const write = await rw.writeLock().acquire();
+    await write.release();
+  });
+
+  it('CURATOR-621: after a downgrade, a writer queued behind does not get the write lock until the read lock is released', async () => {
+    const [s1, s2] = await Promise.all([connect(), connect()]);
+    const path = freshPath();
+    const a = new InterProcessReadWriteLock(s1, path);
+    const b = new InterProcessReadWriteLock(s2, path);
+
+    const aWrite = await a.writeLock().acquire();
+    let readReleaseStarted = false;
+    let bGotItEarly = false;
+    const bWriting = b.writeLock().acquire().then((handle) => {
+      bGotItEarly = !readReleaseStarted;
+      return handle;
+    });
+    await untilChildren(s1, path, (ch) => ch.length === 2);
+
+    const aRead = await a.readLock().acquire(); // downgrade: at once, though B waits
+    expect(nameOf(aRead.path)).toMatch(new RegExp(`^_c_[0-9a-f-]{36}-read-${sequenceOf(aWrite.path)}$`));
+    expect(a.readLock().isOwnedByCurrentContext() && a.writeLock().isOwnedByCurrentContext()).toBe(true);
+
+    await aWrite.release();
+    // ZooKeeper delivers B's watch event before the replies to B's session's later requests, and
+    // B's own re-listing is queued ahead of these: give B every chance to (wrongly) take the lock.
+    for (let i = 0; i < 3; i++) await s2.getChildren(path);
+    expect(bGotItEarly).toBe(false);
+    expect((await childrenOf(s1, path)).map((n) => n.replace(/^_c_[0-9a-f-]{36}-/, '').replace(/\d{10}$/, ''))).toEqual(
+      expect.arrayContaining(['read-', 'write-']),
+    );
+
+    readReleaseStarted = true;
+    await aRead.release();
+    const bWrite = await bWriting;
+    expect(bGotItEarly).toBe(false);
+    expect(await childrenOf(s1, path)).toEqual([nameOf(bWrite.path)]);
+    await bWrite.release();
+  });
+
+  it('downgrade lets readers queued behind the writer in when the write lock is released, still ahead of the next writer', async () => {
+    const [s1, s2, s3] = await Promise.all([connect(), connect(), connect()]);
+    const path = freshPath();
+    const a = new InterProcessReadWriteLock(s1, path);
+    const aWrite = await a.writeLock().acquire();
+    const reading = new InterProcessReadWriteLock(s2, path).readLock().acquire();
+    await untilChildren(s3, path, (ch) => ch.length === 2);
+    let writerHeld = false;
+    const writing = new InterProcessReadWriteLock(s3, path)
+      .writeLock()
+      .acquire()
+      .then((handle) => ((writerHeld = true), handle));
+    await untilChildren(s3, path, (ch) => ch.length === 3);
+
+    const aRead = await a.readLock().acquire();
+    await aWrite.release();
+    const reader = await reading; // shares the lock with the downgraded holder
+    expect(aRead.held && reader.held).toBe(true);
+    expect(writerHeld).toBe(false);
+    await aRead.release();
+    await s3.getChildren(path);
+    expect(writerHeld).toBe(false);
+    await reader.release();
+    const writer = await writing;
+    await writer.release();
+  });
+
+  it('timeouts and aborts leave no node behind, for readers and writers', async () => {
+    const [s1, s2] = await Promise.all([connect(), connect()]);
+    const path = freshPath();
+    const holder = await new InterProcessReadWriteLock(s1, path).writeLock().acquire();
+    const other = new InterProcessReadWriteLock(s2, path);
+    const only = [nameOf(holder.path)];
+
+    await expect(other.readLock().acquire({ timeoutMs: 100 })).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
+    expect(await childrenOf(s2, path)).toEqual(only);
+    await expect(other.writeLock().acquire({ timeoutMs: 100 })).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
+    expect(await childrenOf(s2, path)).toEqual(only);
+    expect(await other.writeLock().tryAcquire()).toBeNull();
+    expect(await other.readLock().tryAcquire()).toBeNull();
+    // tryAcquire() gives up before the create's reply; the engine deletes that node in the background.
+    await untilChildren(s2, path, (ch) => ch.length === 1);
+
+    for (const lock of [other.readLock(), other.writeLock()]) {
+      const controller = new AbortController();
+      const acquiring = lock.acquire({ signal: controller.signal });
+      await untilChildren(s2, path, (ch) => ch.length === 2);
+      controller.abort(new Error('caller gave up'));
+      await expect(acquiring).rejects.toMatchObject({ code: 'ABORTED' });
+      expect(await childrenOf(s2, path)).toEqual(only);
+    }
+    await holder.release();
+  });
+
+  it('session loss aborts the holders handle.signal and fails waiters with SESSION_LOST', async () => {
+    const [s1, s2, s3] = await Promise.all([connect(), connect(), connect()]);
+    const path = freshPath();
+    const read = await new InterProcessReadWriteLock(s2, path).readLock().acquire();
+    const writing = new InterProcessReadWriteLock(s1, path).writeLock().acquire();
+    await untilChildren(s3, path, (ch) => ch.length === 2);
+    const waiting = new InterProcessReadWriteLock(s3, path).readLock().acquire();
+    waiting.catch(() => undefined);
+    await untilChildren(s1, path, (ch) => ch.length === 3);
+
+    const signalled = new Promise<void>((resolve) => read.signal.addEventListener('abort', () => resolve(), { once: true }));
+    await expireSession(testConnectString(), s2.credentials);
+    await signalled;
+    expect(read.signal.aborted).toBe(true);
+    await read.release(); // does not throw once ownership is gone
+    const write: LockHandle = await writing;
+
+    await expireSession(testConnectString(), s3.credentials);
+    await expect(waiting).rejects.toMatchObject({ code: 'SESSION_LOST' });
+    expect(await childrenOf(s1, path)).toEqual([nameOf(write.path)]);
+    await write.release();
+  });
+
+  it("writes Curator's __READ__ / __WRIT__ names with naming: 'curator'", async () => {
+    const s1 = await connect();
+    const path = freshPath();
+    const rw = new InterProcessReadWriteLock(s1, path, { naming: 'curator' });
+    const write = await rw.writeLock().acquire();
+    const read = await rw.readLock().acquire();
+    expect(nameOf(write.path)).toMatch(/^_c_[0-9a-f-]{36}-__WRIT__\d{10}$/);
+    expect(nameOf(read.path)).toBe(`${nameOf(read.path).slice(0, 40)}__READ__${sequenceOf(write.path)}`);
+    await read.release();
+    await write.release();
+  });
+});
