@@ -356,10 +356,11 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
         body(w),
         (r, header) => {
           const results = decodeMulti(r, chroot);
-          const failedAt =
-            results.findIndex((x) => x.type === 'error' && x.err !== 0 && x.err !== -2) !== -1
-              ? results.findIndex((x) => x.type === 'error' && x.err !== 0 && x.err !== -2)
-              : results.findIndex((x) => x.type === 'error' && x.err !== 0);
+          // ZooKeeper marks the ops after the failing one RUNTIME_INCONSISTENCY (-2): report the cause.
+          const isError = (x: (typeof results)[number], skipInconsistent: boolean): boolean =>
+            x.type === 'error' && x.err !== 0 && !(skipInconsistent && x.err === -2);
+          let failedAt = results.findIndex((x) => isError(x, true));
+          if (failedAt === -1) failedAt = results.findIndex((x) => isError(x, false));
           if (failedAt !== -1) {
             const failed = results[failedAt] as { err: number };
             return fromZkCode(failed.err, 'transaction', ops[failedAt]?.path);
@@ -650,6 +651,11 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
    */
   private emitSafe<E extends keyof ZkSessionEvents>(event: E, ...args: Parameters<ZkSessionEvents[E]>): void {
     this.emitQueue.push(() => {
+      if (event === 'error' && this.rawListeners('error').length === 0) {
+        // Never throw for an unheard 'error' (Node would); but do not hide it either.
+        process.emitWarning(`ZkSession error with no 'error' listener: ${String(args[0])}`);
+        return;
+      }
       for (const { fn, context, once } of this.rawListeners(event)) {
         if (once) this.removeListener(event, fn as never, context, true);
         try {
