@@ -1,0 +1,124 @@
+/**
+ * A real standalone ZooKeeper server (a JVM) on a free loopback port with a temporary data dir,
+ * for tests: ours and our users'.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseTestingOptions, TestingServerOptionsSchema, type ResolvedServerOptions, type TestingServerOptions } from './options.js';
+import { freePort } from './ports.js';
+import { writeServerConfig } from './serverConfig.js';
+import { ServerStartError, ZooKeeperProcess } from './ZooKeeperProcess.js';
+import { findZooKeeper } from './zookeeperInstall.js';
+
+/** Attempts when the chosen free port is taken by someone else before the JVM binds it. */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * A running ZooKeeper server.
+ *
+ * ```ts
+ * const server = await TestingServer.start({ forceSync: false });
+ * try { ...connect to server.connectString... } finally { await server.stop(); }
+ * ```
+ */
+export class TestingServer {
+  private removed = false;
+
+  private constructor(
+    private readonly process: ZooKeeperProcess,
+    private readonly options: ResolvedServerOptions,
+    /** Temporary directory holding the snapshots, transaction logs, zoo.cfg and zookeeper.log. */
+    readonly dataDir: string,
+    /** The client port (on 127.0.0.1). */
+    readonly port: number,
+  ) {}
+
+  /**
+   * Starts a server and resolves once it serves requests (`srvr` reports `Mode: standalone`).
+   * @throws ZooKeeperNotFoundError (naming the install command) when ZooKeeper or Java is missing.
+   */
+  static async start(options?: TestingServerOptions): Promise<TestingServer> {
+    const opts = parseTestingOptions(TestingServerOptionsSchema, options, 'TestingServer.start');
+    const install = findZooKeeper();
+    for (let attempt = 1; ; attempt++) {
+      const port = opts.port ?? (await freePort());
+      const dir = mkdtempSync(join(tmpdir(), 'zkr-server-'));
+      const configFile = writeServerConfig({
+        dir,
+        dataDir: dir,
+        clientPort: port,
+        tickTimeMs: opts.tickTimeMs,
+        minSessionTimeoutMs: opts.minSessionTimeoutMs,
+        maxSessionTimeoutMs: opts.maxSessionTimeoutMs,
+        forceSync: opts.forceSync,
+        extraConfig: opts.extraConfig,
+      });
+      const proc = new ZooKeeperProcess({
+        install,
+        dir,
+        configFile,
+        clientPort: port,
+        systemProperties: opts.systemProperties,
+        servingModes: ['standalone'],
+      });
+      try {
+        proc.spawn();
+        await proc.waitServing(opts.startTimeoutMs);
+        return new TestingServer(proc, opts, dir, port);
+      } catch (err) {
+        await proc.kill();
+        rmSync(dir, { recursive: true, force: true });
+        const retry = err instanceof ServerStartError && err.addressInUse && opts.port === undefined && attempt < PORT_ATTEMPTS;
+        if (!retry) throw err;
+      }
+    }
+  }
+
+  /** `127.0.0.1:<port>`. */
+  get connectString(): string {
+    return `127.0.0.1:${this.port}`;
+  }
+
+  /** PID of the server JVM (-1 after kill/stop). */
+  get pid(): number {
+    return this.process.pid;
+  }
+
+  /** Stops the server (SIGTERM, then SIGKILL) and deletes its data dir. Idempotent. */
+  async stop(): Promise<void> {
+    await this.process.stop();
+    if (!this.removed) {
+      this.removed = true;
+      rmSync(this.dataDir, { recursive: true, force: true });
+    }
+  }
+
+  /** SIGKILL: the server dies at once, as in a crash. The data dir stays for {@link restart}. */
+  async kill(): Promise<void> {
+    await this.process.kill();
+  }
+
+  /** Stops the server if it runs, then starts it again on the same port and data dir. */
+  async restart(): Promise<void> {
+    if (this.removed) throw new Error('TestingServer.restart: the server was stopped and its data dir removed');
+    await this.process.stop();
+    this.process.spawn();
+    await this.process.waitServing(this.options.startTimeoutMs);
+  }
+
+  /** SIGSTOP: the server hangs with its connections open. */
+  pause(): void {
+    this.process.pause();
+  }
+
+  /** SIGCONT after {@link pause}. */
+  resume(): void {
+    this.process.resume();
+  }
+
+  /** `await using server = await TestingServer.start()`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+}

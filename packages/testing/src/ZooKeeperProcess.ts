@@ -1,0 +1,185 @@
+/**
+ * One ZooKeeper server JVM: spawn from a config file, wait until it serves, and the fault
+ * operations (SIGKILL, SIGSTOP/SIGCONT, graceful stop, restart). TestingServer and every
+ * TestingCluster member are built on it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fourLetterWord, parseMode } from './fourLetterWord.js';
+import { guardChild } from './processGuard.js';
+import type { ZooKeeperInstall } from './zookeeperInstall.js';
+
+/**
+ * JVM flags: a small heap, and the serial collector (one GC thread; fastest start on 2 cores).
+ * -XX:TieredStopAtLevel=1 was measured and did not start measurably faster (1.0-2.0 s either way
+ * on a loaded 2-core machine) while it would slow the server under benchmark load, so it is off.
+ */
+export const DEFAULT_JVM_FLAGS: readonly string[] = ['-Xmx256m', '-XX:+UseSerialGC'];
+
+/** The server main class; it runs standalone when the config names no peers. */
+const MAIN_CLASS = 'org.apache.zookeeper.server.quorum.QuorumPeerMain';
+
+export interface ZooKeeperProcessConfig {
+  install: ZooKeeperInstall;
+  /** Holds zoo.cfg, the logging configs, zookeeper.log and zookeeper.out. */
+  dir: string;
+  configFile: string;
+  clientPort: number;
+  systemProperties: Record<string, string>;
+  /** Modes `srvr` must report before the server counts as serving. */
+  servingModes: readonly string[];
+}
+
+/** Thrown when a server does not come up; carries the tail of its logs. */
+export class ServerStartError extends Error {
+  readonly code = 'SERVER_START_FAILED';
+  /** True when the log says the port was taken (the caller may retry on other ports). */
+  readonly addressInUse: boolean;
+  constructor(message: string, addressInUse: boolean) {
+    super(message);
+    this.name = 'ServerStartError';
+    this.addressInUse = addressInUse;
+  }
+}
+
+export class ZooKeeperProcess {
+  private child: ChildProcess | null = null;
+  private exited: Promise<void> = Promise.resolve();
+  private disarm: () => void = () => undefined;
+  private paused = false;
+
+  constructor(readonly config: ZooKeeperProcessConfig) {}
+
+  /** PID of the running JVM, or -1 when none runs. */
+  get pid(): number {
+    return this.child?.pid ?? -1;
+  }
+
+  /** Whether a JVM is running (possibly paused). */
+  get running(): boolean {
+    return this.child !== null;
+  }
+
+  /** Spawns the JVM (does not wait for it to serve). */
+  spawn(): void {
+    if (this.child !== null) throw new Error(`server on port ${this.config.clientPort} is already running`);
+    const { install, dir, configFile, systemProperties } = this.config;
+    const props: Record<string, string> = {
+      'zookeeper.log.dir': dir,
+      'zookeeper.root.logger': 'INFO,FILE',
+      'log4j.configuration': `file:${join(dir, 'log4j.properties')}`,
+      'logback.configurationFile': join(dir, 'logback.xml'),
+      'zookeeper.admin.enableServer': 'false',
+      'zookeeper.jmx.log4j.disable': 'true',
+      'java.net.preferIPv4Stack': 'true',
+      // Transaction logs preallocate 64 MB by default; tests write little.
+      'zookeeper.preAllocSize': '4096',
+      ...systemProperties,
+    };
+    const args = [...DEFAULT_JVM_FLAGS, ...Object.entries(props).map(([k, v]) => `-D${k}=${v}`), '-cp', install.classpath, MAIN_CLASS, configFile];
+    // JVM stdout/stderr (start-up failures, log4j warnings) go to a file, not the test output.
+    const out = openSync(join(dir, 'zookeeper.out'), 'a');
+    let child: ChildProcess;
+    try {
+      child = spawn(install.javaBin, args, { cwd: dir, stdio: ['ignore', out, out], detached: false });
+    } finally {
+      closeSync(out);
+    }
+    if (child.pid === undefined) throw new ServerStartError(`could not spawn ${install.javaBin}`, false);
+    this.child = child;
+    this.paused = false;
+    this.disarm = guardChild(child.pid);
+    this.exited = new Promise<void>((resolve) => {
+      child.once('exit', () => {
+        if (this.child === child) this.child = null;
+        this.disarm();
+        resolve();
+      });
+      child.once('error', () => {
+        if (this.child === child) this.child = null;
+        resolve();
+      });
+    });
+  }
+
+  /**
+   * Polls `srvr` until the server reports one of the serving modes. Fails at once if the JVM
+   * exits, and after `timeoutMs` otherwise, with the tail of the server's logs.
+   */
+  async waitServing(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let gone = false;
+    void this.exited.then(() => (gone = true));
+    for (;;) {
+      if (gone || this.child === null) throw this.startError('exited during start-up');
+      try {
+        const mode = parseMode(await fourLetterWord('127.0.0.1', this.config.clientPort, 'srvr', 1_000));
+        if (mode !== null && this.config.servingModes.includes(mode)) return;
+      } catch {
+        // Not listening yet.
+      }
+      if (Date.now() > deadline) throw this.startError(`not serving after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Current `srvr` mode, or null when it does not answer or is not serving. */
+  async mode(): Promise<string | null> {
+    if (this.child === null || this.paused) return null;
+    try {
+      return parseMode(await fourLetterWord('127.0.0.1', this.config.clientPort, 'srvr', 1_000));
+    } catch {
+      return null;
+    }
+  }
+
+  /** SIGKILL; resolves when the JVM is gone. Keeps the data dir. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (child === null) return;
+    child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  /** SIGTERM (ZooKeeper shuts down cleanly), SIGKILL after `graceMs`; resolves when gone. */
+  async stop(graceMs = 5_000): Promise<void> {
+    const child = this.child;
+    if (child === null) return;
+    // A stopped process does not handle SIGTERM; nothing graceful is possible then.
+    if (this.paused) return this.kill();
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  /** SIGSTOP: the JVM freezes with its sockets open (a hung server, not a dead one). */
+  pause(): void {
+    if (this.child === null) throw new Error(`server on port ${this.config.clientPort} is not running`);
+    this.child.kill('SIGSTOP');
+    this.paused = true;
+  }
+
+  /** SIGCONT. */
+  resume(): void {
+    if (this.child === null) throw new Error(`server on port ${this.config.clientPort} is not running`);
+    this.child.kill('SIGCONT');
+    this.paused = false;
+  }
+
+  private startError(what: string): ServerStartError {
+    const tail = (file: string): string => {
+      const path = join(this.config.dir, file);
+      if (!existsSync(path)) return '';
+      const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+      return lines.slice(-25).join('\n');
+    };
+    const logs = `${tail('zookeeper.out')}\n${tail('zookeeper.log')}`.trim();
+    const addressInUse = /Address already in use|BindException/.test(logs);
+    return new ServerStartError(
+      `ZooKeeper server on 127.0.0.1:${this.config.clientPort} ${what} (logs in ${this.config.dir}):\n${logs}`,
+      addressInUse,
+    );
+  }
+}
