@@ -5,14 +5,13 @@ import { parseOptions } from './parseOptions.js';
 
 /** Options of {@link boundedExponentialBackoff}. */
 export const BoundedExponentialBackoffOptionsSchema = z
-  .object({
+  .strictObject({
     baseSleepMs: z.number().int().positive(),
     /** Required here: the whole point of this variant is a bounded delay. */
     maxSleepMs: z.number().int().positive(),
     maxRetries: z.number().int().min(0).max(EXPONENTIAL_BACKOFF_MAX_RETRIES),
     random: z.custom<() => number>((v) => typeof v === 'function', 'must be a function').optional(),
   })
-  .strict()
   .refine((o) => o.maxSleepMs >= o.baseSleepMs, {
     path: ['maxSleepMs'],
     message: 'must be at least baseSleepMs',

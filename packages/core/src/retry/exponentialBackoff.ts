@@ -10,7 +10,7 @@ export const EXPONENTIAL_BACKOFF_MAX_RETRIES = 29;
 
 /** Options of {@link exponentialBackoff}. */
 export const ExponentialBackoffOptionsSchema = z
-  .object({
+  .strictObject({
     /** Unit of the randomised delay, in ms. */
     baseSleepMs: z.number().int().positive(),
     /** Retries before giving up (0..29). */
@@ -19,8 +19,7 @@ export const ExponentialBackoffOptionsSchema = z
     maxSleepMs: z.number().int().positive().default(2 ** 31 - 1),
     /** Source of randomness in [0, 1); injectable for tests. */
     random: z.custom<() => number>((v) => typeof v === 'function', 'must be a function').optional(),
-  })
-  .strict();
+  });
 
 /** Input type of {@link exponentialBackoff}. */
 export type ExponentialBackoffOptions = z.input<typeof ExponentialBackoffOptionsSchema>;

@@ -4,11 +4,10 @@ import { parseOptions } from './parseOptions.js';
 
 /** Options of {@link retryForever}. */
 export const RetryForeverOptionsSchema = z
-  .object({
+  .strictObject({
     /** Fixed delay before each retry, in ms. */
     sleepMs: z.number().int().min(0),
-  })
-  .strict();
+  });
 
 /** Input type of {@link retryForever}. */
 export type RetryForeverOptions = z.input<typeof RetryForeverOptionsSchema>;

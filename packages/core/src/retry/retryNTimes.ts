@@ -4,13 +4,12 @@ import { parseOptions } from './parseOptions.js';
 
 /** Options of {@link retryNTimes}. */
 export const RetryNTimesOptionsSchema = z
-  .object({
+  .strictObject({
     /** Retries before giving up. */
     n: z.number().int().min(0),
     /** Fixed delay before each retry, in ms. */
     sleepMs: z.number().int().min(0),
-  })
-  .strict();
+  });
 
 /** Input type of {@link retryNTimes}. */
 export type RetryNTimesOptions = z.input<typeof RetryNTimesOptionsSchema>;

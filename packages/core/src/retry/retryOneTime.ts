@@ -5,11 +5,10 @@ import { fixedDelayPolicy } from './retryNTimes.js';
 
 /** Options of {@link retryOneTime}. */
 export const RetryOneTimeOptionsSchema = z
-  .object({
+  .strictObject({
     /** Delay before the single retry, in ms. */
     sleepMs: z.number().int().min(0),
-  })
-  .strict();
+  });
 
 /** Input type of {@link retryOneTime}. */
 export type RetryOneTimeOptions = z.input<typeof RetryOneTimeOptionsSchema>;

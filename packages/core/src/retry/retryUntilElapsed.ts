@@ -4,13 +4,12 @@ import { parseOptions } from './parseOptions.js';
 
 /** Options of {@link retryUntilElapsed}. */
 export const RetryUntilElapsedOptionsSchema = z
-  .object({
+  .strictObject({
     /** No retry is started once this much time has passed since the first attempt, in ms. */
     maxElapsedMs: z.number().int().min(0),
     /** Fixed delay before each retry, in ms. */
     sleepMs: z.number().int().min(0),
-  })
-  .strict();
+  });
 
 /** Input type of {@link retryUntilElapsed}. */
 export type RetryUntilElapsedOptions = z.input<typeof RetryUntilElapsedOptionsSchema>;
