@@ -1,0 +1,347 @@
+import { ZkSession } from '@zk-recipes/core';
+import { expireSession, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+// Not (yet) re-exported by the package index.
+import { FaultProxy } from '../../testing/src/FaultProxy.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InterProcessSemaphore, SharedCount, type Lease } from '../src/index.js';
+
+// ZooKeeper's CREATE2 opcode: what ZkSession sends for an ephemeral-sequential create.
+const OP_CREATE2 = 15;
+
+const root = uniqueRoot('semaphore');
+const sessions: ZkSession[] = [];
+let main: ZkSession;
+
+async function connect(connectString = testConnectString()): Promise<ZkSession> {
+  const session = await ZkSession.connect({ connectString, sessionTimeoutMs: 4000 });
+  sessions.push(session);
+  return session;
+}
+
+interface WakeUps {
+  /** Watch notifications delivered (each one wakes the waiting process up). */
+  count: number;
+  /** Children count of the latest listing that set a directory watch (-1: none yet). */
+  watchedListing: number;
+}
+
+/** Counts the watch notifications a session delivers, and notes its directory watches. */
+function countWakeUps(session: ZkSession): WakeUps {
+  const counter: WakeUps = { count: 0, watchedListing: -1 };
+  for (const method of ['getChildren', 'getData', 'exists'] as const) {
+    const original = session[method].bind(session) as (path: string, watcher?: (event: unknown) => void) => Promise<unknown>;
+    (session as unknown as Record<string, unknown>)[method] = (path: string, watcher?: (event: unknown) => void) => {
+      const reply = original(
+        path,
+        watcher &&
+          ((event: unknown) => {
+            counter.count++;
+            watcher(event);
+          }),
+      );
+      if (method !== 'getChildren' || watcher === undefined) return reply;
+      return reply.then((result) => {
+        counter.watchedListing = (result as { children: string[] }).children.length;
+        return result;
+      });
+    };
+  }
+  return counter;
+}
+
+/** Resolves once `condition()` holds (checked after each turn of the event loop). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Resolves once the semaphore lists `n` participant nodes (a waiter's node is in place). */
+async function untilParticipants(sem: InterProcessSemaphore, n: number): Promise<string[]> {
+  for (;;) {
+    const nodes = await sem.getParticipantNodes();
+    if (nodes.length === n) return nodes;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+beforeAll(async () => {
+  main = await connect();
+});
+
+afterAll(async () => {
+  await Promise.all(sessions.map((s) => s.close().catch(() => undefined)));
+});
+
+describe('InterProcessSemaphore (queue layout)', () => {
+  it('grants maxLeases leases, refuses the next, and hands a released lease to the next waiter', async () => {
+    const sem = new InterProcessSemaphore(main, `${root}/basic`, { maxLeases: 2 });
+    const a = await sem.acquire();
+    const b = await sem.acquire();
+    expect(await sem.tryAcquire()).toBeNull();
+    const waiting = sem.acquire();
+    await untilParticipants(sem, 3);
+    await a.release();
+    const c = await waiting;
+    expect(await sem.getParticipantNodes()).toEqual([b.path, c.path]);
+    await expect(a.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
+    await b.release();
+    await c.release();
+    expect(await sem.getParticipantNodes()).toEqual([]);
+  });
+
+  it('releases a lease by `await using`', async () => {
+    const sem = new InterProcessSemaphore(main, `${root}/using`, { maxLeases: 1 });
+    {
+      await using lease = await sem.acquire();
+      expect(lease.held).toBe(true);
+      expect(await sem.tryAcquire()).toBeNull();
+    }
+    const again = await sem.tryAcquire();
+    expect(again).not.toBeNull();
+    await again!.release();
+  });
+
+  it('rejects a client whose maxLeases disagrees with the recorded one', async () => {
+    const path = `${root}/inconsistent`;
+    const first = await new InterProcessSemaphore(main, path, { maxLeases: 3 }).acquire();
+    await expect(new InterProcessSemaphore(main, path, { maxLeases: 4 }).acquire()).rejects.toMatchObject({
+      code: 'INCONSISTENT_MAX_LEASES',
+    });
+    await first.release();
+    // The record outlives the leases: a later client with another value is still refused.
+    await expect(new InterProcessSemaphore(main, path, { maxLeases: 2 }).tryAcquire()).rejects.toMatchObject({
+      code: 'INCONSISTENT_MAX_LEASES',
+    });
+  });
+
+  it('acquireMany(n) holds n leases backed by one node, deleted with the last release', async () => {
+    const sem = new InterProcessSemaphore(main, `${root}/many`, { maxLeases: 3 });
+    const leases = await sem.acquireMany(3);
+    expect(leases).toHaveLength(3);
+    expect(new Set(leases.map((l) => l.path)).size).toBe(1);
+    expect(await sem.tryAcquire()).toBeNull();
+    await leases[0]!.release();
+    await leases[1]!.release();
+    expect(await sem.getParticipantNodes()).toHaveLength(1);
+    await leases[2]!.release();
+    expect(await sem.getParticipantNodes()).toEqual([]);
+    await expect(sem.acquireMany(4)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+
+  it('acquireMany cannot deadlock: two clients asking for more than half both complete, never together', async () => {
+    const path = `${root}/no-deadlock`;
+    const clients = [new InterProcessSemaphore(await connect(), path, { maxLeases: 3 }), new InterProcessSemaphore(await connect(), path, { maxLeases: 3 })];
+    const single = new InterProcessSemaphore(main, path, { maxLeases: 3 });
+    // One lease taken first, so that neither request for two fits at once beside the other.
+    const blocker = await single.acquire();
+    let together = 0;
+    let holding = 0;
+    const rounds = clients.map(async (sem) => {
+      for (let i = 0; i < 5; i++) {
+        const leases = await sem.acquireMany(2, { timeoutMs: 20_000 });
+        holding++;
+        together = Math.max(together, holding);
+        await new Promise((resolve) => setImmediate(resolve));
+        holding--;
+        await Promise.all(leases.map((l) => l.release()));
+      }
+    });
+    await untilParticipants(single, 3);
+    await blocker.release();
+    await Promise.all(rounds);
+    expect(together).toBe(1);
+    expect(await single.getParticipantNodes()).toEqual([]);
+  });
+
+  it('is FIFO: a request for many at the head is not overtaken by single leases behind it', async () => {
+    const sem = new InterProcessSemaphore(main, `${root}/fifo`, { maxLeases: 3 });
+    const first = await sem.acquire();
+    const order: string[] = [];
+    const big = sem.acquireMany(3).then((l) => (order.push('big'), l));
+    await untilParticipants(sem, 2);
+    const small = sem.acquire().then((l) => (order.push('small'), l));
+    await untilParticipants(sem, 3);
+    await first.release();
+    const bigLeases = await big;
+    expect(order).toEqual(['big']);
+    await Promise.all(bigLeases.map((l) => l.release()));
+    await (await small).release();
+    expect(order).toEqual(['big', 'small']);
+  });
+
+  it('leaves no node behind on timeout or abort', async () => {
+    const sem = new InterProcessSemaphore(main, `${root}/leak-timeout`, { maxLeases: 1 });
+    const holder = await sem.acquire();
+    await expect(sem.acquire({ timeoutMs: 150 })).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
+    expect(await sem.getParticipantNodes()).toEqual([holder.path]);
+    expect(await sem.tryAcquire({ timeoutMs: 100 })).toBeNull();
+    expect(await sem.getParticipantNodes()).toEqual([holder.path]);
+
+    const controller = new AbortController();
+    const waiting = sem.acquireMany(1, { signal: controller.signal });
+    await untilParticipants(sem, 2);
+    controller.abort(new Error('no longer needed'));
+    await expect(waiting).rejects.toMatchObject({ code: 'ABORTED' });
+    expect(await sem.getParticipantNodes()).toEqual([holder.path]);
+    await holder.release();
+  });
+
+  it('leaves no node behind when the waiting session is lost, and the lease signal fires for a holder', async () => {
+    const path = `${root}/leak-session`;
+    const sem = new InterProcessSemaphore(main, path, { maxLeases: 1 });
+    const holder = await sem.acquire();
+    const doomed = await connect();
+    const doomedSem = new InterProcessSemaphore(doomed, path, { maxLeases: 1 });
+    const failure = doomedSem.acquire().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    await untilParticipants(sem, 2);
+    await expireSession(testConnectString(), doomed.credentials);
+    expect(await failure).toMatchObject({ code: 'SESSION_LOST' });
+    expect(await sem.getParticipantNodes()).toEqual([holder.path]);
+    await holder.release();
+
+    // A holder learns of the loss through its lease's signal.
+    const lease = await doomedSem.acquire();
+    const lost = new Promise((resolve) => lease.signal.addEventListener('abort', resolve, { once: true }));
+    await expireSession(testConnectString(), doomed.credentials);
+    await lost;
+    await lease.release(); // does not throw for a lost lease
+    expect(await sem.getParticipantNodes()).toEqual([]);
+  });
+
+  it('leaves no orphan when the reply to the create is lost to a connection drop', async () => {
+    const [host, port] = testConnectString().split(',')[0]!.split(':');
+    const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+    try {
+      const session = await connect(proxy.connectString);
+      const sem = new InterProcessSemaphore(session, `${root}/leak-lost-reply`, { maxLeases: 2 });
+      await sem.tryAcquire().then((l) => l?.release()); // records maxLeases: the next create is the lease
+      const cut = proxy.cutAfterNextRequest(OP_CREATE2);
+      const acquiring = sem.acquire({ timeoutMs: 20_000 });
+      await cut;
+      const lease = await acquiring;
+      // Exactly one node: the one the lost create made, adopted by GUID.
+      expect(await new InterProcessSemaphore(main, `${root}/leak-lost-reply`, { maxLeases: 2 }).getParticipantNodes()).toEqual([lease.path]);
+      await lease.release();
+      expect(await sem.getParticipantNodes()).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('hands freed leases on at once: three releases together admit the three first waiters while the rest wait', async () => {
+    const path = `${root}/prompt`;
+    const sem = new InterProcessSemaphore(main, path, { maxLeases: 3 });
+    const holders = await Promise.all([sem.acquire(), sem.acquire(), sem.acquire()]);
+    const waiterSessions = await Promise.all(Array.from({ length: 6 }, () => connect()));
+    const waiters: Array<Promise<Lease>> = [];
+    for (const [i, session] of waiterSessions.entries()) {
+      waiters.push(new InterProcessSemaphore(session, path, { maxLeases: 3 }).acquire());
+      await untilParticipants(sem, 4 + i); // enqueue in a known order
+    }
+    const granted: number[] = [];
+    waiters.forEach((w, i) => void w.then(() => granted.push(i)));
+    const released = performance.now();
+    await Promise.all(holders.map((h) => h.release()));
+    const firstThree = await Promise.all(waiters.slice(0, 3));
+    const latencyMs = performance.now() - released;
+    expect(granted.sort()).toEqual([0, 1, 2]);
+    expect(latencyMs).toBeLessThan(2000);
+    await Promise.all(firstThree.map((l) => l.release()));
+    await Promise.all((await Promise.all(waiters.slice(3))).map((l) => l.release()));
+  });
+
+  it('a release wakes at most one waiting process (no herd)', async () => {
+    const path = `${root}/herd`;
+    const sem = new InterProcessSemaphore(main, path, { maxLeases: 1 });
+    let lease = await sem.acquire();
+    const waiterCount = 5;
+    const counters: Array<{ count: number }> = [];
+    const waiters: Array<Promise<Lease>> = [];
+    for (let i = 0; i < waiterCount; i++) {
+      const session = await connect();
+      counters.push(countWakeUps(session));
+      waiters.push(new InterProcessSemaphore(session, path, { maxLeases: 1 }).acquire());
+      await untilParticipants(sem, 2 + i);
+    }
+    const perRelease: number[] = [];
+    for (let i = 0; i < waiterCount; i++) {
+      // Waiter i is the first waiter: it watches the directory (holder + waiters i..).
+      await until(() => counters[i]!.watchedListing === waiterCount - i + 1);
+      const before = counters.map((c) => c.count);
+      await lease.release();
+      lease = await waiters[i]!;
+      // The new holder's nudge promotes waiter i+1, which then watches the directory.
+      if (i + 1 < waiterCount) await until(() => counters[i + 1]!.watchedListing === waiterCount - i);
+      const woken = counters.map((c, j) => c.count - before[j]!);
+      perRelease.push(woken.reduce((a, b) => a + b, 0));
+      // Waiters further back than the next one were not woken at all.
+      expect(woken.slice(i + 2)).toEqual(new Array(Math.max(0, waiterCount - i - 2)).fill(0));
+    }
+    await lease.release();
+    // Per release: the first waiter's directory watch, plus the nudge that promotes the next one.
+    expect(Math.max(...perRelease)).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('InterProcessSemaphore with a SharedCount', () => {
+  it('raising the shared count wakes waiters at once', async () => {
+    const count = new SharedCount(main, `${root}/count`, { seedValue: 1 });
+    await count.start();
+    const sem = new InterProcessSemaphore(main, `${root}/counted`, { count });
+    const holder = await sem.acquire();
+    const other = await connect();
+    const otherCount = new SharedCount(other, `${root}/count`, { seedValue: 1 });
+    const otherSem = new InterProcessSemaphore(other, `${root}/counted`, { count: otherCount });
+    const waiting = [otherSem.acquire(), otherSem.acquire()];
+    await untilParticipants(sem, 3);
+    const { version } = count.getVersionedValue();
+    expect(await count.trySetCount(3, version)).toBe(true);
+    expect(await count.trySetCount(4, version)).toBe(false); // stale version
+    const leases = await Promise.all(waiting);
+    expect(otherCount.getCount()).toBe(3);
+    expect(await sem.getParticipantNodes()).toHaveLength(3);
+    await Promise.all([holder, ...leases].map((l) => l.release()));
+    count.close();
+    otherCount.close();
+  });
+
+  it('emits changed events for every change, its own and others', async () => {
+    const a = new SharedCount(main, `${root}/events`, { seedValue: 5 });
+    const b = new SharedCount(await connect(), `${root}/events`, { seedValue: 99 });
+    await a.start();
+    await b.start(); // the node exists: b's seed is not written
+    expect(b.getCount()).toBe(5);
+    const seen: number[] = [];
+    b.on('changed', (n) => seen.push(n));
+    for (const n of [6, 7, 8]) {
+      const next = new Promise((resolve) => b.once('changed', resolve));
+      await a.setCount(n);
+      await next;
+    }
+    expect(seen).toEqual([6, 7, 8]);
+    a.close();
+    b.close();
+  });
+});
+
+describe('InterProcessSemaphore (curator layout)', () => {
+  it('uses Curator InterProcessSemaphoreV2 names and leaves neither lease nor lock node on timeout', async () => {
+    const path = `${root}/curator`;
+    const sem = new InterProcessSemaphore(main, path, { maxLeases: 2, layout: 'curator' });
+    const [a, b] = await sem.acquireMany(2);
+    expect(a!.path).toMatch(new RegExp(`^${path}/leases/_c_[0-9a-f-]{36}-lease-\\d{10}$`));
+    expect(a!.path).not.toBe(b!.path);
+    await expect(sem.acquire({ timeoutMs: 150 })).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
+    expect(await sem.getParticipantNodes()).toEqual([a!.path, b!.path]);
+    expect((await main.getChildren(`${path}/locks`)).children).toEqual([]);
+    const waiting = sem.acquire();
+    await untilParticipants(sem, 3);
+    await a!.release();
+    const c = await waiting;
+    await b!.release();
+    await c.release();
+    expect(await sem.getParticipantNodes()).toEqual([]);
+  });
+});
