@@ -54,9 +54,18 @@ export class LivenessWatchdog {
     const every = Math.max(20, Math.min(250, Math.floor(sessionTimeoutMs / 20)));
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      const verdict = judge(this.sample());
-      if (verdict !== 'ok') this.act(verdict);
-      if (this.running) this.schedule();
+      if (judge(this.sample()) === 'ok') {
+        if (this.running) this.schedule();
+        return;
+      }
+      // Timers run before I/O in the event loop: after a long stall of ours, the server's bytes may
+      // be sitting unread. Judge again after the poll phase so they count before we act.
+      setImmediate(() => {
+        if (!this.running) return;
+        const verdict = judge(this.sample());
+        if (verdict !== 'ok') this.act(verdict);
+        if (this.running) this.schedule();
+      });
     }, every);
     this.timer.unref();
   }

@@ -132,6 +132,31 @@ describe('session loss', () => {
     }
   });
 
+  it('a stall of our own event loop is not mistaken for a silent server (bytes read before the watchdog acts)', async () => {
+    const s = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 3000 });
+    try {
+      const timeout = s.negotiatedSessionTimeoutMs;
+      const states: string[] = [];
+      s.on('state', (st) => states.push(st));
+      const reply = s.getData(root);
+      // Block for longer than the read timeout (2/3) but less than the session timeout: the reply
+      // arrives meanwhile and waits in the socket while our timers are already overdue.
+      const end = Date.now() + Math.floor(timeout * 0.75);
+      while (Date.now() < end) {
+        // busy: this stall IS the scenario
+      }
+      await reply;
+      // Two more round trips spanning several watchdog ticks.
+      await s.exists(root);
+      await new Promise((r) => setTimeout(r, 300));
+      await s.exists(root);
+      expect(states).toEqual([]);
+      expect(s.state).toBe('connected');
+    } finally {
+      await s.close();
+    }
+  });
+
   it('dropped connections: suspended then reconnected, calls issued meanwhile complete', async () => {
     const proxy = await FaultProxy.start({ targetPort: server.port });
     const s = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
