@@ -12,6 +12,7 @@ import { delimiter, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { guardChild } from './processGuard.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -209,20 +210,6 @@ export interface CuratorWorker {
   stop(graceMs?: number): Promise<void>;
 }
 
-// Workers still running, so that a crashing test run does not leave JVMs behind.
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const child of live) {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
-  });
-}
-
 /**
  * Compiles the programs if needed and starts `CuratorWorker <args>`, e.g.
  * `['--wait-go', 'mutex', connectString, '/locks/a', '100', '5']`.
@@ -237,8 +224,8 @@ export async function spawnCuratorWorker(
     env: options.env ?? process.env,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  installExitHook();
-  live.add(child);
+  // A JVM left behind by a crashed test run would hold its ZooKeeper session and locks.
+  const disarm = child.pid === undefined ? (): void => undefined : guardChild(child.pid);
 
   const lines: CuratorLine[] = [];
   let stderr = '';
@@ -249,7 +236,7 @@ export async function spawnCuratorWorker(
 
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('close', (code, signal) => {
-      live.delete(child);
+      disarm();
       resolve({ code, signal });
     });
   });
