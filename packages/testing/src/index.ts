@@ -7,3 +7,4 @@ export * from './uniqueRoot.js';
 export * from './testConnectString.js';
 export { ServerStartError } from './ZooKeeperProcess.js';
 export * from './java.js';
+export { FaultProxy, type FaultProxyOptions, type FrameRecord } from './FaultProxy.js';
