@@ -56,7 +56,7 @@ describe('InterProcessReadWriteLock', () => {
     expect(c.writeLock().isOwnedByCurrentContext()).toBe(true);
     expect(await a.readLock().tryAcquire()).toBeNull();
     expect(await b.writeLock().tryAcquire()).toBeNull();
-    expect(await childrenOf(s1, path)).toEqual([writeNode]);
+    expect(await untilChildren(s1, path, (ch) => ch.length === 1)).toEqual([writeNode]);
     await w.release();
     expect(await childrenOf(s1, path)).toEqual([]);
   });

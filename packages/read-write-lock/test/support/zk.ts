@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { isZkError, listAndWatchChildren, type ZkSession } from '@zk-recipes/core';
 
 /** The children of `path` ([] when it does not exist), sorted by name. */
@@ -30,4 +31,31 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
+}
+
+/**
+ * Resolves once some session has a watch on `path`, asking the server with the `wchp` four-letter
+ * word (watches by path) every 20 ms until it does.
+ * Used to know that another process (e.g. a JVM) has decided to wait for a node.
+ */
+export async function untilWatched(connectString: string, path: string, timeoutMs = 15_000): Promise<void> {
+  const [host, port] = connectString.split(',')[0]!.split('/')[0]!.split(':');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answer = await fourLetter(host!, Number(port), 'wchp');
+    if (answer.split('\n').some((line) => line.trim() === path)) return;
+    if (Date.now() > deadline) throw new Error(`no watch on ${path} within ${timeoutMs} ms; wchp said:\n${answer}`);
+    // The server offers no notification for "a watch was set": ask again shortly.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function fourLetter(host: string, port: number, word: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, host, () => socket.end(word));
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+    socket.once('error', reject);
+    socket.once('close', () => resolve(answer));
+  });
 }
