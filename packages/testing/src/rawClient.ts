@@ -15,7 +15,12 @@ export interface RawClient {
   removeAllListeners(): RawClient;
   getSessionId(): Buffer;
   getSessionPassword(): Buffer;
+  create(path: string, data: Buffer | null, mode: number, callback: (error: Error | null, path?: string) => void): void;
+  exists(path: string, callback: (error: Error | null, stat?: unknown) => void): void;
 }
+
+/** node-zookeeper-client CreateMode values. */
+export const RAW_CREATE_MODE = { PERSISTENT: 0, EPHEMERAL: 1 } as const;
 
 interface RawModule {
   createClient(connectString: string, options?: { sessionTimeout?: number; spinDelay?: number; retries?: number; sessionId?: Buffer; sessionPassword?: Buffer }): RawClient;
