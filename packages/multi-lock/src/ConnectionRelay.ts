@@ -13,7 +13,8 @@ function emits(member: MultiLockMember): member is MultiLockMember & EmittingMem
 
 /**
  * Folds the members' `suspended` / `reconnected` events into one pair for the multi-lock:
- * `suspended` when the first member's connection drops, `reconnected` when the last one is back.
+ * `suspended` when the first member's connection drops, `reconnected` when the last one is back
+ * (never once a member was lost).
  * Members sharing one session would otherwise report the same drop once each.
  */
 export class ConnectionRelay {
@@ -36,9 +37,10 @@ export class ConnectionRelay {
       const onBack = () => {
         if (this.suspended.delete(member) && this.suspended.size === 0) this.emit('reconnected');
       };
-      // A lost member is not coming back: it no longer holds the others' "reconnected" back.
+      // A lost member never comes back: the multi-lock is not whole again, so no more
+      // `reconnected` (nor `suspended`: `lost` is what matters now).
       const onLost = () => {
-        this.suspended.delete(member);
+        this.suspended.add(member);
       };
       member.on('suspended', onSuspended);
       member.on('reconnected', onBack);

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { isZkError, MultiReleaseError, ZkSession, type AcquireOptions, type LockHandle } from '@zk-recipes/core';
 import { InterProcessMutex, InterProcessSemaphoreMutex } from '@zk-recipes/mutex';
+import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { expireSession, findOverlaps, runWorkers, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterProcessMultiLock, type MultiLockMember } from '../src/index.js';
@@ -219,7 +220,34 @@ describe('InterProcessMultiLock against ZooKeeper', () => {
     expect(await nodesIn(a)).toEqual([]);
     expect(await nodesIn(b)).toEqual([]);
   });
+
+  it('takes read/write lock members: readers share across multi-locks, a writer waits for them', async () => {
+    const [shared, m1, m2] = [dir('rw'), dir('m1'), dir('m2')];
+    const readers1 = new InterProcessMultiLock([new InterProcessReadWriteLock(session, shared).readLock(), new InterProcessMutex(session, m1)]);
+    const readers2 = new InterProcessMultiLock([new InterProcessReadWriteLock(other, shared).readLock(), new InterProcessMutex(other, m2)]);
+    const held1 = await readers1.acquire({ timeoutMs: 5_000 });
+    const held2 = await readers2.acquire({ timeoutMs: 5_000 });
+    const writer = new InterProcessMultiLock([new InterProcessReadWriteLock(other, shared).writeLock(), new InterProcessMutex(other, m1)]);
+    expect(await writer.tryAcquire({ timeoutMs: 200 })).toBeNull();
+    expect(await nodesIn(shared)).toHaveLength(2);
+    await Promise.all([held1.release(), held2.release()]);
+    const written = await writer.acquire({ timeoutMs: 5_000 });
+    await written.release();
+    for (const path of [shared, m1, m2]) expect(await nodesIn(path)).toEqual([]);
+  });
+
+  it('a write lock listed before its read lock downgrades inside one multi-lock', async () => {
+    const path = dir('rw');
+    const rw = new InterProcessReadWriteLock(session, path);
+    const multi = new InterProcessMultiLock([rw.writeLock(), rw.readLock()]);
+    const held = await multi.acquire({ timeoutMs: 5_000 });
+    expect(rw.writeLock().isOwnedByCurrentContext()).toBe(true);
+    expect(rw.readLock().isOwnedByCurrentContext()).toBe(true);
+    await held.release();
+    expect(await nodesIn(path)).toEqual([]);
+  });
 });
+
 
 /** The data fields of a handle (its getters), for wrapping it. */
 function fieldsOf(handle: LockHandle) {

@@ -1,4 +1,5 @@
 import { isZkError, MultiReleaseError, type LockHandle } from '@zk-recipes/core';
+import { EventEmitter } from 'eventemitter3';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { InterProcessMultiLock } from '../src/index.js';
 import { lose, MemoryLock } from './support/MemoryLock.js';
@@ -160,4 +161,40 @@ describe('InterProcessMultiLock over in-process members', () => {
     expect(multi.isOwnedByCurrentContext()).toBe(true);
     await multi.release();
   });
+
+  it('folds the members\' suspended/reconnected events into one pair while held', async () => {
+    const [a, b] = [new EmittingMemoryLock('/a'), new EmittingMemoryLock('/b')];
+    const multi = new InterProcessMultiLock([a, b]);
+    const events: string[] = [];
+    multi.on('suspended', () => events.push('suspended'));
+    multi.on('reconnected', () => events.push('reconnected'));
+    a.emit('suspended'); // not held: not listening
+    const handle = await multi.acquire();
+    a.emit('suspended');
+    b.emit('suspended');
+    a.emit('reconnected');
+    b.emit('reconnected');
+    a.emit('suspended');
+    a.emit('lost');
+    b.emit('suspended');
+    await handle.release();
+    b.emit('reconnected');
+    expect(events).toEqual(['suspended', 'reconnected', 'suspended']);
+  });
 });
+
+/** A MemoryLock that also reports connection events, like every QueueLock. */
+class EmittingMemoryLock extends MemoryLock {
+  private readonly emitter = new EventEmitter<{ suspended: []; reconnected: []; lost: [] }>();
+  on(event: 'suspended' | 'reconnected' | 'lost', listener: () => void): this {
+    this.emitter.on(event, listener);
+    return this;
+  }
+  off(event: 'suspended' | 'reconnected' | 'lost', listener: () => void): this {
+    this.emitter.off(event, listener);
+    return this;
+  }
+  emit(event: 'suspended' | 'reconnected' | 'lost'): void {
+    this.emitter.emit(event);
+  }
+}
