@@ -6,21 +6,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '../../src/session/index.js';
 import { SessionClosedError, ZooKeeperError, InvalidArgumentError } from '../../src/errors.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
-import { nextEvent, pollUntil, startServer, uniqueRoot, type ServerHandle } from './support.js';
+import { nextEvent, pollUntil, sharedServer, uniqueRoot } from './support.js';
 
-let server: ServerHandle;
+let server: ReturnType<typeof sharedServer>;
 let s: ZkSession;
 const root = uniqueRoot('session');
 
 beforeAll(async () => {
-  server = await startServer();
+  server = sharedServer();
   s = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000 });
   await s.mkdirp(root);
 });
 
 afterAll(async () => {
   await s?.close();
-  await server?.stop();
 });
 
 describe('ZkSession basics', () => {
@@ -121,7 +120,7 @@ describe('ZkSession basics', () => {
   });
 
   it('pipelines: create + getChildren go out back to back and the listing contains the new node (one round trip)', async () => {
-    const proxy = await FaultProxy.start({ targetPort: server.port });
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
     const p = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
     try {
       const dir = `${root}/pipe`;
@@ -242,7 +241,7 @@ describe('watches', () => {
     expect((await errored)[0]).toBe(boom);
     await pollUntil(() => second, 5000, 'the other watcher');
 
-    const proxy = await FaultProxy.start({ targetPort: server.port });
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
     const t = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
     try {
       const stateBoom = new Error('state listener bug');
@@ -277,7 +276,7 @@ describe('close', () => {
   });
 
   it('every pending call settles on close, even ones queued while disconnected', async () => {
-    const proxy = await FaultProxy.start({ targetPort: server.port });
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
     const c = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
     try {
       void proxy.blackhole();
@@ -294,7 +293,7 @@ describe('close', () => {
   });
 
   it('connect() rejects after connectionTimeoutMs when no server answers, and cleans up', async () => {
-    const proxy = await FaultProxy.start({ targetPort: server.port });
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
     void proxy.blackhole();
     const t0 = Date.now();
     const err = await ZkSession.connect({

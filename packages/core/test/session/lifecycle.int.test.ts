@@ -8,21 +8,20 @@ import { ZkSession } from '../../src/session/index.js';
 import { SessionLostError } from '../../src/errors.js';
 import type { ConnectionState } from '../../src/session/types.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
-import { expireSession, nextEvent, pollUntil, startServer, uniqueRoot, type ServerHandle } from './support.js';
+import { expireSession, nextEvent, pollUntil, sharedServer, uniqueRoot } from './support.js';
 
-let server: ServerHandle;
+let server: ReturnType<typeof sharedServer>;
 let observer: ZkSession;
 const root = uniqueRoot('lifecycle');
 
 beforeAll(async () => {
-  server = await startServer();
+  server = sharedServer();
   observer = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000 });
   await observer.mkdirp(root);
 });
 
 afterAll(async () => {
   await observer?.close();
-  await server?.stop();
 });
 
 function recordStates(s: ZkSession): ConnectionState[] {
@@ -71,7 +70,7 @@ describe('session loss', () => {
   });
 
   it('lost after a partition longer than the session timeout (the server never says so), then a new session', async () => {
-    const proxy = await FaultProxy.start({ targetPort: server.port });
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
     const s = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 2000 });
     try {
       const states = recordStates(s);
@@ -106,7 +105,7 @@ describe('session loss', () => {
   });
 
   it('a short partition keeps the session: suspended, then reconnected with the same session id and watches intact', async () => {
-    const proxy = await FaultProxy.start({ targetPort: server.port });
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
     const s = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
     try {
       const sid = s.sessionId;
@@ -158,7 +157,7 @@ describe('session loss', () => {
   });
 
   it('dropped connections: suspended then reconnected, calls issued meanwhile complete', async () => {
-    const proxy = await FaultProxy.start({ targetPort: server.port });
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
     const s = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
     try {
       const suspended = nextEvent(s, 'suspended');
@@ -176,7 +175,7 @@ describe('session loss', () => {
   });
 
   it('waitForConnected resolves at once when connected, after reconnection otherwise, and honours abort', async () => {
-    const proxy = await FaultProxy.start({ targetPort: server.port });
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
     const s = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
     try {
       await s.waitForConnected();
@@ -199,7 +198,7 @@ describe('session loss', () => {
   });
 
   it('a create whose reply is lost (cutAfterNextRequest): the call fails CONNECTION_LOSS but the node exists, owned by us', async () => {
-    const proxy = await FaultProxy.start({ targetPort: server.port });
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
     const s = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
     try {
       const cut = proxy.cutAfterNextRequest(15);

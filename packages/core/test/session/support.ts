@@ -8,18 +8,16 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
+import { TestingServer, expireSession, testConnectString } from '@zk-recipes/testing';
 import type { ZkSession } from '../../src/session/index.js';
 import type { ZkSessionEvents } from '../../src/session/types.js';
-
-const require = createRequire(import.meta.url);
 
 const CLASSPATH = '/usr/share/java/zookeeper.jar:/usr/share/java/zookeeper-jute.jar:/usr/share/java/*';
 
 export interface ServerHandle {
   port: number;
   connectString: string;
-  pid: number;
+  readonly pid: number;
   kill(): Promise<void>;
   /** Starts a killed/stopped server again (same config and data) and waits until it serves. */
   restart(): Promise<void>;
@@ -161,36 +159,26 @@ function props(o: ServerOptions): string[] {
   return Object.entries({ ...DEFAULT_PROPS, ...o.systemProperties }).map(([k, v]) => `-D${k}=${v}`);
 }
 
-/** One standalone ZooKeeper server in a temp dir. */
-export async function startServer(o: ServerOptions = {}): Promise<ServerHandle & { dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'zkr-session-'));
-  const port = await freePort();
-  const cfg = join(dir, 'zoo.cfg');
-  writeFileSync(
-    cfg,
-    [
-      `tickTime=${o.tickTimeMs ?? 200}`,
-      `dataDir=${join(dir, 'data')}`,
-      `clientPort=${port}`,
-      'clientPortAddress=127.0.0.1',
-      'admin.enableServer=false',
-      '4lw.commands.whitelist=*',
-      'forceSync=no',
-      'maxClientCnxns=0',
-    ].join('\n'),
-  );
-  const spec: ServerSpec = { dir, port, cfg, jvmProps: props(o) };
-  const proc = { child: launch(spec) };
-  const h = handle(spec, proc);
-  await pollUntil(async () => (await fourLetter(port, 'ruok', 300)) === 'imok', 30_000, `server on ${port}`);
-  return {
-    ...h,
-    dir,
-    async stop() {
-      await h.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+/** One standalone server (TestingServer) with this file's system properties. */
+export async function startServer(o: ServerOptions = {}): Promise<ServerHandle> {
+  return TestingServer.start({
+    forceSync: false,
+    tickTimeMs: o.tickTimeMs ?? 200,
+    minSessionTimeoutMs: 2 * (o.tickTimeMs ?? 200),
+    maxSessionTimeoutMs: 20 * (o.tickTimeMs ?? 200),
+    systemProperties: { ...DEFAULT_PROPS, ...o.systemProperties },
+  });
+}
+
+/**
+ * The shared integration server (global setup, or ZK_CONNECT) as host + port of its first
+ * server, for tests that put a FaultProxy in front of it.
+ */
+export function sharedServer(): { connectString: string; host: string; port: number } {
+  const connectString = testConnectString();
+  const first = connectString.split('/')[0]!.split(',')[0]!.trim();
+  const colon = first.lastIndexOf(':');
+  return { connectString, host: first.slice(0, colon).replace(/^\[|\]$/g, ''), port: Number(first.slice(colon + 1)) };
 }
 
 /** A 3-server ensemble on loopback. */
@@ -246,37 +234,7 @@ export async function startCluster(
   };
 }
 
-/**
- * Expires a session on the server, deterministically: attach a second client to the same session
- * (id + password) and close it. The server ends the session; the original client is told
- * "expired" when it next talks to the server.
- */
-export async function expireSession(connectString: string, creds: { sessionId: Buffer; password: Buffer }): Promise<void> {
-  const zk = require('node-zookeeper-client') as {
-    createClient(cs: string, o: object): {
-      connect(): void;
-      close(): void;
-      once(e: string, l: (...a: unknown[]) => void): void;
-      on(e: string, l: (...a: unknown[]) => void): void;
-    };
-  };
-  const c = zk.createClient(connectString, { sessionId: creds.sessionId, sessionPassword: creds.password, sessionTimeout: 4000 });
-  await new Promise<void>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('expireSession: could not attach to the session')), 10_000);
-    c.once('connected', () => {
-      c.on('disconnected', () => {
-        clearTimeout(t);
-        resolve();
-      });
-      c.close();
-    });
-    c.once('expired', () => {
-      clearTimeout(t);
-      resolve();
-    });
-    c.connect();
-  });
-}
+export { expireSession };
 
 /** Which server of `servers` currently holds a connection of session `sessionIdHex`. */
 export async function serverOfSession(servers: ServerHandle[], sessionIdHex: string): Promise<number> {
@@ -288,7 +246,4 @@ export async function serverOfSession(servers: ServerHandle[], sessionIdHex: str
   return -1;
 }
 
-/** Unique root per test file. */
-export function uniqueRoot(name: string): string {
-  return `/zkr-test-${name}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-}
+export { uniqueRoot } from '@zk-recipes/testing';
