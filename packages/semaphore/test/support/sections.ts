@@ -1,0 +1,92 @@
+/** A lease held by some worker, CLOCK_MONOTONIC nanoseconds (Node hrtime and Java nanoTime alike). */
+export interface Section {
+  worker: string;
+  start: bigint;
+  end: bigint;
+}
+
+/** Sections from workers' `section` lines (Node's semaphoreWorker and Curator's CuratorWorker print the same shape). */
+export function sectionsOf(lines: ReadonlyArray<Record<string, unknown>>): Section[] {
+  return lines
+    .filter((line) => line['type'] === 'section')
+    .map((line) => ({ worker: String(line['worker']), start: BigInt(String(line['start'])), end: BigInt(String(line['end'])) }));
+}
+
+interface Event {
+  t: bigint;
+  /** +1 start, -1 end. Ends sort before starts at the same instant: touching is not overlapping. */
+  delta: 1 | -1;
+  section: Section;
+}
+
+function events(sections: readonly Section[]): Event[] {
+  const list: Event[] = sections.flatMap((section) => [
+    { t: section.start, delta: 1 as const, section },
+    { t: section.end, delta: -1 as const, section },
+  ]);
+  return list.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.delta - b.delta));
+}
+
+/** Highest number of sections open at one instant. */
+export function maxConcurrency(sections: readonly Section[]): number {
+  let open = 0;
+  let max = 0;
+  for (const event of events(sections)) {
+    open += event.delta;
+    max = Math.max(max, open);
+  }
+  return max;
+}
+
+/** Nanoseconds during which exactly `n` sections were open. */
+export function timeAtConcurrency(sections: readonly Section[], n: number): bigint {
+  let open = 0;
+  let since = 0n;
+  let total = 0n;
+  for (const event of events(sections)) {
+    if (open === n) total += event.t - since;
+    open += event.delta;
+    since = event.t;
+  }
+  return total;
+}
+
+/**
+ * Release → next holder latencies in ms: when a section ends while all `maxLeases` leases are in
+ * use, the freed lease is matched (FIFO) with the next section that starts, if that section's worker
+ * was already waiting then. A worker loops acquire → hold → release, so it is taken to be waiting
+ * from the end of its previous section (its first acquisition is not counted).
+ */
+export function handoffLatenciesMs(sections: readonly Section[], maxLeases: number): number[] {
+  const previousEnd = new Map<Section, bigint>();
+  const byWorker = new Map<string, Section[]>();
+  for (const s of sections) byWorker.set(s.worker, [...(byWorker.get(s.worker) ?? []), s]);
+  for (const list of byWorker.values()) {
+    list.sort((a, b) => (a.start < b.start ? -1 : 1));
+    for (let i = 1; i < list.length; i++) previousEnd.set(list[i]!, list[i - 1]!.end);
+  }
+  const freed: bigint[] = [];
+  const latencies: number[] = [];
+  let open = 0;
+  for (const event of events(sections)) {
+    if (event.delta === -1) {
+      if (open === maxLeases) freed.push(event.t);
+      open--;
+      continue;
+    }
+    open++;
+    const freedAt = freed.shift();
+    const waitingSince = previousEnd.get(event.section);
+    if (freedAt !== undefined && waitingSince !== undefined && waitingSince <= freedAt) {
+      latencies.push(Number(event.t - freedAt) / 1e6);
+    }
+  }
+  return latencies;
+}
+
+/** The p-th percentile (0..100) of `values`, nearest rank. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
