@@ -16,7 +16,7 @@
  * `connect()`), so replacing the instance property before `connect()` is enough.
  */
 import { CM_STATES, type ConnectionManager, type WireRequest } from './wire.js';
-import { FrameSplitter, JuteReader, readReplyHeader, type ReplyHeader } from './frames.js';
+import { FrameSplitter, JuteReader, XID, readReplyHeader, type ReplyHeader } from './frames.js';
 
 /** A request we encoded ourselves; its reply is decoded by `decode`, not by the wire client. */
 export class OwnRequest implements WireRequest {
@@ -109,6 +109,12 @@ function handleOwnReply(cm: ConnectionManager, frame: Buffer, hooks: HardeningHo
   // The connect response (first frame while CONNECTING) is the original's business.
   if (cm.state === CM_STATES.CONNECTING) return false;
   const header = readReplyHeader(frame);
+  if (header.xid === XID.notification && frame.length >= 24) {
+    // The original's WatcherManager throws on event types it does not know (watch-removed,
+    // persistent-watch events of newer servers): drop those, we never ask for them.
+    const type = frame.readInt32BE(20);
+    return !(type >= 1 && type <= 4);
+  }
   // Notifications (-1), pings (-2) and auth replies (-4) are the original's business.
   if (header.xid < 0) return false;
   const head = cm.pendingQueue[0];

@@ -174,6 +174,43 @@ describe('session loss', () => {
     }
   });
 
+  it('a burst of 2,000 pipelined calls across a dropped connection: every call settles, none twice', async () => {
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const s = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
+    try {
+      const dir = `${root}/burst`;
+      await s.mkdirp(dir);
+      const reconnected = nextEvent(s, 'reconnected');
+      let settledTwice = false;
+      const calls = Array.from({ length: 2000 }, (_, i) => {
+        let settled = 0;
+        const p = i % 2 === 0 ? s.create(`${dir}/n-`, null, { mode: 'ephemeral_sequential' }) : s.exists(dir);
+        return p.then(
+          () => {
+            if (++settled > 1) settledTwice = true;
+            return 'ok';
+          },
+          (e: { code?: string }) => {
+            if (++settled > 1) settledTwice = true;
+            return e.code ?? 'other';
+          },
+        );
+      });
+      // Drop the connection while replies are still streaming back.
+      await pollUntil(() => proxy.frames.filter((f) => f.direction === 'reply').length > 20, 10_000, 'replies streaming');
+      proxy.dropConnections();
+      const outcomes = await Promise.all(calls);
+      await reconnected;
+      expect(settledTwice).toBe(false);
+      expect(outcomes.filter((o) => o !== 'ok' && o !== 'CONNECTION_LOSS')).toEqual([]);
+      expect(s.diagnostics.pendingCalls).toBe(0);
+      expect(await s.exists(dir)).not.toBeNull();
+    } finally {
+      await s.close();
+      await proxy.close();
+    }
+  });
+
   it('waitForConnected resolves at once when connected, after reconnection otherwise, and honours abort', async () => {
     const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
     const s = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
