@@ -60,6 +60,7 @@ export class TestingServer {
         configFile,
         clientPort: port,
         systemProperties: opts.systemProperties,
+        removeDirOnOrphan: true,
         servingModes: ['standalone'],
       });
       try {

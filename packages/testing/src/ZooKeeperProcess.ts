@@ -27,6 +27,8 @@ export interface ZooKeeperProcessConfig {
   configFile: string;
   clientPort: number;
   systemProperties: Record<string, string>;
+  /** Remove `dir` too if our process dies without stopping the server (temporary dirs). */
+  removeDirOnOrphan: boolean;
   /** Modes `srvr` must report before the server counts as serving. */
   servingModes: readonly string[];
 }
@@ -89,7 +91,7 @@ export class ZooKeeperProcess {
     if (child.pid === undefined) throw new ServerStartError(`could not spawn ${install.javaBin}`, false);
     this.child = child;
     this.paused = false;
-    this.disarm = guardChild(child.pid);
+    this.disarm = guardChild(child.pid, this.config.removeDirOnOrphan ? dir : undefined);
     this.exited = new Promise<void>((resolve) => {
       child.once('exit', () => {
         if (this.child === child) this.child = null;

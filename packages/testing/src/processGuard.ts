@@ -7,18 +7,25 @@
  * die however we die; the guardian's `read` then returns and it SIGKILLs the child.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import type { Socket } from 'node:net';
 
-const live = new Map<number, ChildProcess | null>();
+interface Guarded {
+  guardian: ChildProcess | null;
+  dir: string | undefined;
+}
+
+const live = new Map<number, Guarded>();
 let exitHookInstalled = false;
 
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.on('exit', () => {
-    for (const [pid, guardian] of live) {
+    for (const [pid, { guardian, dir }] of live) {
       tryKill(pid, 'SIGKILL');
       if (guardian?.pid !== undefined) tryKill(guardian.pid, 'SIGKILL');
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     }
   });
 }
@@ -32,14 +39,17 @@ function tryKill(pid: number, signal: NodeJS.Signals): void {
 }
 
 /**
- * Registers `pid` to be SIGKILLed if this process dies first. Call the returned function once the
- * child has exited (or is being stopped on purpose) to disarm the guard.
+ * Registers `pid` to be SIGKILLed (and `dir`, its temporary directory, removed) if this process
+ * dies first. Call the returned function once the child has exited (or is being stopped on
+ * purpose) to disarm the guard.
  */
-export function guardChild(pid: number): () => void {
+export function guardChild(pid: number, dir?: string): () => void {
   installExitHook();
   let guardian: ChildProcess | null = null;
   try {
-    guardian = spawn('sh', ['-c', `read _ignored; kill -9 ${pid} 2>/dev/null`], {
+    // pid and dir travel as positional parameters: no shell quoting of paths.
+    const script = 'read _ignored; kill -9 "$1" 2>/dev/null; [ -n "$2" ] && rm -rf -- "$2"';
+    guardian = spawn('sh', ['-c', script, 'zkr-guard', String(pid), dir ?? ''], {
       stdio: ['pipe', 'ignore', 'ignore'],
     });
     guardian.on('error', () => undefined);
@@ -49,7 +59,7 @@ export function guardChild(pid: number): () => void {
   } catch {
     guardian = null; // No sh: the exit hook still covers ordinary exits.
   }
-  live.set(pid, guardian);
+  live.set(pid, { guardian, dir });
   return () => {
     live.delete(pid);
     // SIGKILL, not EOF: EOF would make the guardian kill the pid.
