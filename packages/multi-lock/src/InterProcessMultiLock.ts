@@ -8,6 +8,7 @@ import {
   NotOwnerError,
   parseAcquireOptions,
   parseOptions,
+  SessionLostError,
   type AcquireOptions,
   type LockEvents,
   type LockHandle,
@@ -192,6 +193,7 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
     const held: LockHandle[] = [];
     try {
       for (const member of this.members) {
+        this.throwIfMemberLost(held, member);
         if (options.signal?.aborted === true) {
           throw new AbortedError(`${NAME}.acquire: aborted before ${member.path}`, { cause: options.signal.reason, path: member.path });
         }
@@ -199,13 +201,17 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
         const memberOptions: AcquireOptions = {};
         const timeoutMs = deadline.remainingMs();
         if (timeoutMs !== undefined) memberOptions.timeoutMs = timeoutMs;
-        if (options.signal !== undefined) memberOptions.signal = options.signal;
+        // Stop waiting as soon as the caller aborts or a member we already hold is lost.
+        const stopSignals = [...(options.signal === undefined ? [] : [options.signal]), ...held.map((handle) => handle.signal)];
+        if (stopSignals.length > 0) memberOptions.signal = AbortSignal.any(stopSignals);
         try {
           held.push(await member.acquire(memberOptions));
         } catch (err) {
+          this.throwIfMemberLost(held, member, err);
           throw isZkError(err, 'LOCK_TIMEOUT') ? this.timedOut(deadline, member, err) : err;
         }
       }
+      this.throwIfMemberLost(held);
     } catch (err) {
       const failures = await releaseInReverse(held);
       if (failures.length === 0) throw err;
@@ -217,6 +223,14 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
     // We now run in the innermost member's frame: the caller's continuation goes below it.
     frame.attachTo(currentFrame());
     return this.hold(frame, held);
+  }
+
+  /** Fails the acquisition if a member already held lost its ownership (e.g. its session). */
+  private throwIfMemberLost(held: readonly LockHandle[], next?: MultiLockMember, cause?: unknown): void {
+    const lost = held.find((handle) => handle.signal.aborted);
+    if (lost === undefined) return;
+    const waiting = next === undefined ? '' : ` while acquiring ${next.path}`;
+    throw new SessionLostError(`${NAME}.acquire: lost ${lost.path}${waiting}`, { cause: lost.signal.reason ?? cause, path: lost.path });
   }
 
   private timedOut(deadline: Deadline, member: MultiLockMember, cause?: unknown): LockTimeoutError {

@@ -173,6 +173,27 @@ describe('InterProcessMultiLock against ZooKeeper', () => {
     }
   });
 
+  it('stops at once when a member it already holds loses its session mid-acquisition', async () => {
+    const [a, b] = [dir('a'), dir('b')];
+    const doomed = await ZkSession.connect({ connectString, sessionTimeoutMs: 4_000 });
+    try {
+      const blockerB = await new InterProcessMutex(other, b).acquire();
+      const multi = new InterProcessMultiLock([new InterProcessMutex(doomed, a), new InterProcessMutex(session, b)]);
+      const outcome = multi.acquire({ timeoutMs: 30_000 }).catch((err: unknown) => err);
+      await childCount(b, 2); // we hold a (on the doomed session) and wait for b (on another one)
+      const started = performance.now();
+      await expireSession(connectString, doomed.credentials);
+      const error = await outcome;
+      expect(isZkError(error, 'SESSION_LOST')).toBe(true);
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(await nodesIn(a)).toEqual([]);
+      expect(await nodesIn(b)).toEqual([blockerB.path.slice(b.length + 1)]);
+      await blockerB.release();
+    } finally {
+      await doomed.close();
+    }
+  });
+
   it('the caller owns the multi-lock and every member by context: re-entrant when its members are', async () => {
     const [a, b] = [dir('a'), dir('b')];
     const mutexA = new InterProcessMutex(session, a);

@@ -85,6 +85,22 @@ describe('InterProcessMultiLock over in-process members', () => {
     await blocker.release();
   });
 
+  it('stops waiting as soon as a member it already holds is lost (SESSION_LOST), and rolls back', async () => {
+    const [a, b] = [new MemoryLock('/a'), new MemoryLock('/b')];
+    const blocker = await b.acquire();
+    const multi = new InterProcessMultiLock([a, b]);
+    const pending = multi.acquire({ timeoutMs: 10_000 });
+    while (b.received.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    const reason = new Error('session of /a expired');
+    lose(a.current!, reason);
+    const error = await pending.catch((err: unknown) => err);
+    expect(isZkError(error, 'SESSION_LOST')).toBe(true);
+    expect((error as Error).cause).toBe(reason);
+    expect(a.isHeld).toBe(false);
+    await blocker.release();
+    expect(b.isHeld).toBe(false);
+  });
+
   it('attempts every member on release and reports all failures together', async () => {
     const [a, b, c] = [new MemoryLock('/a'), new MemoryLock('/b'), new MemoryLock('/c')];
     const multi = new InterProcessMultiLock([a, b, c]);

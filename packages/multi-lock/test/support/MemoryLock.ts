@@ -16,6 +16,11 @@ export class MemoryLock {
 
   constructor(readonly path: string) {}
 
+  /** The handle that holds the lock now, if any. */
+  get current(): LockHandle | undefined {
+    return this.holder;
+  }
+
   get isHeld(): boolean {
     return this.holder !== undefined;
   }
