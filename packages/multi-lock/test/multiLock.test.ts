@@ -30,6 +30,25 @@ describe('InterProcessMultiLock over in-process members', () => {
     expect(MemoryLock.log.slice(0, 2)).toEqual(['acquire /b -', 'acquire /a -']);
   });
 
+  it('crossed lists deadlock with as-given order (broken only by a timeout) but not with the canonical order', async () => {
+    const [a, b] = [new MemoryLock('/a'), new MemoryLock('/b')];
+    const crossed = (order: 'as-given' | 'canonical') =>
+      Promise.allSettled([
+        new InterProcessMultiLock([a, b], { order }).withLock(() => 'first', { timeoutMs: 100 }),
+        new InterProcessMultiLock([b, a], { order }).withLock(() => 'second', { timeoutMs: 100 }),
+      ]);
+    // Each holds its first lock and waits for the other's: only the first timeout breaks it.
+    const deadlocked = await crossed('as-given');
+    const timedOut = deadlocked.filter((result) => result.status === 'rejected' && isZkError(result.reason, 'LOCK_TIMEOUT'));
+    expect(timedOut.length).toBeGreaterThanOrEqual(1);
+    expect([a.isHeld, b.isHeld]).toEqual([false, false]);
+    const canonical = await crossed('canonical');
+    expect(canonical).toEqual([
+      { status: 'fulfilled', value: 'first' },
+      { status: 'fulfilled', value: 'second' },
+    ]);
+  });
+
   it('rolls back what it holds, last first, when the last member times out', async () => {
     const [a, b, c] = [new MemoryLock('/a'), new MemoryLock('/b'), new MemoryLock('/c')];
     const blocker = await c.acquire();
