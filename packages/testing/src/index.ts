@@ -1,4 +1,5 @@
 export * from './TestingServer.js';
+export * from './TestingCluster.js';
 export * from './options.js';
 export * from './zookeeperInstall.js';
 export * from './fourLetterWord.js';

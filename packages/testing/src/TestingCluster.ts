@@ -1,0 +1,184 @@
+/**
+ * A real ZooKeeper ensemble (N JVMs forming a quorum on loopback), for failover tests: kill,
+ * pause or restart single members and watch clients move.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseTestingOptions, TestingClusterOptionsSchema, type TestingClusterOptions } from './options.js';
+import { freePorts } from './ports.js';
+import { writeServerConfig } from './serverConfig.js';
+import { ServerStartError, ZooKeeperProcess } from './ZooKeeperProcess.js';
+import { findZooKeeper } from './zookeeperInstall.js';
+
+const PORT_ATTEMPTS = 3;
+/** A member counts as serving once it has joined the quorum in one of these roles. */
+const QUORUM_MODES = ['leader', 'follower'] as const;
+
+/** One server of a {@link TestingCluster}. */
+export class ClusterMember {
+  /** @internal */
+  constructor(
+    private readonly process: ZooKeeperProcess,
+    /** The server's `myid` (1-based). */
+    readonly id: number,
+    /** Its own temporary directory (data, zoo.cfg, zookeeper.log). */
+    readonly dataDir: string,
+    /** Client port on 127.0.0.1. */
+    readonly port: number,
+    private readonly startTimeoutMs: number,
+  ) {}
+
+  /** `127.0.0.1:<port>` of this member alone. */
+  get connectString(): string {
+    return `127.0.0.1:${this.port}`;
+  }
+
+  /** PID of its JVM, -1 when not running. */
+  get pid(): number {
+    return this.process.pid;
+  }
+
+  /** `leader`, `follower`, or null when it does not serve (down, paused, electing). */
+  mode(): Promise<string | null> {
+    return this.process.mode();
+  }
+
+  /** SIGKILL (a crash); the data stays for {@link restart}. */
+  async kill(): Promise<void> {
+    await this.process.kill();
+  }
+
+  /** Graceful stop (SIGTERM); the data stays for {@link restart}. */
+  async stop(): Promise<void> {
+    await this.process.stop();
+  }
+
+  /** Stops it if running, starts it on the same ports and data, and waits until it has rejoined the quorum. */
+  async restart(): Promise<void> {
+    await this.process.stop();
+    this.process.spawn();
+    await this.process.waitServing(this.startTimeoutMs);
+  }
+
+  /** SIGSTOP: hung with connections open (followers and clients notice only by timeouts). */
+  pause(): void {
+    this.process.pause();
+  }
+
+  /** SIGCONT after {@link pause}. */
+  resume(): void {
+    this.process.resume();
+  }
+
+  /** @internal */
+  removeDir(): void {
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A running ensemble.
+ *
+ * ```ts
+ * const cluster = await TestingCluster.start({ size: 3 });
+ * await (await cluster.leader()).kill();
+ * await cluster.stop();
+ * ```
+ */
+export class TestingCluster {
+  private stopped = false;
+
+  private constructor(
+    /** The members, in `myid` order. */
+    readonly servers: readonly ClusterMember[],
+  ) {}
+
+  /**
+   * Starts `size` servers as one quorum and resolves once a leader is elected and every member
+   * serves (`srvr` reports leader or follower).
+   * @throws ZooKeeperNotFoundError (naming the install command) when ZooKeeper or Java is missing.
+   */
+  static async start(options?: TestingClusterOptions): Promise<TestingCluster> {
+    const opts = parseTestingOptions(TestingClusterOptionsSchema, options, 'TestingCluster.start');
+    const install = findZooKeeper();
+    for (let attempt = 1; ; attempt++) {
+      const ports = await freePorts(opts.size * 3);
+      const peers = Array.from({ length: opts.size }, (_, i) => ({
+        id: i + 1,
+        clientPort: ports[i * 3]!,
+        peerPort: ports[i * 3 + 1]!,
+        electionPort: ports[i * 3 + 2]!,
+      }));
+      const members = peers.map((peer) => {
+        const dir = mkdtempSync(join(tmpdir(), `zkr-cluster-${peer.id}-`));
+        const configFile = writeServerConfig({
+          dir,
+          dataDir: dir,
+          clientPort: peer.clientPort,
+          tickTimeMs: opts.tickTimeMs,
+          minSessionTimeoutMs: opts.minSessionTimeoutMs,
+          maxSessionTimeoutMs: opts.maxSessionTimeoutMs,
+          forceSync: opts.forceSync,
+          extraConfig: opts.extraConfig,
+          quorum: { myId: peer.id, peers },
+        });
+        const proc = new ZooKeeperProcess({
+          install,
+          dir,
+          configFile,
+          clientPort: peer.clientPort,
+          systemProperties: opts.systemProperties,
+          removeDirOnOrphan: true,
+          servingModes: QUORUM_MODES,
+        });
+        return { proc, member: new ClusterMember(proc, peer.id, dir, peer.clientPort, opts.startTimeoutMs) };
+      });
+      const processes = members.map((m) => m.proc);
+      try {
+        for (const p of processes) p.spawn();
+        await Promise.all(processes.map((p) => p.waitServing(opts.startTimeoutMs)));
+        const cluster = new TestingCluster(members.map((m) => m.member));
+        await cluster.leader(opts.startTimeoutMs);
+        return cluster;
+      } catch (err) {
+        await Promise.all(processes.map((p) => p.kill()));
+        for (const m of members) m.member.removeDir();
+        const retry = err instanceof ServerStartError && err.addressInUse && attempt < PORT_ATTEMPTS;
+        if (!retry) throw err;
+      }
+    }
+  }
+
+  /** Every member: `127.0.0.1:p1,127.0.0.1:p2,...`. */
+  get connectString(): string {
+    return this.servers.map((s) => s.connectString).join(',');
+  }
+
+  /** The member whose `srvr` says `Mode: leader`, polling until one does or `timeoutMs` passes. */
+  async leader(timeoutMs = 30_000): Promise<ClusterMember> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const modes = await Promise.all(this.servers.map((s) => s.mode()));
+      const index = modes.indexOf('leader');
+      if (index >= 0) return this.servers[index]!;
+      if (Date.now() > deadline) throw new Error(`TestingCluster: no leader after ${timeoutMs} ms (modes: ${modes.join(', ')})`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Stops every member and removes their data dirs. Idempotent. */
+  async stop(): Promise<void> {
+    await Promise.all(this.servers.map((s) => s.stop()));
+    if (!this.stopped) {
+      this.stopped = true;
+      for (const s of this.servers) s.removeDir();
+    }
+  }
+
+  /** `await using cluster = await TestingCluster.start()`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+}
+

@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestingCluster, uniqueRoot } from '../src/index.js';
+import { RAW_CREATE_MODE } from '../src/rawClient.js';
+import { connectRaw, isAlive, rawCreate, rawExists, rawMkdirs } from './support.js';
+
+const root = uniqueRoot('testing-cluster');
+
+describe('TestingCluster', () => {
+  let cluster: TestingCluster;
+
+  beforeAll(async () => {
+    cluster = await TestingCluster.start({ size: 3, forceSync: false, minSessionTimeoutMs: 400 });
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('is a real quorum: one leader, the others followers, each with its own myid', async () => {
+    expect(cluster.servers).toHaveLength(3);
+    expect(cluster.connectString).toBe(cluster.servers.map((s) => `127.0.0.1:${s.port}`).join(','));
+    const modes = await Promise.all(cluster.servers.map((s) => s.mode()));
+    expect(modes.filter((m) => m === 'leader')).toHaveLength(1);
+    expect(modes.filter((m) => m === 'follower')).toHaveLength(2);
+    const leader = await cluster.leader();
+    expect(await leader.mode()).toBe('leader');
+    for (const s of cluster.servers) {
+      expect(readFileSync(join(s.dataDir, 'myid'), 'utf8').trim()).toBe(String(s.id));
+      expect(isAlive(s.pid)).toBe(true);
+    }
+  });
+
+  it('replicates: a write through one member is read through another', async () => {
+    const a = await connectRaw(cluster.servers[0]!.connectString);
+    const b = await connectRaw(cluster.servers[2]!.connectString);
+    try {
+      await rawMkdirs(a, root);
+      await rawCreate(a, `${root}/replicated`, RAW_CREATE_MODE.PERSISTENT);
+      // A follower may lag the leader; exists() through b is ordered after b's own sync point, so poll.
+      let seen = false;
+      for (let i = 0; i < 100 && !seen; i++) {
+        seen = await rawExists(b, `${root}/replicated`);
+        if (!seen) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(seen).toBe(true);
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
+  it('survives killing the leader: a new leader is elected and data is kept; the old one rejoins', async () => {
+    const oldLeader = await cluster.leader();
+    const pid = oldLeader.pid;
+    await oldLeader.kill();
+    expect(isAlive(pid)).toBe(false);
+
+    const newLeader = await cluster.leader();
+    expect(newLeader.id).not.toBe(oldLeader.id);
+    const survivors = cluster.servers.filter((s) => s !== oldLeader).map((s) => s.connectString).join(',');
+    const client = await connectRaw(survivors);
+    try {
+      expect(await rawExists(client, `${root}/replicated`)).toBe(true);
+      await rawCreate(client, `${root}/after-kill`, RAW_CREATE_MODE.PERSISTENT);
+    } finally {
+      client.close();
+    }
+
+    await oldLeader.restart();
+    expect(await oldLeader.mode()).toBe('follower');
+    const rejoined = await connectRaw(oldLeader.connectString);
+    try {
+      expect(await rawExists(rejoined, `${root}/after-kill`)).toBe(true);
+    } finally {
+      rejoined.close();
+    }
+  });
+
+  it('a paused follower stops serving and serves again after resume', async () => {
+    const leader = await cluster.leader();
+    const follower = cluster.servers.find((s) => s !== leader)!;
+    follower.pause();
+    try {
+      expect(await follower.mode()).toBeNull();
+      // The remaining two are still a quorum.
+      expect(await (await cluster.leader()).mode()).toBe('leader');
+    } finally {
+      follower.resume();
+    }
+    let mode: string | null = null;
+    for (let i = 0; i < 400 && mode !== 'follower' && mode !== 'leader'; i++) {
+      mode = await follower.mode();
+      if (mode === null) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(['follower', 'leader']).toContain(mode);
+  });
+});
