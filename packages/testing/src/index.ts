@@ -9,3 +9,4 @@ export * from './testConnectString.js';
 export { ServerStartError } from './ZooKeeperProcess.js';
 export * from './java.js';
 export { FaultProxy, type FaultProxyOptions, type FrameRecord } from './FaultProxy.js';
+export * from './criticalSections.js';
