@@ -1,0 +1,157 @@
+/**
+ * Semaphore benchmark: zk-recipes' InterProcessSemaphore (default `queue` layout, and the
+ * Curator-compatible `curator` layout) side by side with Apache Curator 5.4's
+ * InterProcessSemaphoreV2, in one run, against one ZooKeeper server.
+ *
+ * P processes (each its own ZooKeeper session) loop `iterations` times: acquire one lease → hold
+ * `holdMs` → release, on a semaphore of L leases. Every process of a run connects first and then
+ * starts on one "go" (so start-up time is not measured). Throughput is leases held per second over
+ * the span from the first section's start to the last section's end. Release → next holder is the
+ * time from a section's end while all leases were in use to the next waiting process's start
+ * (it includes the release's own round trip). Every run is also checked: more than L sections open
+ * at once fails the benchmark.
+ *
+ * Usage: node --conditions=source --import tsx bench/semaphore.ts [--processes 12] [--iterations 50]
+ *        [--hold-ms 2] [--leases 3] [--json]
+ * Uses ZK_CONNECT when set; otherwise starts a throw-away ZooKeeper server. Prints a markdown table.
+ */
+import { fileURLToPath } from 'node:url';
+import { spawnCuratorWorker, TestingServer } from '@zk-recipes/testing';
+import { SEMAPHORE_WORKER, spawnNodeWorker } from '../packages/semaphore/test/support/processes.js';
+import {
+  handoffLatenciesMs,
+  maxConcurrency,
+  percentile,
+  sectionsOf,
+  timeAtConcurrency,
+  type Section,
+} from '../packages/semaphore/test/support/sections.js';
+
+export interface SemaphoreBenchOptions {
+  processes?: number;
+  iterations?: number;
+  holdMs?: number;
+  leases?: number;
+}
+
+/** One measured run. */
+export interface SemaphoreBenchResult {
+  library: "zk-recipes (layout 'queue', default)" | "zk-recipes (layout 'curator')" | 'Curator 5.4 InterProcessSemaphoreV2';
+  sections: number;
+  spanMs: number;
+  sectionsPerSecond: number;
+  maxConcurrent: number;
+  /** Share of the span during which every lease was in use. */
+  allLeasesInUse: number;
+  handoffP50Ms: number;
+  handoffP99Ms: number;
+  handoffs: number;
+}
+
+/** Runs the three contenders one after the other and returns their results. */
+export async function runSemaphoreBench(connectString: string, options: SemaphoreBenchOptions = {}): Promise<SemaphoreBenchResult[]> {
+  const processes = options.processes ?? 12;
+  const iterations = options.iterations ?? 50;
+  const holdMs = options.holdMs ?? 2;
+  const leases = options.leases ?? 3;
+  const base = `/zk-recipes-bench/semaphore-${Date.now().toString(36)}`;
+  const args = (path: string) => [path, String(leases), String(iterations), String(holdMs)];
+  const results: SemaphoreBenchResult[] = [];
+
+  for (const layout of ['queue', 'curator'] as const) {
+    const workers = Array.from({ length: processes }, () =>
+      spawnNodeWorker(SEMAPHORE_WORKER, ['--wait-go', connectString, ...args(`${base}/ours-${layout}`), layout]),
+    );
+    try {
+      await Promise.all(workers.map((w) => w.waitForLine((l) => l.type === 'ready')));
+      for (const w of workers) w.go();
+      const lines = (await Promise.all(workers.map((w) => w.finished()))).flat();
+      const library = layout === 'queue' ? "zk-recipes (layout 'queue', default)" : "zk-recipes (layout 'curator')";
+      results.push(measure(library, sectionsOf(lines), leases));
+    } finally {
+      for (const w of workers) w.kill();
+    }
+  }
+
+  const jvms = await Promise.all(
+    Array.from({ length: processes }, () => spawnCuratorWorker(['--wait-go', 'semaphore', connectString, ...args(`${base}/curator`)])),
+  );
+  try {
+    await Promise.all(jvms.map((j) => j.waitForLine((l) => l.type === 'ready')));
+    for (const j of jvms) j.go();
+    const lines = (await Promise.all(jvms.map((j) => j.finished(600_000)))).flat();
+    results.push(measure('Curator 5.4 InterProcessSemaphoreV2', sectionsOf(lines as Array<Record<string, unknown>>), leases));
+  } finally {
+    await Promise.all(jvms.map((j) => j.stop()));
+  }
+  return results;
+}
+
+function measure(library: SemaphoreBenchResult['library'], sections: Section[], leases: number): SemaphoreBenchResult {
+  const maxConcurrent = maxConcurrency(sections);
+  // Correctness first: a benchmark of a broken semaphore measures nothing.
+  if (maxConcurrent > leases) throw new Error(`${library}: ${maxConcurrent} leases held at once, more than ${leases}`);
+  const first = sections.reduce((min, s) => (s.start < min ? s.start : min), sections[0]!.start);
+  const last = sections.reduce((max, s) => (s.end > max ? s.end : max), 0n);
+  const span = last - first;
+  const handoffs = handoffLatenciesMs(sections, leases);
+  return {
+    library,
+    sections: sections.length,
+    spanMs: Number(span) / 1e6,
+    sectionsPerSecond: (sections.length * 1e9) / Number(span),
+    maxConcurrent,
+    allLeasesInUse: Number(timeAtConcurrency(sections, leases)) / Number(span),
+    handoffP50Ms: percentile(handoffs, 50),
+    handoffP99Ms: percentile(handoffs, 99),
+    handoffs: handoffs.length,
+  };
+}
+
+/** The results as a markdown table, with throughput relative to Curator's. */
+export function semaphoreBenchTable(results: readonly SemaphoreBenchResult[], options: SemaphoreBenchOptions = {}): string {
+  const { processes = 12, iterations = 50, holdMs = 2, leases = 3 } = options;
+  const curator = results.find((r) => r.library.startsWith('Curator'));
+  const rows = [
+    `Semaphore: ${processes} processes x ${iterations} iterations (acquire 1 lease, hold ${holdMs} ms, release), ${leases} leases; ` +
+      `ideal ${Math.round((leases * 1000) / holdMs)} sections/s. One ZooKeeper session per process.`,
+    '',
+    '| library | sections | span (ms) | sections/s | vs Curator | max held at once | all leases in use | release → next holder p50 / p99 (ms) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of results) {
+    const ratio = curator === undefined ? '' : `${(r.sectionsPerSecond / curator.sectionsPerSecond).toFixed(1)}x`;
+    rows.push(
+      `| ${r.library} | ${r.sections} | ${r.spanMs.toFixed(0)} | ${r.sectionsPerSecond.toFixed(0)} | ${ratio} | ${r.maxConcurrent} | ` +
+        `${(r.allLeasesInUse * 100).toFixed(0)}% | ${r.handoffP50Ms.toFixed(1)} / ${r.handoffP99Ms.toFixed(1)} (n=${r.handoffs}) |`,
+    );
+  }
+  return rows.join('\n');
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const flag = (name: string, fallback: number) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? Number(argv[i + 1]) : fallback;
+  };
+  const options: SemaphoreBenchOptions = {
+    processes: flag('--processes', 12),
+    iterations: flag('--iterations', 50),
+    holdMs: flag('--hold-ms', 2),
+    leases: flag('--leases', 3),
+  };
+  const explicit = process.env['ZK_CONNECT'];
+  const server = explicit === undefined || explicit === '' ? await TestingServer.start() : undefined;
+  try {
+    const results = await runSemaphoreBench(explicit || server!.connectString, options);
+    process.stdout.write(`${semaphoreBenchTable(results, options)}\n`);
+    if (argv.includes('--json')) for (const r of results) process.stdout.write(`${JSON.stringify(r)}\n`);
+  } finally {
+    await server?.stop();
+  }
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await main();
+}
