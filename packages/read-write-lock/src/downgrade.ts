@@ -34,32 +34,58 @@ export interface DowngradeRequest {
  * waiting, while readers queued behind the write node (and ahead of the next writer) get in and
  * share the lock with the downgraded holder. This is the CURATOR-621 sequence done right.
  *
- * The read node is created while the write node still exists, so the place is never empty.
+ * The read node is created while the write node still exists, so the place is never empty, and
+ * the write node is touched right after, to wake writers waiting on it (see `rules.ts`).
  */
 export async function createDowngradeSeat(request: DowngradeRequest): Promise<QueueSeat> {
-  const { session, dir, writeSeat, what } = request;
+  const { session, dir, writeSeat } = request;
   const sequenceSuffix = withoutProtection(writeSeat.name).slice(request.writeKind.length);
   const path = joinPath(dir, newProtectedName(request.readKind).name + sequenceSuffix);
   for (;;) {
-    if (request.signal?.aborted === true) throw new AbortedError(`${what}: aborted`, { cause: request.signal.reason });
-    if (writeSeat.signal.aborted || session.generation !== writeSeat.generation) {
-      throw new SessionLostError(`${what}: the write lock was lost with its ZooKeeper session`, { cause: writeSeat.signal.reason });
-    }
+    throwIfCannotProceed(request);
+    // Pipelined: the create, then a touch of the write node. A writer waiting on the write node
+    // wakes up at the touch and lists again, so it sees the read node before the write node goes
+    // (rules.ts explains why that keeps its no-listing shortcut safe).
+    const create = session.create(path, request.data, { mode: 'ephemeral' });
+    const touch = session.setData(writeSeat.path, request.data ?? new Uint8Array(0));
+    touch.catch(() => undefined); // judged below, after the create's outcome
+    let seat: QueueSeat;
     try {
-      const { stat } = await session.create(path, request.data, { mode: 'ephemeral' });
-      return seatOf(path, stat.czxid, writeSeat);
+      seat = seatOf(path, (await create).stat.czxid, writeSeat);
     } catch (err) {
       if (isZkError(err, 'NODE_EXISTS')) {
         // Our earlier attempt's reply was lost but the create went through: adopt it if it is ours.
         const stat = await session.exists(path);
-        if (stat !== null && stat.ephemeralOwner === session.sessionIdBigInt && session.generation === writeSeat.generation) {
-          return seatOf(path, stat.czxid, writeSeat);
-        }
+        if (stat === null || stat.ephemeralOwner !== session.sessionIdBigInt || session.generation !== writeSeat.generation) throw err;
+        seat = seatOf(path, stat.czxid, writeSeat);
+      } else if (isZkError(err, 'CONNECTION_LOSS')) {
+        await session.waitForConnected(writeSeat.signal).catch(() => undefined);
+        continue;
+      } else {
         throw err;
       }
-      if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
-      await session.waitForConnected(writeSeat.signal).catch(() => undefined);
     }
+    try {
+      await touch;
+      return seat;
+    } catch (err) {
+      // The write node is already gone (its handle was released meanwhile): nobody waits on it.
+      if (isZkError(err, 'NO_NODE')) return seat;
+      if (!isZkError(err, 'CONNECTION_LOSS')) {
+        await session.delete(seat.path).catch(() => undefined);
+        throw err;
+      }
+      await session.waitForConnected(writeSeat.signal).catch(() => undefined);
+      // Loop: the create answers NODE_EXISTS and is adopted; the touch is sent again.
+    }
+  }
+}
+
+function throwIfCannotProceed(request: DowngradeRequest): void {
+  const { session, writeSeat, what, signal } = request;
+  if (signal?.aborted === true) throw new AbortedError(`${what}: aborted`, { cause: signal.reason });
+  if (writeSeat.signal.aborted || session.generation !== writeSeat.generation) {
+    throw new SessionLostError(`${what}: the write lock was lost with its ZooKeeper session`, { cause: writeSeat.signal.reason });
   }
 }
 

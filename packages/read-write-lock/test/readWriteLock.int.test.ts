@@ -2,7 +2,7 @@ import { ZkSession } from '@zk-recipes/core';
 import { InterProcessReadWriteLock, type LockHandle } from '@zk-recipes/read-write-lock';
 import { expireSession, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { childrenOf, deferred, untilChildren } from './support/zk.js';
+import { childrenOf, deferred, untilChildren, untilWatched } from './support/zk.js';
 
 const root = uniqueRoot('read-write-lock');
 const sessions: ZkSession[] = [];
@@ -178,6 +178,10 @@ describe('InterProcessReadWriteLock', () => {
       return handle;
     });
     await untilChildren(s1, path, (ch) => ch.length === 2);
+    // B has decided to wait for A's write node as its last obstacle (and confirmed it by listing
+    // again behind its watch: our request on B's session is answered after that listing).
+    await untilWatched(testConnectString(), aWrite.path);
+    await s2.getChildren(path);
 
     const aRead = await a.readLock().acquire(); // downgrade: at once, though B waits
     expect(nameOf(aRead.path)).toMatch(new RegExp(`^_c_[0-9a-f-]{36}-read-${sequenceOf(aWrite.path)}$`));

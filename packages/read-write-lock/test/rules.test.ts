@@ -12,6 +12,8 @@ function node(n: number, kind: string, seq: number): string {
 const R = 'read-';
 const W = 'write-';
 const read = readRule(R);
+const write = writeRule(R);
+const curatorWrite = writeRule(CURATOR_NAMING.read);
 const indexOf = (queue: ReturnType<typeof sortedChildren>, name: string) => queue.findIndex((e) => e.name === name);
 
 describe('readRule', () => {
@@ -29,7 +31,7 @@ describe('readRule', () => {
   it('is strictly FIFO: a reader arriving after a waiting writer queues behind it', () => {
     // r0 holds, w1 waits for r0, r2 arrives: it must not join r0.
     const queue = sortedChildren([node(0, R, 1), node(1, W, 2), node(2, R, 3)]);
-    expect(writeRule(queue, 1)).toEqual({ held: false, waitFor: node(0, R, 1), lastObstacle: false });
+    expect(write(queue, 1)).toEqual({ held: false, waitFor: node(0, R, 1), lastObstacle: true, confirmAfterWatch: true });
     expect(read(queue, 2)).toEqual({ held: false, waitFor: node(1, W, 2), lastObstacle: true });
   });
 
@@ -53,7 +55,7 @@ describe('readRule', () => {
     expect(read(before, 2)).toEqual({ held: false, waitFor: node(0, W, 5), lastObstacle: true });
     const after = sortedChildren([node(0, R, 5), node(1, R, 6), node(2, W, 7), node(3, R, 8)]);
     expect(read(after, 1)).toEqual({ held: true });
-    expect(writeRule(after, 2)).toEqual({ held: false, waitFor: node(1, R, 6), lastObstacle: false });
+    expect(write(after, 2)).toEqual({ held: false, waitFor: node(1, R, 6), lastObstacle: false, confirmAfterWatch: true });
     expect(read(after, 3)).toEqual({ held: false, waitFor: node(2, W, 7), lastObstacle: true });
   });
 
@@ -66,43 +68,56 @@ describe('readRule', () => {
     const curatorRead = readRule(CURATOR_NAMING.read);
     const queue = sortedChildren([node(0, '__READ__', 1), node(1, '__WRIT__', 2), node(2, '__READ__', 3)]);
     expect(curatorRead(queue, 0)).toEqual({ held: true });
-    expect(writeRule(queue, 1)).toEqual({ held: false, waitFor: node(0, '__READ__', 1), lastObstacle: false });
+    expect(curatorWrite(queue, 1)).toEqual({ held: false, waitFor: node(0, '__READ__', 1), lastObstacle: true, confirmAfterWatch: true });
     expect(curatorRead(queue, 2)).toEqual({ held: false, waitFor: node(1, '__WRIT__', 2), lastObstacle: true });
     expect(ZK_RECIPES_NAMING).toEqual({ read: 'read-', write: 'write-' });
   });
 });
 
 describe('writeRule', () => {
+  const waits = (name: string, lastObstacle: boolean) => ({ held: false, waitFor: name, lastObstacle, confirmAfterWatch: true });
+
   it('holds only when first', () => {
     const queue = sortedChildren([node(0, W, 1), node(1, W, 2), node(2, R, 3)]);
-    expect(writeRule(queue, 0)).toEqual({ held: true });
+    expect(write(queue, 0)).toEqual({ held: true });
   });
 
-  it('waits for its immediate predecessor, whatever its kind, and never takes the last-obstacle shortcut', () => {
+  it('waits for its immediate predecessor, whatever its kind; the one node ahead is the last obstacle', () => {
     const queue = sortedChildren([node(0, R, 1), node(1, R, 2), node(2, W, 3), node(3, W, 4)]);
-    expect(writeRule(queue, 2)).toEqual({ held: false, waitFor: node(1, R, 2), lastObstacle: false });
-    expect(writeRule(queue, 3)).toEqual({ held: false, waitFor: node(2, W, 3), lastObstacle: false });
+    expect(write(queue, 2)).toEqual(waits(node(1, R, 2), false));
+    expect(write(queue, 3)).toEqual(waits(node(2, W, 3), false));
     const single = sortedChildren([node(0, W, 1), node(1, W, 2)]);
-    // A downgrade can put a read node at node 0's place while we wait: we must list again.
-    expect(writeRule(single, 1)).toEqual({ held: false, waitFor: node(0, W, 1), lastObstacle: false });
+    expect(write(single, 1)).toEqual(waits(node(0, W, 1), true));
   });
 
-  it('CURATOR-621: a writer behind a downgraded writer waits for the read node at its place', () => {
+  it('CURATOR-621: behind a downgraded writer it waits for the read node at its place, never as the last obstacle', () => {
+    // The downgrade read node sorts before the write node of the same sequence ("read-" < "write-").
     const downgraded = sortedChildren([node(1, W, 6), node(0, W, 5), node(0, R, 5)]);
     const b = indexOf(downgraded, node(1, W, 6));
-    expect(writeRule(downgraded, b)).toEqual({ held: false, waitFor: node(0, W, 5), lastObstacle: false });
+    // A different node than the write node it watched before the downgrade: the engine's
+    // confirmation listing therefore decides again instead of keeping the shortcut.
+    expect(write(downgraded, b)).toEqual(waits(node(0, R, 5), false));
     const writeReleased = sortedChildren([node(1, W, 6), node(0, R, 5)]);
-    expect(writeRule(writeReleased, indexOf(writeReleased, node(1, W, 6)))).toEqual({
-      held: false,
-      waitFor: node(0, R, 5),
-      lastObstacle: false,
-    });
-    const readReleased = sortedChildren([node(1, W, 6)]);
-    expect(writeRule(readReleased, 0)).toEqual({ held: true });
+    expect(write(writeReleased, indexOf(writeReleased, node(1, W, 6)))).toEqual(waits(node(0, R, 5), true));
+    const readReleasedFirst = sortedChildren([node(1, W, 6), node(0, W, 5)]);
+    expect(write(readReleasedFirst, indexOf(readReleasedFirst, node(1, W, 6)))).toEqual(waits(node(0, W, 5), true));
+    expect(write(sortedChildren([node(1, W, 6)]), 0)).toEqual({ held: true });
+  });
+
+  it('waits for the downgrade read node even when its name sorts after the write node (fresh GUID)', () => {
+    // node(5, ...) has the GUID 66666666-..., which sorts after 11111111-...: read after write.
+    const downgraded = sortedChildren([node(1, W, 6), node(0, W, 5), node(5, R, 5)]);
+    expect(downgraded.map((e) => e.kind)).toEqual([W, R, W]);
+    expect(write(downgraded, 2)).toEqual(waits(node(5, R, 5), false));
+  });
+
+  it("with Curator's names too (__READ__ sorts before __WRIT__)", () => {
+    const downgraded = sortedChildren([node(1, '__WRIT__', 6), node(0, '__WRIT__', 5), node(0, '__READ__', 5)]);
+    expect(curatorWrite(downgraded, 2)).toEqual(waits(node(0, '__READ__', 5), false));
   });
 
   it("the holder's own downgrade read node (same sequence) does not count as before it", () => {
     const queue = sortedChildren([node(0, W, 5), node(0, R, 5), node(1, W, 6)]);
-    expect(writeRule(queue, indexOf(queue, node(0, W, 5)))).toEqual({ held: true });
+    expect(write(queue, indexOf(queue, node(0, W, 5)))).toEqual({ held: true });
   });
 });
