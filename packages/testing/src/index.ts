@@ -10,3 +10,5 @@ export { ServerStartError } from './ZooKeeperProcess.js';
 export * from './java.js';
 export { FaultProxy, type FaultProxyOptions, type FrameRecord } from './FaultProxy.js';
 export * from './criticalSections.js';
+export * from './runWorkers.js';
+export * from './workerSide.js';

@@ -1,0 +1,71 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { intervalFromJson, maxConcurrency } from '../src/criticalSections.js';
+import { runWorkers, WorkersFailedError } from '../src/runWorkers.js';
+
+const SCRIPT = fileURLToPath(new URL('./fixtures/worker.ts', import.meta.url));
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// Each test spawns Node+tsx processes: seconds each on a loaded 2-core machine.
+describe('runWorkers', { timeout: 60_000 }, () => {
+  it('runs TypeScript workers and collects their JSON lines, with per-worker args and env', async () => {
+    const results = await runWorkers<{ name: string; extra: string; args: string[] }>({
+      script: SCRIPT,
+      count: 3,
+      args: (i) => ['env', `a${i}`],
+      env: { EXTRA: 'x' },
+    });
+    expect(results.map((r) => r.lines)).toEqual([0, 1, 2].map((i) => [{ name: `worker-${i}`, extra: 'x', args: [`a${i}`] }]));
+    expect(results.every((r) => r.exitCode === 0)).toBe(true);
+  });
+
+  it('barrier: releases all workers at once, after every one is ready', async () => {
+    const seen: unknown[] = [];
+    const results = await runWorkers<{ type: string; at?: string; worker?: string; start?: string; end?: string }>({
+      script: SCRIPT,
+      count: 3,
+      args: ['sections'],
+      barrier: true,
+      onLine: (line) => seen.push(line),
+    });
+    const at = (type: string): bigint[] => results.map((r) => BigInt(r.lines.find((l) => l.type === type)!.at!));
+    const sections = results.flatMap((r) => r.lines.filter((l) => l.type === 'section').map((l) => intervalFromJson(l as never)));
+    expect(sections).toHaveLength(9);
+    expect(maxConcurrency(sections)).toBeGreaterThanOrEqual(1);
+    // No worker was released before the last one arrived at the start line.
+    const lastArrival = at('arrived').reduce((a, b) => (a > b ? a : b));
+    for (const released of at('released')) expect(released).toBeGreaterThan(lastArrival);
+    expect(results[0]!.otherOutput).toEqual(['not json']);
+    expect(seen).toHaveLength(15);
+  });
+
+  it('a failing worker fails the run with its stderr, and the others are killed', async () => {
+    const error = await runWorkers({ script: SCRIPT, count: 3, args: ['fail'], timeoutMs: 30_000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkersFailedError);
+    const failed = error as WorkersFailedError;
+    expect(failed.message).toContain('boom: worker 1 failed on purpose');
+    expect(failed.results[1]!.exitCode).toBe(3);
+    expect(failed.results[0]!.signal).toBe('SIGKILL');
+    // A line printed just before exiting is still collected.
+    expect(failed.results[1]!.lines).toEqual([{ type: 'before-failure', index: '1' }]);
+    for (const r of failed.results) expect(isAlive(r.pid)).toBe(false);
+  });
+
+  it('kills every worker on timeout', async () => {
+    const error = await runWorkers({ script: SCRIPT, count: 2, args: ['hang'], timeoutMs: 1_500 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkersFailedError);
+    expect((error as Error).message).toMatch(/timed out after 1500 ms/);
+    for (const r of (error as WorkersFailedError).results) {
+      expect(r.signal).toBe('SIGKILL');
+      expect(isAlive(r.pid)).toBe(false);
+    }
+  });
+});
