@@ -2,13 +2,21 @@ import { fileURLToPath } from 'node:url';
 import { isZkError, MultiReleaseError, ZkSession, type AcquireOptions, type LockHandle } from '@zk-recipes/core';
 import { InterProcessMutex, InterProcessSemaphoreMutex } from '@zk-recipes/mutex';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
-import { expireSession, findOverlaps, runWorkers, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { expireSession, findOverlaps, handoffGaps, runWorkers, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterProcessMultiLock, type MultiLockMember } from '../src/index.js';
 
 const connectString = testConnectString();
 const root = uniqueRoot('multi-lock');
 const WORKER = fileURLToPath(new URL('./workers/multiLockWorker.ts', import.meta.url));
+
+/** One JSON line of the crossed-order worker. */
+interface SectionLine {
+  worker: string;
+  start?: string;
+  end?: string;
+  done?: boolean;
+}
 
 let session: ZkSession;
 let other: ZkSession;
@@ -72,21 +80,23 @@ describe('InterProcessMultiLock against ZooKeeper', () => {
 
   it('crossed orders in two OS processes never deadlock (canonical order)', async () => {
     const paths = [dir('x'), dir('y'), dir('z')];
-    const barrier = dir('barrier');
     const iterations = 25;
-    const run = (listed: string[]) =>
-      runWorkers({ script: WORKER, count: 1, args: [connectString, listed.join(','), 'canonical', String(iterations), '1', barrier, '2'] });
-    const [forward, backward] = await Promise.all([run(paths), run([...paths].reverse())]);
-    const lines = [...forward, ...backward] as Array<{ worker: string; start?: string; end?: string; done?: boolean }>;
+    const results = await runWorkers<SectionLine>({
+      script: WORKER,
+      count: 2,
+      // Worker 0 lists the paths forward, worker 1 backward.
+      args: (index) => [connectString, (index === 0 ? paths : [...paths].reverse()).join(','), 'canonical', String(iterations), '1'],
+      barrier: true,
+    });
+    const lines = results.flatMap((result) => result.lines);
     const sections = lines.filter((line) => line.start !== undefined);
     expect(sections).toHaveLength(2 * iterations);
     expect(lines.filter((line) => line.done === true)).toHaveLength(2);
     const intervals = sections.map((line) => ({ worker: line.worker, start: BigInt(line.start!), end: BigInt(line.end!) }));
     expect(findOverlaps(intervals, { maxConcurrent: 1 })).toEqual([]);
-    // They really contended: the lock passed back and forth between the two processes.
-    const byStart = [...intervals].sort((x, y) => (x.start < y.start ? -1 : 1));
-    const handoffs = byStart.filter((section, i) => i > 0 && section.worker !== byStart[i - 1]!.worker).length;
-    expect(handoffs).toBeGreaterThanOrEqual(5);
+    // They really contended: the locks passed back and forth between the two processes.
+    const handoffs = handoffGaps(intervals).filter((gap) => gap.from !== gap.to);
+    expect(handoffs.length).toBeGreaterThanOrEqual(5);
     for (const path of paths) expect(await nodesIn(path)).toEqual([]);
   });
 
