@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+// Makes sure the integration tests, the demo and the benchmarks have a ZooKeeper to run against.
+// Run first by `npm test`, `npm run demo` and `npm run bench`. Plain Node, no dependencies.
+//
+//   ZK_CONNECT set                        -> use that ensemble, nothing to do
+//   ZooKeeper jars + java found           -> @zk-recipes/testing starts servers itself, nothing to do
+//   missing, root and apt-get available   -> apt-get install -y zookeeper (non-interactive), go on
+//   missing otherwise                     -> exit 1 with the exact command to run
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+const INSTALL = 'sudo apt-get install -y zookeeper';
+const tag = '[ensure-zookeeper]';
+
+function hasZooKeeperJars() {
+  const home = process.env.ZOOKEEPER_HOME;
+  if (home) {
+    return [home, join(home, 'lib')].some(
+      (dir) => existsSync(dir) && readdirSync(dir).some((f) => /^zookeeper-\d.*\.jar$|^zookeeper\.jar$/.test(f)),
+    );
+  }
+  return existsSync('/usr/share/java/zookeeper.jar');
+}
+
+function hasJava() {
+  if (process.env.JAVA_HOME && existsSync(join(process.env.JAVA_HOME, 'bin', 'java'))) return true;
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, 'java')));
+}
+
+function hasAptGet() {
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, 'apt-get')));
+}
+
+function run(command, args) {
+  console.error(`${tag} $ ${command} ${args.join(' ')}`);
+  const result = spawnSync(command, args, {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+  if (result.status !== 0) {
+    console.error(`${tag} '${command} ${args.join(' ')}' failed (${result.error?.message ?? `exit ${result.status}`})`);
+    process.exit(1);
+  }
+}
+
+function fail(what, command = INSTALL) {
+  console.error(
+    `${tag} ${what}\n` +
+      `${tag} Install it with:\n\n    ${command}\n\n` +
+      `${tag} (or set ZOOKEEPER_HOME to an unpacked ZooKeeper 3.8 release, or ZK_CONNECT to a running ensemble,\n` +
+      `${tag}  e.g. \`docker compose up -d\` and ZK_CONNECT=127.0.0.1:2181,127.0.0.1:2182,127.0.0.1:2183)`,
+  );
+  process.exit(1);
+}
+
+if (process.env.ZK_CONNECT) {
+  console.error(`${tag} using ZK_CONNECT=${process.env.ZK_CONNECT}`);
+  process.exit(0);
+}
+if (hasZooKeeperJars() && hasJava()) process.exit(0);
+if (process.env.ZOOKEEPER_HOME && !hasZooKeeperJars()) {
+  // Installing the Debian package would not help: ZOOKEEPER_HOME takes precedence.
+  fail(`ZOOKEEPER_HOME=${process.env.ZOOKEEPER_HOME} holds no zookeeper-<version>.jar (in it or in lib/); fix or unset it.`);
+}
+
+const missing = hasZooKeeperJars() ? 'Java (needed to run ZooKeeper) was not found.' : 'ZooKeeper was not found (no ZOOKEEPER_HOME, no /usr/share/java/zookeeper.jar).';
+const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+if (!isRoot || !hasAptGet()) fail(missing, hasZooKeeperJars() ? 'sudo apt-get install -y default-jre-headless' : INSTALL);
+
+console.error(`${tag} ${missing} Installing the Debian package as root...`);
+const lockWait = ['-o', 'DPkg::Lock::Timeout=300'];
+run('apt-get', [...lockWait, 'update']);
+// The zookeeper package depends on a JRE, so this brings Java too.
+run('apt-get', [...lockWait, 'install', '-y', '--no-install-recommends', 'zookeeper']);
+if (!hasJava()) run('apt-get', [...lockWait, 'install', '-y', '--no-install-recommends', 'default-jre-headless']);
+if (!hasZooKeeperJars() || !hasJava()) fail('The install finished but ZooKeeper or Java is still missing.');
+console.error(`${tag} ZooKeeper installed.`);
