@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestingCluster, uniqueRoot } from '../src/index.js';
+import { expireSession, TestingCluster, uniqueRoot } from '../src/index.js';
 import { RAW_CREATE_MODE } from '../src/rawClient.js';
 import { connectRaw, isAlive, rawCreate, rawExists, rawMkdirs } from './support.js';
 
@@ -94,5 +94,24 @@ describe('TestingCluster', () => {
       if (mode === null) await new Promise((r) => setTimeout(r, 50));
     }
     expect(['follower', 'leader']).toContain(mode);
+  });
+
+  it('expireSession works through the ensemble for a session held on a follower', async () => {
+    const leader = await cluster.leader();
+    const follower = cluster.servers.find((s) => s !== leader)!;
+    const victim = await connectRaw(follower.connectString, 10_000);
+    const observer = await connectRaw(leader.connectString);
+    try {
+      await rawMkdirs(observer, root);
+      await rawCreate(victim, `${root}/eph-on-follower`, RAW_CREATE_MODE.EPHEMERAL);
+      const toldExpired = new Promise<void>((resolve) => victim.on('expired', resolve));
+      await expireSession(cluster.connectString, { sessionId: victim.getSessionId(), password: victim.getSessionPassword() });
+      // The close was committed by the quorum: the leader no longer has the ephemeral node.
+      expect(await rawExists(observer, `${root}/eph-on-follower`)).toBe(false);
+      await toldExpired;
+    } finally {
+      victim.close();
+      observer.close();
+    }
   });
 });

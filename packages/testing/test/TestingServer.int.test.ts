@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fourLetterWord, parseMode, TestingServer, testConnectString, uniqueRoot } from '../src/index.js';
+import { findZooKeeper, fourLetterWord, parseMode, TestingServer, testConnectString, uniqueRoot } from '../src/index.js';
 import { RAW_CREATE_MODE } from '../src/rawClient.js';
 import { connectRaw, isAlive, rawCreate, rawExists, rawMkdirs, until } from './support.js';
 
@@ -111,6 +112,44 @@ describe('TestingServer', () => {
       expect(await fourLetterWord('127.0.0.1', port, 'ruok')).toBe('imok');
     } finally {
       await second.stop();
+    }
+  });
+});
+
+describe('TestingServer with ZOOKEEPER_HOME', () => {
+  it('starts from the jars of a ZooKeeper release directory (lib/*.jar)', async () => {
+    // Build a release-shaped directory from the jars this machine has (Debian's or another release's).
+    const home = mkdtempSync(join(tmpdir(), 'zkr-home-'));
+    mkdirSync(join(home, 'lib'));
+    for (const jar of findZooKeeper().classpath.split(':')) {
+      const name = basename(jar) === 'zookeeper.jar' ? 'zookeeper-3.8.0.jar' : basename(jar);
+      symlinkSync(jar, join(home, 'lib', name));
+    }
+    const previous = process.env['ZOOKEEPER_HOME'];
+    process.env['ZOOKEEPER_HOME'] = home;
+    let server: TestingServer | undefined;
+    try {
+      expect(findZooKeeper().source).toBe(`ZOOKEEPER_HOME=${home}`);
+      server = await TestingServer.start({ forceSync: false });
+      expect(await fourLetterWord('127.0.0.1', server.port, 'ruok')).toBe('imok');
+    } finally {
+      if (previous === undefined) delete process.env['ZOOKEEPER_HOME'];
+      else process.env['ZOOKEEPER_HOME'] = previous;
+      await server?.stop();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('says how to install ZooKeeper when ZOOKEEPER_HOME holds none', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'zkr-home-empty-'));
+    const previous = process.env['ZOOKEEPER_HOME'];
+    process.env['ZOOKEEPER_HOME'] = home;
+    try {
+      await expect(TestingServer.start()).rejects.toMatchObject({ code: 'ZOOKEEPER_NOT_FOUND', message: /sudo apt-get install -y zookeeper/ });
+    } finally {
+      if (previous === undefined) delete process.env['ZOOKEEPER_HOME'];
+      else process.env['ZOOKEEPER_HOME'] = previous;
+      rmSync(home, { recursive: true, force: true });
     }
   });
 });
