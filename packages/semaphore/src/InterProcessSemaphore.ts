@@ -133,7 +133,24 @@ export class InterProcessSemaphore {
       throw new InvalidArgumentError(`InterProcessSemaphore ${this.path}: asked for ${quantity} leases, there are only ${this.fixedMax}`);
     }
     await this.prepare();
-    return this.layout === 'queue' ? this.takeQueued(quantity, wait) : this.takeCuratorStyle(quantity, wait);
+    try {
+      return await (this.layout === 'queue' ? this.takeQueued(quantity, wait) : this.takeCuratorStyle(quantity, wait));
+    } catch (err) {
+      await this.cleanedUp();
+      throw err;
+    }
+  }
+
+  /**
+   * A deadline or abort that fires while a create is in flight leaves its clean-up to the engine,
+   * in the background. While connected that is one round trip: wait for it, so that when an
+   * acquire rejects no node of ours is left. (While disconnected it finishes on reconnection, or
+   * the session's end removes the node; we do not hold the caller that long.)
+   */
+  private async cleanedUp(): Promise<void> {
+    const connected = () => this.session.state === 'connected' || this.session.state === 'reconnected';
+    if (!connected()) return;
+    await Promise.all([this.leases.settled(), this.internalLock?.settled()]);
   }
 
   /** Records maxLeases (once per object) or starts the shared count. */

@@ -230,6 +230,26 @@ describe('InterProcessSemaphore (queue layout)', () => {
     }
   });
 
+  it('a deadline that fires while the create is in flight: the rejection comes after the node is gone', async () => {
+    const [host, port] = testConnectString().split(',')[0]!.split(':');
+    const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+    try {
+      const path = `${root}/leak-in-flight`;
+      const sem = new InterProcessSemaphore(await connect(proxy.connectString), path, { maxLeases: 1 });
+      await sem.tryAcquire().then((l) => l?.release()); // records maxLeases: the next create is the lease
+      const healed = proxy.blackhole(400); // the create is held, then delivered and answered
+      const failure = await sem.acquire({ timeoutMs: 100 }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(failure).toMatchObject({ code: 'LOCK_TIMEOUT' });
+      await healed;
+      expect(await new InterProcessSemaphore(main, path, { maxLeases: 1 }).getParticipantNodes()).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('hands freed leases on at once: three releases together admit the three first waiters while the rest wait', async () => {
     const path = `${root}/prompt`;
     const sem = new InterProcessSemaphore(main, path, { maxLeases: 3 });
