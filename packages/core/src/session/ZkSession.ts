@@ -573,6 +573,9 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     cm.onSocketConnected = function (this: ConnectionManager) {
       this.socket?.destroy();
     };
+    // Requests still queued were rejected above: they must never reach a server afterwards (the
+    // wire client would write them, on the retired session, when closing).
+    cm.packetQueue.queue.length = 0;
     if (cm.state !== CM_STATES.CLOSED && cm.state !== CM_STATES.CLOSING) {
       try {
         gen.client.close();

@@ -57,6 +57,8 @@ export interface ConnectionManager {
   zxid: Buffer;
   pendingBuffer: Buffer | null;
   pendingQueue: PendingPacket[];
+  /** Requests not yet written (queued while disconnected). */
+  packetQueue: { queue: PendingPacket[] };
   servers: unknown[];
   onSocketData(this: ConnectionManager, buffer: Buffer): void;
   onSocketConnected(this: ConnectionManager): void;
