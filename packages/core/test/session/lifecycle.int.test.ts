@@ -211,6 +211,30 @@ describe('session loss', () => {
     }
   });
 
+  it('a server that accepts TCP but never answers the connect request is abandoned after the connect timeout', async () => {
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    try {
+      void proxy.blackhole();
+      const connecting = ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 3000, connectionTimeoutMs: 20_000 });
+      const connectRequests = (): Array<{ connection: number; at: number }> =>
+        proxy.frames.filter((f) => f.direction === 'request' && f.xid === undefined);
+      // The wire client alone would wait on the first connection forever; the watchdog gives up on
+      // it after the connect timeout (1/3 of the session timeout here) and tries again.
+      await pollUntil(() => connectRequests().length >= 2, 10_000, 'a second connection attempt');
+      const [first, second] = connectRequests();
+      expect(second!.connection).not.toBe(first!.connection);
+      expect(second!.at - first!.at).toBeGreaterThanOrEqual(900);
+      expect(second!.at - first!.at).toBeLessThan(3000);
+      proxy.dropConnections();
+      proxy.heal();
+      const s = await connecting;
+      expect(s.state).toBe('connected');
+      await s.close();
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('waitForConnected resolves at once when connected, after reconnection otherwise, and honours abort', async () => {
     const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
     const s = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
