@@ -53,7 +53,14 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
   private current: { value: number; version: number; mzxid: bigint } | undefined;
   private starting: Promise<void> | undefined;
   private closed = false;
-  private readonly onConnected = () => void this.refresh();
+  /** A data watch of the current ZooKeeper session is set: do not stack another one. */
+  private watchArmed = false;
+  /** A new ZooKeeper session has none of the old one's watches. (After `reconnected` the same
+   * session's watches are restored by the server, which fires them if the node changed meanwhile.) */
+  private readonly onConnected = () => {
+    this.watchArmed = false;
+    void this.refresh();
+  };
 
   constructor(
     readonly session: ZkSession,
@@ -112,7 +119,6 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
   close(): void {
     this.closed = true;
     this.session.off('connected', this.onConnected);
-    this.session.off('reconnected', this.onConnected);
   }
 
   private async doStart(): Promise<void> {
@@ -125,9 +131,7 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
       }
       if (!isZkError(err, 'NODE_EXISTS')) throw err;
     }
-    // A new ZooKeeper session has none of the old one's watches: read (and watch) again then.
     this.session.on('connected', this.onConnected);
-    this.session.on('reconnected', this.onConnected);
     await this.readAndWatch();
   }
 
@@ -143,13 +147,26 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
   private async readAndWatch(): Promise<void> {
     if (this.closed) return;
     try {
-      const { data, stat } = await this.session.getData(this.path, () => void this.refresh());
+      const arm = !this.watchArmed;
+      this.watchArmed = true;
+      const watcher = () => {
+        this.watchArmed = false;
+        void this.refresh();
+      };
+      let found: { data: Buffer; stat: { version: number; mzxid: bigint } };
+      try {
+        found = await this.session.getData(this.path, arm ? watcher : undefined);
+      } catch (err) {
+        if (arm) this.watchArmed = false; // no watch was set
+        throw err;
+      }
+      const { data, stat } = found;
       const value = decodeCount(data);
       if (value === null) throw new InvalidArgumentError(`SharedCount ${this.path}: node data is not a 4-byte count`);
       this.apply(value, stat.version, stat.mzxid);
     } catch (err) {
       if (!isZkError(err, 'NO_NODE')) throw err;
-      // Deleted: wait for it to come back.
+      // Deleted: an exists watch tells us when it is back.
       const stat = await this.session.exists(this.path, () => void this.refresh());
       if (stat !== null) await this.readAndWatch();
     }

@@ -344,6 +344,19 @@ describe('InterProcessSemaphore with a SharedCount', () => {
     a.close();
     b.close();
   });
+  it('keeps following the count after its session is lost and replaced', async () => {
+    const follower = await connect();
+    const count = new SharedCount(follower, `${root}/count-expiry`, { seedValue: 1 });
+    await count.start();
+    const reconnected = new Promise((resolve) => follower.once('connected', resolve));
+    await expireSession(testConnectString(), follower.credentials);
+    await reconnected; // a new ZooKeeper session, none of the old watches
+    const seen = new Promise((resolve) => count.once('changed', resolve));
+    await new SharedCount(main, `${root}/count-expiry`, { seedValue: 1 }).setCount(7);
+    expect(await seen).toBe(7);
+    expect(count.getCount()).toBe(7);
+    count.close();
+  });
 });
 
 describe('InterProcessSemaphore (curator layout)', () => {
