@@ -131,10 +131,10 @@ describe('hardening of node-zookeeper-client 1.1.3', () => {
   it('3. a server that stops answering (SIGSTOP): raw client never notices; ZkSession suspends at ~2/3 and declares lost at the session timeout', async () => {
     const own = await startServer();
     try {
-      const raw = await rawConnected(own.connectString, 2000);
+      const raw = await rawConnected(own.connectString, 4000);
       let rawDisconnected = false;
       raw.on('disconnected', () => (rawDisconnected = true));
-      const c = await ZkSession.connect({ connectString: own.connectString, sessionTimeoutMs: 2000 });
+      const c = await ZkSession.connect({ connectString: own.connectString, sessionTimeoutMs: 4000 });
       const timeout = c.negotiatedSessionTimeoutMs;
       const suspended = nextEvent(c, 'suspended', 10_000);
       const lost = nextEvent(c, 'lost', 10_000);
@@ -148,7 +148,7 @@ describe('hardening of node-zookeeper-client 1.1.3', () => {
       const lostAfter = Date.now() - t0;
       expect(reason).toBeInstanceOf(SessionLostError);
       expect(lostAfter).toBeGreaterThanOrEqual(timeout * 0.9);
-      expect(lostAfter).toBeLessThan(timeout * 1.6);
+      expect(lostAfter).toBeLessThan(timeout * 1.75);
       expect(await pending).toMatchObject({ code: 'CONNECTION_LOSS' });
       // A full session timeout later, the raw client still believes it is connected.
       expect(rawDisconnected).toBe(false);
