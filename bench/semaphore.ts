@@ -94,7 +94,7 @@ function measure(library: SemaphoreBenchResult['library'], sections: Section[], 
   const first = sections.reduce((min, s) => (s.start < min ? s.start : min), sections[0]!.start);
   const last = sections.reduce((max, s) => (s.end > max ? s.end : max), 0n);
   const span = last - first;
-  const handoffs = handoffLatenciesMs(sections, leases);
+  const handoffs = handoffLatenciesMs(sections);
   return {
     library,
     sections: sections.length,

@@ -52,33 +52,45 @@ export function timeAtConcurrency(sections: readonly Section[], n: number): bigi
 }
 
 /**
- * Release → next holder latencies in ms: when a section ends while all `maxLeases` leases are in
- * use, the freed lease is matched (FIFO) with the next section that starts, if that section's worker
- * was already waiting then. A worker loops acquire → hold → release, so it is taken to be waiting
- * from the end of its previous section (its first acquisition is not counted).
+ * Release → next holder latencies in ms: for every release (section end) while another worker is
+ * waiting, the time until the next waiting worker starts a section (FIFO matching of releases and
+ * starts). A worker loops acquire → hold → release, so it is taken to be waiting from the end of
+ * its previous section (for its first section: from the first start of the run, i.e. the common
+ * "go"). Long values mean a lease sat free while someone waited.
  */
-export function handoffLatenciesMs(sections: readonly Section[], maxLeases: number): number[] {
-  const previousEnd = new Map<Section, bigint>();
+export function handoffLatenciesMs(sections: readonly Section[]): number[] {
+  if (sections.length === 0) return [];
+  const runStart = sections.reduce((min, s) => (s.start < min ? s.start : min), sections[0]!.start);
   const byWorker = new Map<string, Section[]>();
   for (const s of sections) byWorker.set(s.worker, [...(byWorker.get(s.worker) ?? []), s]);
+  // At one instant: ends first (a worker's own release does not count as someone waiting), then
+  // wait begins, then starts.
+  const END = 0;
+  const WAIT = 1;
+  const START = 2;
+  const timeline: Array<{ t: bigint; kind: 0 | 1 | 2; waited: boolean }> = [];
   for (const list of byWorker.values()) {
     list.sort((a, b) => (a.start < b.start ? -1 : 1));
-    for (let i = 1; i < list.length; i++) previousEnd.set(list[i]!, list[i - 1]!.end);
+    list.forEach((section, i) => {
+      const waitingSince = i === 0 ? runStart : list[i - 1]!.end;
+      const waited = waitingSince < section.start;
+      if (waited) timeline.push({ t: waitingSince, kind: WAIT, waited });
+      timeline.push({ t: section.start, kind: START, waited }, { t: section.end, kind: END, waited });
+    });
   }
+  timeline.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.kind - b.kind));
+  let waiting = 0;
   const freed: bigint[] = [];
   const latencies: number[] = [];
-  let open = 0;
-  for (const event of events(sections)) {
-    if (event.delta === -1) {
-      if (open === maxLeases) freed.push(event.t);
-      open--;
-      continue;
-    }
-    open++;
-    const freedAt = freed.shift();
-    const waitingSince = previousEnd.get(event.section);
-    if (freedAt !== undefined && waitingSince !== undefined && waitingSince <= freedAt) {
-      latencies.push(Number(event.t - freedAt) / 1e6);
+  for (const event of timeline) {
+    if (event.kind === END) {
+      if (waiting > 0) freed.push(event.t);
+    } else if (event.kind === WAIT) {
+      waiting++;
+    } else if (event.waited) {
+      waiting--;
+      const freedAt = freed.shift();
+      if (freedAt !== undefined) latencies.push(Number(event.t - freedAt) / 1e6);
     }
   }
   return latencies;
