@@ -1,5 +1,4 @@
 import {
-  continueInFrame,
   currentFrame,
   OwnerFrame,
   QueueLock,
@@ -30,7 +29,7 @@ export class ReadLock extends QueueLock {
   }
 
   /** A context that holds the write lock (and not yet the read lock) downgrades instead of queueing. */
-  protected override acquireIn(options: AcquireOptions): Promise<LockHandle> {
+  protected override acquireIn(options: AcquireOptions): { frame: OwnerFrame | undefined; acquired: Promise<LockHandle> } {
     if (this.isOwnedByCurrentContext()) return super.acquireIn(options);
     const writeSeat = this.writeLock.seatOfCurrentContext();
     if (writeSeat === undefined) return super.acquireIn(options);
@@ -45,6 +44,6 @@ export class ReadLock extends QueueLock {
       signal: options.signal,
       what: `${this.config.name}.acquire ${this.path}`,
     }).then((seat) => this.hold(frame, seat));
-    return continueInFrame(frame, acquired);
+    return { frame, acquired };
   }
 }

@@ -1,4 +1,4 @@
-import { QueueLock, UpgradeNotSupportedError, type AcquireOptions, type LockHandle, type LockQueue, type QueueSeat } from '@zk-recipes/core';
+import { QueueLock, UpgradeNotSupportedError, type AcquireOptions, type LockHandle, type LockQueue, type OwnerFrame, type QueueSeat } from '@zk-recipes/core';
 import type { ReadWriteNaming } from './naming.js';
 import { writeRule } from './rules.js';
 
@@ -22,14 +22,13 @@ export class WriteLock extends QueueLock {
    * Upgrade (the calling context holds only the read lock) is refused at once: our own read node
    * would sit ahead of the write node, and the write could never be granted.
    */
-  protected override acquireIn(options: AcquireOptions): Promise<LockHandle> {
+  protected override acquireIn(options: AcquireOptions): { frame: OwnerFrame | undefined; acquired: Promise<LockHandle> } {
     if (!this.isOwnedByCurrentContext() && this.readHeldByCurrentContext()) {
-      return Promise.reject(
-        new UpgradeNotSupportedError(
-          `${this.config.name}.acquire: this async context holds the read lock of ${this.path}; ` +
-            'release it before acquiring the write lock (upgrading would deadlock)',
-        ),
+      const refused = new UpgradeNotSupportedError(
+        `${this.config.name}.acquire: this async context holds the read lock of ${this.path}; ` +
+          'release it before acquiring the write lock (upgrading would deadlock)',
       );
+      return { frame: undefined, acquired: Promise.reject(refused) };
     }
     return super.acquireIn(options);
   }

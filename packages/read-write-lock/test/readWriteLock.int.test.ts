@@ -231,6 +231,30 @@ describe('InterProcessReadWriteLock', () => {
     await writer.release();
   });
 
+  it('a context holding both halves re-enters the write lock; released in either order, nothing is left', async () => {
+    const s1 = await connect();
+    const path = freshPath();
+    const rw = new InterProcessReadWriteLock(s1, path);
+    for (const writeFirst of [true, false]) {
+      const write = await rw.writeLock().acquire();
+      const read = await rw.readLock().acquire();
+      const again = await rw.writeLock().acquire(); // not an upgrade: this context holds the write lock
+      expect(again.path).toBe(write.path);
+      await again.release();
+      expect(await rw.readLock().getParticipantNodes()).toEqual([read.path]);
+      expect(await rw.writeLock().getParticipantNodes()).toEqual([write.path]);
+      if (writeFirst) {
+        await write.release();
+        await expect(rw.writeLock().acquire()).rejects.toMatchObject({ code: 'UPGRADE_NOT_SUPPORTED' });
+        await read.release();
+      } else {
+        await read.release();
+        await write.release();
+      }
+      expect(await childrenOf(s1, path)).toEqual([]);
+    }
+  });
+
   it('timeouts and aborts leave no node behind, for readers and writers', async () => {
     const [s1, s2] = await Promise.all([connect(), connect()]);
     const path = freshPath();
