@@ -162,11 +162,11 @@ describe('InterProcessMutex', () => {
   it('lists participants holder first, and serves 1,000 waiters of one process in FIFO order', async () => {
     const path = `${root}/fifo`;
     const mutex = new InterProcessMutex(session, path);
-    const first = await mutex.acquire();
+    // The first holder uses its own object: tasks forked by the holder's context would otherwise
+    // be "the holder" and re-enter instead of queueing.
+    const first = await new InterProcessMutex(session, path).acquire();
     const order: number[] = [];
     const waiters = Array.from({ length: 1000 }, async (_, i) => {
-      // Enqueue one after another so the queue order is known: i-th waiter has the i-th sequence.
-      await new Promise<void>((resolve) => setImmediate(resolve));
       // acquire() sends its create synchronously, so creates (and sequences) follow i.
       await mutex.acquire();
       order.push(i);

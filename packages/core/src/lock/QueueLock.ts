@@ -1,5 +1,5 @@
 import { EventEmitter } from 'eventemitter3';
-import { NotOwnerError, SessionLostError } from '../errors.js';
+import { isZkError, NotOwnerError, SessionLostError } from '../errors.js';
 import { continueInFrame, currentFrame, OwnerFrame } from '../context/ownerContext.js';
 import { joinPath, validatePath } from '../nodes/index.js';
 import { parseAcquireOptions, type AcquireOptions } from '../queue/acquireOptions.js';
@@ -95,7 +95,8 @@ export class QueueLock extends EventEmitter<LockEvents> {
    */
   acquire(options?: AcquireOptions): Promise<LockHandle> {
     const parsed = parseAcquireOptions(options, `${this.config.name}.acquire`);
-    return this.acquireIn(parsed);
+    const { frame, acquired } = this.acquireIn(parsed);
+    return frame === undefined ? acquired : continueInFrame(frame, acquired);
   }
 
   /**
@@ -104,10 +105,13 @@ export class QueueLock extends EventEmitter<LockEvents> {
    */
   tryAcquire(options?: AcquireOptions): Promise<LockHandle | null> {
     const parsed = parseAcquireOptions(options, `${this.config.name}.tryAcquire`);
-    return this.acquireIn({ ...parsed, timeoutMs: parsed.timeoutMs ?? 0 }).catch((err: unknown) => {
-      if (err instanceof Error && (err as { code?: string }).code === 'LOCK_TIMEOUT') return null;
+    const { frame, acquired } = this.acquireIn({ ...parsed, timeoutMs: parsed.timeoutMs ?? 0 });
+    const orNull = acquired.catch((err: unknown) => {
+      if (isZkError(err, 'LOCK_TIMEOUT')) return null;
       throw err;
     });
+    // Tag last: only continuations of the promise the caller awaits run in the holder's frame.
+    return frame === undefined ? orNull : continueInFrame(frame, orNull);
   }
 
   /**
@@ -174,22 +178,24 @@ export class QueueLock extends EventEmitter<LockEvents> {
   }
 
   /**
-   * Enqueues in the engine under a fresh owner frame. The returned promise's continuations run
-   * in that frame, so the code after `await acquire()` (and all it starts) is the holder.
+   * Re-enters, or enqueues in the engine under a fresh owner frame. The caller tags the promise it
+   * returns with `continueInFrame(frame, ...)` as its very last step, so the code after
+   * `await acquire()` (and all it starts) is the holder. `frame` is undefined for a re-entry: the
+   * caller's context already is the holder.
    */
-  protected acquireIn(options: AcquireOptions): Promise<LockHandle> {
+  protected acquireIn(options: AcquireOptions): { frame: OwnerFrame | undefined; acquired: Promise<LockHandle> } {
     let reentered: LockHandle | undefined;
     try {
       reentered = this.reenter();
     } catch (err) {
-      return Promise.reject(err);
+      return { frame: undefined, acquired: Promise.reject(err) };
     }
-    if (reentered !== undefined) return Promise.resolve(reentered);
+    if (reentered !== undefined) return { frame: undefined, acquired: Promise.resolve(reentered) };
     const frame = new OwnerFrame(currentFrame());
     const acquired = this.config.queue
       .enter({ kind: this.config.kind, rule: this.config.rule, data: this.config.data, timeoutMs: options.timeoutMs, signal: options.signal })
       .then((seat) => this.hold(frame, seat));
-    return continueInFrame(frame, acquired);
+    return { frame, acquired };
   }
 
   /** Records a new holding and starts telling the holder about its connection. */

@@ -4,6 +4,8 @@ import type { ZkSession } from '../session/ZkSession.js';
 import type { Stat } from '../session/types.js';
 import { listAndWatchChildren } from '../watch/waitForChildrenChange.js';
 import { waitUntilGone } from '../watch/waitUntilGone.js';
+import { localSeats, type LocalSeatState } from './localSeats.js';
+import { sortedQueueOf } from './sortedQueue.js';
 import { Recheck } from './recheck.js';
 import type { OrderingRule } from './OrderingRule.js';
 import type { QueueSeat } from './QueueSeat.js';
@@ -40,6 +42,8 @@ interface Created {
 export class LockQueue {
   /** Background clean-ups of abandoned creates, so tests and shutdown can wait for them. */
   private readonly cleanups = new Set<Promise<void>>();
+  /** The listing scheduled behind the creates issued in this tick, shared by all of them. */
+  private scheduledListing: Promise<{ children: string[] }> | undefined;
 
   constructor(
     readonly session: ZkSession,
@@ -60,11 +64,14 @@ export class LockQueue {
       signal: options.signal,
       timeoutMs: options.timeoutMs,
       sessionSignal,
+      isConnected: () => session.state === 'connected' || session.state === 'reconnected',
       what: `lock ${this.path}`,
     });
     try {
       stop.throwIfStopped();
       const created = await this.enqueue(options, stop);
+      const state: LocalSeatState = { held: false };
+      localSeats(session).set(created.path, state);
       const seat: QueueSeat = {
         path: created.path,
         name: created.name,
@@ -74,6 +81,7 @@ export class LockQueue {
       };
       try {
         await this.waitForTurn(seat, created.children, options, stop);
+        state.held = true;
         return seat;
       } catch (err) {
         await this.leave(seat);
@@ -90,6 +98,14 @@ export class LockQueue {
    * session, and never throws for a node that is already gone.
    */
   async leave(seat: QueueSeat): Promise<void> {
+    try {
+      await this.deleteSeat(seat);
+    } finally {
+      localSeats(this.session).delete(seat.path);
+    }
+  }
+
+  private async deleteSeat(seat: QueueSeat): Promise<void> {
     const session = this.session;
     for (let attempt = 0; ; attempt++) {
       if (seat.signal.aborted || session.generation !== seat.generation) return;
@@ -132,8 +148,7 @@ export class LockQueue {
     for (let attempt = 0; ; attempt++) {
       stop.throwIfStopped();
       const create = session.create(requested, options.data ?? null, { mode: 'ephemeral_sequential' });
-      const listing = session.getChildren(this.path);
-      listing.catch(() => undefined); // its failure is handled below, or made moot by create's
+      const listing = this.listBehindCreates();
       let created: { path: string; stat: Stat };
       try {
         created = await stop.race(create);
@@ -172,6 +187,22 @@ export class LockQueue {
         }
       }
     }
+  }
+
+  /**
+   * A listing sent after every create issued so far in this tick: ZooKeeper answers one session in
+   * order, so it contains all of their nodes. Waiters enqueued together share one listing instead of
+   * each listing a directory that grows with them.
+   */
+  private listBehindCreates(): Promise<{ children: string[] }> {
+    if (this.scheduledListing === undefined) {
+      this.scheduledListing = Promise.resolve().then(() => {
+        this.scheduledListing = undefined;
+        return this.session.getChildren(this.path);
+      });
+      this.scheduledListing.catch(() => undefined); // handled by each waiter, or made moot by its create's failure
+    }
+    return this.scheduledListing;
   }
 
   /**
@@ -217,8 +248,8 @@ export class LockQueue {
     try {
       let children = firstListing;
       for (;;) {
-        const queue = sortedChildren(children);
-        const ownIndex = queue.findIndex((entry) => entry.name === seat.name);
+        const { queue, indexOf } = sortedQueueOf(children);
+        const ownIndex = indexOf.get(seat.name) ?? -1;
         if (ownIndex < 0) {
           stop.throwIfStopped();
           throw new ZooKeeperError('NO_NODE', -101, `lock ${this.path}: our queue node ${seat.name} was deleted by someone else`, {
@@ -228,6 +259,7 @@ export class LockQueue {
         }
         recheck.arm();
         const decision = options.rule(queue, ownIndex);
+        stop.firstLookDone();
         if (decision.held) {
           if (decision.nudgeSuccessor === true && ownIndex < queue.length - 1) this.nudge(seat, options.data);
           return;
@@ -240,12 +272,14 @@ export class LockQueue {
           }
           await (recheck.active ? Promise.race([watched.changed, recheck.next()]) : watched.changed);
         } else {
-          const gone = waitUntilGone(this.session, joinPath(this.path, decision.waitFor), stop.signal);
+          const watchedPath = joinPath(this.path, decision.waitFor);
+          const predecessor = localSeats(this.session).get(watchedPath);
+          const gone = waitUntilGone(this.session, watchedPath, stop.signal);
           if (decision.confirmAfterWatch === true) {
             gone.catch(() => undefined); // we may leave it behind; it settles when the node changes or we stop
             const behindWatch = await this.listAfterReconnect(stop);
-            const queueNow = sortedChildren(behindWatch);
-            const indexNow = queueNow.findIndex((entry) => entry.name === seat.name);
+            const { queue: queueNow, indexOf: indexOfNow } = sortedQueueOf(behindWatch);
+            const indexNow = indexOfNow.get(seat.name) ?? -1;
             const again = indexNow < 0 ? undefined : options.rule(queueNow, indexNow);
             if (again === undefined || again.held || !('waitFor' in again) || again.waitFor !== decision.waitFor) {
               children = behindWatch;
@@ -253,7 +287,7 @@ export class LockQueue {
             }
           }
           const outcome = recheck.active ? await Promise.race([gone, recheck.next().then(() => 'recheck' as const)]) : await gone;
-          if (outcome === 'gone' && decision.lastObstacle) return;
+          if (outcome === 'gone' && (decision.lastObstacle || (decision.lastObstacleIfHeld === true && predecessor?.held === true))) return;
         }
         children = await this.listAfterReconnect(stop);
       }

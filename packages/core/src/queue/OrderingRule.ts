@@ -24,6 +24,12 @@ export type Decision =
        */
       readonly lastObstacle: boolean;
       /**
+       * True when, had `waitFor` been holding the lock, nothing else could be ahead of us (an
+       * exclusive holder is always first). When `waitFor` is a node of this process that goes as a
+       * holder, the engine then takes the lock without listing again.
+       */
+      readonly lastObstacleIfHeld?: boolean;
+      /**
        * The watched node can change state without going (it is nudged when it becomes a holder).
        * A nudge that lands before our watch is set would be missed, so the engine lists again
        * behind the watch (ZooKeeper answers a session in order) and decides again if the answer
@@ -47,5 +53,5 @@ export type OrderingRule = (queue: readonly QueueEntry[], ownIndex: number) => D
 export const exclusiveRule: OrderingRule = (queue, ownIndex) => {
   if (ownIndex === 0) return { held: true };
   const predecessor = queue[ownIndex - 1]!;
-  return { held: false, waitFor: predecessor.name, lastObstacle: ownIndex === 1 };
+  return { held: false, waitFor: predecessor.name, lastObstacle: ownIndex === 1, lastObstacleIfHeld: true };
 };

@@ -1,4 +1,4 @@
-import { setMaxListeners } from 'node:events';
+import { onAbort } from './abortFanOut.js';
 import { AbortedError, LockTimeoutError, SessionLostError } from '../errors.js';
 
 /**
@@ -10,22 +10,45 @@ export class StopSignal {
   private readonly controller = new AbortController();
   private readonly cleanups: Array<() => void> = [];
 
-  constructor(options: { signal?: AbortSignal | undefined; timeoutMs?: number | undefined; sessionSignal: AbortSignal; what: string }) {
-    const { signal, timeoutMs, sessionSignal, what } = options;
-    // Thousands of waiters may listen to one session signal: that is expected, not a leak.
-    setMaxListeners(0, sessionSignal);
+  /** Until the first decision, a deadline that passes while connected waits for it (see constructor). */
+  private firstLookPending = true;
+  private timeoutDeferred: LockTimeoutError | undefined;
+
+  /**
+   * @param isConnected tells whether the session is connected now. A deadline that passes before
+   *   the first decision while connected is deferred to that decision, so even `timeoutMs: 0` gets
+   *   one look at the queue (one round trip) — Curator's semantics. While disconnected it fires at once.
+   */
+  constructor(options: {
+    signal?: AbortSignal | undefined;
+    timeoutMs?: number | undefined;
+    sessionSignal: AbortSignal;
+    isConnected?: () => boolean;
+    what: string;
+  }) {
+    const { signal, timeoutMs, sessionSignal, what, isConnected = () => false } = options;
     this.follow(sessionSignal, () => new SessionLostError(`${what}: the ZooKeeper session was lost`, { cause: sessionSignal.reason }));
     if (signal !== undefined) {
       this.follow(signal, () => new AbortedError(`${what}: aborted`, { cause: signal.reason }));
     }
     if (timeoutMs !== undefined && !this.signal.aborted) {
-      const timer = setTimeout(() => this.stop(new LockTimeoutError(`${what}: not acquired within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(() => {
+        const timeout = new LockTimeoutError(`${what}: not acquired within ${timeoutMs} ms`);
+        if (this.firstLookPending && isConnected()) this.timeoutDeferred = timeout;
+        else this.stop(timeout);
+      }, timeoutMs);
       this.cleanups.push(() => clearTimeout(timer));
     }
   }
 
   get signal(): AbortSignal {
     return this.controller.signal;
+  }
+
+  /** The first decision is made: a deferred deadline fires now. */
+  firstLookDone(): void {
+    this.firstLookPending = false;
+    if (this.timeoutDeferred !== undefined) this.stop(this.timeoutDeferred);
   }
 
   /** Throws the stop reason if stopped. */
@@ -62,9 +85,7 @@ export class StopSignal {
       this.stop(reason());
       return;
     }
-    const onAbort = () => this.stop(reason());
-    source.addEventListener('abort', onAbort, { once: true });
-    this.cleanups.push(() => source.removeEventListener('abort', onAbort));
+    this.cleanups.push(onAbort(source, () => this.stop(reason())));
   }
 
   private stop(reason: Error): void {

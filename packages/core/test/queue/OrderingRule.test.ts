@@ -13,7 +13,7 @@ describe('exclusiveRule (mutex, write lock)', () => {
     expect(exclusiveRule(queue, 0)).toEqual({ held: true });
   });
   it('waits for the immediate predecessor; the head is the last obstacle', () => {
-    expect(exclusiveRule(queue, 1)).toEqual({ held: false, waitFor: queue[0]!.name, lastObstacle: true });
-    expect(exclusiveRule(queue, 2)).toEqual({ held: false, waitFor: 'lock-0000000002', lastObstacle: false });
+    expect(exclusiveRule(queue, 1)).toEqual({ held: false, waitFor: queue[0]!.name, lastObstacle: true, lastObstacleIfHeld: true });
+    expect(exclusiveRule(queue, 2)).toEqual({ held: false, waitFor: 'lock-0000000002', lastObstacle: false, lastObstacleIfHeld: true });
   });
 });
