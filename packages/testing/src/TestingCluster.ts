@@ -62,13 +62,13 @@ export class ClusterMember {
   }
 
   /** SIGSTOP: hung with connections open (followers and clients notice only by timeouts). */
-  pause(): void {
-    this.process.pause();
+  pause(): Promise<void> {
+    return this.process.pause();
   }
 
   /** SIGCONT after {@link pause}. */
-  resume(): void {
-    this.process.resume();
+  resume(): Promise<void> {
+    return this.process.resume();
   }
 
   /** @internal */

@@ -109,13 +109,13 @@ export class TestingServer {
   }
 
   /** SIGSTOP: the server hangs with its connections open. */
-  pause(): void {
-    this.process.pause();
+  pause(): Promise<void> {
+    return this.process.pause();
   }
 
   /** SIGCONT after {@link pause}. */
-  resume(): void {
-    this.process.resume();
+  resume(): Promise<void> {
+    return this.process.resume();
   }
 
   /** `await using server = await TestingServer.start()`. */

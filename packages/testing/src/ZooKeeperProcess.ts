@@ -4,7 +4,7 @@
  * TestingCluster member are built on it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fourLetterWord, parseMode } from './fourLetterWord.js';
 import { guardChild } from './processGuard.js';
@@ -126,9 +126,9 @@ export class ZooKeeperProcess {
     }
   }
 
-  /** Current `srvr` mode, or null when it does not answer or is not serving. */
+  /** Current `srvr` mode, or null when it does not answer (down, paused) or is not serving. */
   async mode(): Promise<string | null> {
-    if (this.child === null || this.paused) return null;
+    if (this.child === null) return null;
     try {
       return parseMode(await fourLetterWord('127.0.0.1', this.config.clientPort, 'srvr', 1_000));
     } catch {
@@ -156,18 +156,52 @@ export class ZooKeeperProcess {
     clearTimeout(timer);
   }
 
-  /** SIGSTOP: the JVM freezes with its sockets open (a hung server, not a dead one). */
-  pause(): void {
-    if (this.child === null) throw new Error(`server on port ${this.config.clientPort} is not running`);
-    this.child.kill('SIGSTOP');
+  /**
+   * SIGSTOP: the JVM freezes with its sockets open (a hung server, not a dead one). Signal delivery
+   * is asynchronous (each JVM thread stops when the kernel next schedules it), so this resolves
+   * only once every thread is seen stopped in /proc: a paused server never answers afterwards.
+   */
+  async pause(): Promise<void> {
+    const child = this.requireRunning();
+    child.kill('SIGSTOP');
     this.paused = true;
+    await this.waitThreads(child.pid!, true);
   }
 
-  /** SIGCONT. */
-  resume(): void {
-    if (this.child === null) throw new Error(`server on port ${this.config.clientPort} is not running`);
-    this.child.kill('SIGCONT');
+  /** SIGCONT; resolves once no thread of the JVM is stopped any more. */
+  async resume(): Promise<void> {
+    const child = this.requireRunning();
+    child.kill('SIGCONT');
     this.paused = false;
+    await this.waitThreads(child.pid!, false);
+  }
+
+  private requireRunning(): ChildProcess {
+    if (this.child === null || this.child.pid === undefined) throw new Error(`server on port ${this.config.clientPort} is not running`);
+    return this.child;
+  }
+
+  /** Polls /proc/<pid>/task/<tid>/stat until all threads are (or none is) in state T. Linux only; elsewhere returns at once. */
+  private async waitThreads(pid: number, stopped: boolean, timeoutMs = 10_000): Promise<void> {
+    const taskDir = `/proc/${pid}/task`;
+    if (!existsSync(taskDir)) return;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      let states: string[];
+      try {
+        // The state is the field after the parenthesised command name (which may contain spaces).
+        states = readdirSync(taskDir).map((tid) => {
+          const stat = readFileSync(`${taskDir}/${tid}/stat`, 'utf8');
+          return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+        });
+      } catch {
+        return; // The process (or a thread) went away meanwhile: nothing left to wait for.
+      }
+      const isStopped = (st: string): boolean => st === 'T' || st === 't';
+      if (stopped ? states.every(isStopped) : !states.some(isStopped)) return;
+      if (Date.now() > deadline) throw new Error(`server pid ${pid}: threads not ${stopped ? 'stopped' : 'running'} after ${timeoutMs} ms (${states.join('')})`);
+      await new Promise((r) => setTimeout(r, 2));
+    }
   }
 
   private startError(what: string): ServerStartError {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireSession, TestingCluster, uniqueRoot } from '../src/index.js';
 import { RAW_CREATE_MODE } from '../src/rawClient.js';
-import { connectRaw, isAlive, rawCreate, rawExists, rawMkdirs } from './support.js';
+import { attach, connectRaw, isAlive, rawCreate, rawExists, rawMkdirs, until, within } from './support.js';
 
 const root = uniqueRoot('testing-cluster');
 
@@ -80,20 +80,16 @@ describe('TestingCluster', () => {
   it('a paused follower stops serving and serves again after resume', async () => {
     const leader = await cluster.leader();
     const follower = cluster.servers.find((s) => s !== leader)!;
-    follower.pause();
+    await follower.pause();
     try {
       expect(await follower.mode()).toBeNull();
       // The remaining two are still a quorum.
       expect(await (await cluster.leader()).mode()).toBe('leader');
     } finally {
-      follower.resume();
+      await follower.resume();
     }
-    let mode: string | null = null;
-    for (let i = 0; i < 400 && mode !== 'follower' && mode !== 'leader'; i++) {
-      mode = await follower.mode();
-      if (mode === null) await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(['follower', 'leader']).toContain(mode);
+    // After a pause longer than syncLimit the leader may have dropped it: poll until it has rejoined.
+    await until(async () => ['follower', 'leader'].includes((await follower.mode()) ?? ''), 30_000, 'the resumed member to serve');
   });
 
   it('expireSession works through the ensemble for a session held on a follower', async () => {
@@ -102,13 +98,14 @@ describe('TestingCluster', () => {
     const victim = await connectRaw(follower.connectString, 10_000);
     const observer = await connectRaw(leader.connectString);
     try {
-      await rawMkdirs(observer, root);
-      await rawCreate(victim, `${root}/eph-on-follower`, RAW_CREATE_MODE.EPHEMERAL);
-      const toldExpired = new Promise<void>((resolve) => victim.on('expired', resolve));
-      await expireSession(cluster.connectString, { sessionId: victim.getSessionId(), password: victim.getSessionPassword() });
-      // The close was committed by the quorum: the leader no longer has the ephemeral node.
-      expect(await rawExists(observer, `${root}/eph-on-follower`)).toBe(false);
-      await toldExpired;
+      await within(rawMkdirs(observer, root), 10_000, 'mkdirs');
+      await within(rawCreate(victim, `${root}/eph-on-follower`, RAW_CREATE_MODE.EPHEMERAL), 10_000, 'create ephemeral');
+      const creds = { sessionId: victim.getSessionId(), password: victim.getSessionPassword() };
+      await within(expireSession(cluster.connectString, creds), 20_000, 'expireSession');
+      // The close was committed by the quorum: the leader no longer has the ephemeral node, and
+      // the follower that held the session tells a client attaching to it that it expired.
+      expect(await within(rawExists(observer, `${root}/eph-on-follower`), 10_000, 'exists')).toBe(false);
+      expect(await within(attach(follower.connectString, creds), 10_000, 'attach')).toBe('expired');
     } finally {
       victim.close();
       observer.close();

@@ -64,16 +64,17 @@ describe('TestingServer', () => {
   });
 
   it('pause() hangs the server with its port open; resume() brings it back', async () => {
-    server.pause();
+    await server.pause();
     try {
       // The kernel still accepts the TCP connection, but nobody answers.
       await expect(fourLetterWord('127.0.0.1', server.port, 'ruok', 500)).rejects.toThrow(/no answer/);
       expect(isAlive(server.pid)).toBe(true);
       expect(readFileSync(`/proc/${server.pid}/stat`, 'utf8').split(' ')[2]).toBe('T');
     } finally {
-      server.resume();
+      await server.resume();
     }
     expect(await fourLetterWord('127.0.0.1', server.port, 'ruok')).toBe('imok');
+    expect(readFileSync(`/proc/${server.pid}/stat`, 'utf8').split(' ')[2]).not.toBe('T');
   });
 
   it('stop() ends the JVM and removes the data dir', async () => {
@@ -89,7 +90,7 @@ describe('TestingServer', () => {
   it('a stop() while paused still ends the JVM', async () => {
     const other = await TestingServer.start({ forceSync: false });
     const pid = other.pid;
-    other.pause();
+    await other.pause();
     await other.stop();
     expect(isAlive(pid)).toBe(false);
   });

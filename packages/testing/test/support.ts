@@ -55,3 +55,33 @@ export async function rawMkdirs(client: RawClient, path: string): Promise<void> 
     }
   }
 }
+
+/** Rejects with `what` in the message if `promise` takes longer than `ms` (says which step hung). */
+export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** Attaches a fresh raw client to an existing session: 'expired' if the server says so, else 'connected' (then closes). */
+export function attach(connectString: string, creds: { sessionId: Buffer; password: Buffer }): Promise<'expired' | 'connected'> {
+  const client = createRawClient(connectString, { sessionId: creds.sessionId, sessionPassword: creds.password, sessionTimeout: 4_000, spinDelay: 50 });
+  return new Promise((resolve) => {
+    client.on('expired', () => resolve('expired'));
+    client.on('connected', () => {
+      client.close();
+      resolve('connected');
+    });
+    client.connect();
+  });
+}
