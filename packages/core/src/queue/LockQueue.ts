@@ -7,7 +7,7 @@ import { waitUntilGone } from '../watch/waitUntilGone.js';
 import { localSeats, type LocalSeatState } from './localSeats.js';
 import { sortedQueueOf } from './sortedQueue.js';
 import { Recheck } from './recheck.js';
-import type { OrderingRule } from './OrderingRule.js';
+import type { Decision, OrderingRule } from './OrderingRule.js';
 import type { QueueSeat } from './QueueSeat.js';
 import { StopSignal } from './stopSignal.js';
 
@@ -27,6 +27,9 @@ export interface EnterOptions {
    */
   onRecheck?: ((listener: () => void) => () => void) | undefined;
 }
+
+/** How one wait ended: we hold the lock, here is a fresh listing, or list again. */
+type WaitResult = 'held' | 'relist' | string[];
 
 interface Created {
   path: string;
@@ -87,6 +90,9 @@ export class LockQueue {
         await this.leave(seat);
         throw err;
       }
+    } catch (err) {
+      // A call that failed because the session went (CONNECTION_LOSS first, then lost) reports why.
+      throw stop.signal.aborted ? stop.signal.reason : err;
     } finally {
       stop.dispose();
     }
@@ -264,36 +270,63 @@ export class LockQueue {
           if (decision.nudgeSuccessor === true && ownIndex < queue.length - 1) this.nudge(seat, options.data);
           return;
         }
-        if ('waitForChildren' in decision) {
-          const watched = await stop.race(listAndWatchChildren(this.session, this.path, stop.signal));
-          if (!sameChildren(watched.children, children) || recheck.fired) {
-            children = watched.children;
-            continue;
-          }
-          await (recheck.active ? Promise.race([watched.changed, recheck.next()]) : watched.changed);
-        } else {
-          const watchedPath = joinPath(this.path, decision.waitFor);
-          const predecessor = localSeats(this.session).get(watchedPath);
-          const gone = waitUntilGone(this.session, watchedPath, stop.signal);
-          if (decision.confirmAfterWatch === true) {
-            gone.catch(() => undefined); // we may leave it behind; it settles when the node changes or we stop
-            const behindWatch = await this.listAfterReconnect(stop);
-            const { queue: queueNow, indexOf: indexOfNow } = sortedQueueOf(behindWatch);
-            const indexNow = indexOfNow.get(seat.name) ?? -1;
-            const again = indexNow < 0 ? undefined : options.rule(queueNow, indexNow);
-            if (again === undefined || again.held || !('waitFor' in again) || again.waitFor !== decision.waitFor) {
-              children = behindWatch;
-              continue;
-            }
-          }
-          const outcome = recheck.active ? await Promise.race([gone, recheck.next().then(() => 'recheck' as const)]) : await gone;
-          if (outcome === 'gone' && (decision.lastObstacle || (decision.lastObstacleIfHeld === true && predecessor?.held === true))) return;
+        let next: WaitResult;
+        try {
+          next = await this.waitOnce(seat, decision, children, options, recheck, stop);
+        } catch (err) {
+          if (stop.signal.aborted) throw stop.signal.reason;
+          // The watch's request went down with the connection: list again once it is back.
+          if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
+          next = 'relist';
+        }
+        if (next === 'held') return;
+        if (next !== 'relist') {
+          children = next;
+          continue;
         }
         children = await this.listAfterReconnect(stop);
       }
     } finally {
       recheck.dispose();
     }
+  }
+
+  /**
+   * Waits for what `decision` names. Returns 'held' when we now hold the lock without listing,
+   * a fresh listing to decide on at once, or 'relist'.
+   */
+  private async waitOnce(
+    seat: QueueSeat,
+    decision: Exclude<Decision, { held: true }>,
+    children: string[],
+    options: EnterOptions,
+    recheck: Recheck,
+    stop: StopSignal,
+  ): Promise<WaitResult> {
+    if ('waitForChildren' in decision) {
+      const watched = await stop.race(listAndWatchChildren(this.session, this.path, stop.signal));
+      if (!sameChildren(watched.children, children) || recheck.fired) {
+        return watched.children;
+      }
+      await (recheck.active ? Promise.race([watched.changed, recheck.next()]) : watched.changed);
+    } else {
+      const watchedPath = joinPath(this.path, decision.waitFor);
+      const predecessor = localSeats(this.session).get(watchedPath);
+      const gone = waitUntilGone(this.session, watchedPath, stop.signal);
+      if (decision.confirmAfterWatch === true) {
+        gone.catch(() => undefined); // we may leave it behind; it settles when the node changes or we stop
+        const behindWatch = await this.listAfterReconnect(stop);
+        const { queue: queueNow, indexOf: indexOfNow } = sortedQueueOf(behindWatch);
+        const indexNow = indexOfNow.get(seat.name) ?? -1;
+        const again = indexNow < 0 ? undefined : options.rule(queueNow, indexNow);
+        if (again === undefined || again.held || !('waitFor' in again) || again.waitFor !== decision.waitFor) {
+          return behindWatch;
+        }
+      }
+      const outcome = recheck.active ? await Promise.race([gone, recheck.next().then(() => 'recheck' as const)]) : await gone;
+      if (outcome === 'gone' && (decision.lastObstacle || (decision.lastObstacleIfHeld === true && predecessor?.held === true))) return 'held';
+    }
+    return 'relist';
   }
 
   /** Touches our node so a successor watching it wakes up and decides again. */
