@@ -16,7 +16,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
-import { spawnCuratorWorker, TestingServer } from '@zk-recipes/testing';
+import { fourLetterWord, spawnCuratorWorker, TestingServer } from '@zk-recipes/testing';
 
 interface Mix {
   name: string;
@@ -38,6 +38,12 @@ export interface RwBenchResult {
   spanMs: number;
   sectionsPerSecond: number;
   maxConcurrentReaders: number;
+  /**
+   * Requests the ZooKeeper server received during the run, per critical section (its `mntr`
+   * packets-received counter; connects, pings and closes included). On a shared machine throughput
+   * follows everyone else's load; this shows the protocol's cost and does not.
+   */
+  requestsPerSection: number;
 }
 
 export const RW_MIXES: readonly Mix[] = [
@@ -78,29 +84,43 @@ function median(results: readonly RwBenchResult[]): RwBenchResult {
 }
 
 async function runOurs(connectString: string, path: string, mix: Mix, iterations: number, holdMs: number): Promise<RwBenchResult> {
+  const packetsBefore = await packetsReceived(connectString);
   const startAt = String(Date.now() + START_DELAY_MS);
   const modes = [...Array<'read'>(mix.readers).fill('read'), ...Array<'write'>(mix.writers).fill('write')];
   const outputs = await Promise.all(
     modes.map((mode) => runNode([WORKER, connectString, path, mode, String(iterations), String(holdMs), 'zk-recipes', startAt])),
   );
-  return measure(mix, 'zk-recipes', outputs.flat());
+  return measure(mix, 'zk-recipes', outputs.flat(), (await packetsReceived(connectString)) - packetsBefore);
 }
 
 async function runCurator(connectString: string, path: string, mix: Mix, iterations: number, holdMs: number): Promise<RwBenchResult> {
+  const packetsBefore = await packetsReceived(connectString);
   const startAt = String(Date.now() + START_DELAY_MS);
   const modes = [...Array<string>(mix.readers).fill('rw-read'), ...Array<string>(mix.writers).fill('rw-write')];
   const jvms = await Promise.all(
     modes.map((mode) => spawnCuratorWorker(['--start-at', startAt, mode, connectString, path, String(iterations), String(holdMs)])),
   );
+  let outputs: Array<readonly unknown[]>;
   try {
-    const outputs = await Promise.all(jvms.map((jvm) => jvm.finished(300_000)));
-    return measure(mix, 'Curator 5.4', outputs.flat());
+    outputs = await Promise.all(jvms.map((jvm) => jvm.finished(300_000)));
   } finally {
     await Promise.all(jvms.map((jvm) => jvm.stop()));
   }
+  return measure(mix, 'Curator 5.4', outputs.flat(), (await packetsReceived(connectString)) - packetsBefore);
 }
 
-function measure(mix: Mix, library: RwBenchResult['library'], lines: readonly unknown[]): RwBenchResult {
+/** The first server's count of packets received (`mntr`), or NaN when it does not answer. */
+async function packetsReceived(connectString: string): Promise<number> {
+  const [host, port] = connectString.split(',')[0]!.split('/')[0]!.split(':');
+  try {
+    const mntr = await fourLetterWord(host!, Number(port), 'mntr');
+    return Number(/^zk_packets_received\s+(\d+)/m.exec(mntr)?.[1] ?? Number.NaN);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function measure(mix: Mix, library: RwBenchResult['library'], lines: readonly unknown[], packets: number): RwBenchResult {
   const sections: Section[] = [];
   for (const line of lines) {
     const l = line as { type?: string; lock?: string; start?: string; end?: string };
@@ -126,6 +146,7 @@ function measure(mix: Mix, library: RwBenchResult['library'], lines: readonly un
     spanMs,
     sectionsPerSecond: (sections.length * 1000) / spanMs,
     maxConcurrentReaders: maxConcurrentReaders(sections),
+    requestsPerSection: packets / sections.length,
   };
 }
 
@@ -159,14 +180,14 @@ export function rwBenchTable(results: readonly RwBenchResult[], iterations: numb
   const rows = [
     `Read/write lock: each process loops ${iterations} x (acquire, hold ${holdMs} ms, release); one ZooKeeper session per process.`,
     '',
-    '| mix | library | critical sections | span (ms) | sections/s | max concurrent readers | vs Curator |',
-    '|---|---|---:|---:|---:|---:|---:|',
+    '| mix | library | critical sections | span (ms) | sections/s | vs Curator | max concurrent readers | ZooKeeper requests / section |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
     const curator = results.find((c) => c.mix === r.mix && c.library === 'Curator 5.4');
     const ratio = curator === undefined ? '' : `${(r.sectionsPerSecond / curator.sectionsPerSecond).toFixed(2)}x`;
     rows.push(
-      `| ${r.mix} | ${r.library} | ${r.sections} | ${r.spanMs.toFixed(0)} | ${r.sectionsPerSecond.toFixed(0)} | ${r.maxConcurrentReaders} | ${ratio} |`,
+      `| ${r.mix} | ${r.library} | ${r.sections} | ${r.spanMs.toFixed(0)} | ${r.sectionsPerSecond.toFixed(0)} | ${ratio} | ${r.maxConcurrentReaders} | ${r.requestsPerSection.toFixed(1)} |`,
     );
   }
   return rows.join('\n');
