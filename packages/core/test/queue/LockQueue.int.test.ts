@@ -1,0 +1,133 @@
+/**
+ * The lock-queue engine against a real server: one round trip when uncontended, cleanup of
+ * cancelled / timed-out / session-lost waits, and recovery from a create whose reply was lost.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZkSession } from '../../src/session/index.js';
+import { LockQueue } from '../../src/queue/LockQueue.js';
+import { exclusiveRule } from '../../src/queue/OrderingRule.js';
+import { isZkError } from '../../src/errors.js';
+import { FaultProxy } from '../../../testing/src/FaultProxy.js';
+import { expireSession, pollUntil, sharedServer, uniqueRoot } from '../session/support.js';
+
+const OP_CREATE2 = 15;
+const root = uniqueRoot('engine');
+let server: ReturnType<typeof sharedServer>;
+let session: ZkSession;
+let observer: ZkSession;
+const opened: ZkSession[] = [];
+
+beforeAll(async () => {
+  server = sharedServer();
+  session = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000 });
+  observer = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000 });
+  opened.push(session, observer);
+});
+afterAll(async () => {
+  await Promise.all(opened.map((s) => s.close()));
+});
+
+async function childrenOf(path: string): Promise<string[]> {
+  try {
+    return (await observer.getChildren(path)).children;
+  } catch (err) {
+    if (isZkError(err, 'NO_NODE')) return [];
+    throw err;
+  }
+}
+
+const enterExclusive = (queue: LockQueue, options: { timeoutMs?: number; signal?: AbortSignal } = {}) =>
+  queue.enter({ kind: 'lock-', rule: exclusiveRule, ...options });
+
+describe('LockQueue', () => {
+  it('enqueues uncontended in one round trip: create and listing reach the server before any reply', async () => {
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
+    try {
+      const queue = new LockQueue(via, `${root}/one-rtt`);
+      await via.mkdirp(queue.path); // parents exist: the steady state of a lock path
+      const mark = proxy.frames.length;
+      const seat = await enterExclusive(queue);
+      const frames = proxy.frames.slice(mark).filter((f) => f.xid === undefined || f.xid >= 0);
+      const requests = frames.filter((f) => f.direction === 'request');
+      expect(requests.map((f) => f.type)).toEqual([OP_CREATE2, 12]);
+      const firstReply = frames.findIndex((f) => f.direction === 'reply');
+      expect(frames.slice(0, firstReply).filter((f) => f.direction === 'request')).toHaveLength(2);
+      expect(seat.fencingToken).toBeGreaterThan(0n);
+      await queue.leave(seat);
+    } finally {
+      await via.close();
+      await proxy.close();
+    }
+  });
+
+  it('a wait that times out, is aborted, or loses its session leaves no node behind', async () => {
+    const path = `${root}/cleanup`;
+    const queue = new LockQueue(session, path);
+    const holder = await enterExclusive(queue);
+    await expect(enterExclusive(queue, { timeoutMs: 100 })).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
+    const controller = new AbortController();
+    const aborted = enterExclusive(queue, { signal: controller.signal });
+    await pollUntil(async () => (await childrenOf(path)).length === 2, 5000);
+    controller.abort();
+    await expect(aborted).rejects.toMatchObject({ code: 'ABORTED' });
+    expect(await childrenOf(path)).toEqual([holder.name]);
+
+    const doomed = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000 });
+    opened.push(doomed);
+    const lostWait = expect(enterExclusive(new LockQueue(doomed, path))).rejects.toMatchObject({ code: 'SESSION_LOST' });
+    await pollUntil(async () => (await childrenOf(path)).length === 2, 5000);
+    await expireSession(server.connectString, doomed.credentials);
+    await lostWait;
+    await pollUntil(async () => (await childrenOf(path)).length === 1, 5000);
+    expect(await childrenOf(path)).toEqual([holder.name]);
+    await queue.leave(holder);
+    expect(await childrenOf(path)).toEqual([]);
+  });
+
+  it('recovers a create whose reply was lost: exactly one node, adopted, and the lock is taken (no self-deadlock)', async () => {
+    const path = `${root}/lost-reply`;
+    await observer.mkdirp(path);
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 8000 });
+    try {
+      const queue = new LockQueue(via, path);
+      const cut = proxy.cutAfterNextRequest(OP_CREATE2);
+      const entering = enterExclusive(queue, { timeoutMs: 20_000 });
+      await cut;
+      const seat = await entering;
+      // The server applied the create once; we found it by its GUID and adopted it.
+      const children = await childrenOf(path);
+      expect(children).toEqual([seat.name]);
+      const stat = await observer.exists(seat.path);
+      expect(stat?.ephemeralOwner).toBe(via.sessionIdBigInt);
+      expect(seat.fencingToken).toBe(stat?.czxid);
+      await queue.leave(seat);
+      expect(await childrenOf(path)).toEqual([]);
+    } finally {
+      await via.close();
+      await proxy.close();
+    }
+  });
+
+  it('a create given up while its reply is lost is cleaned up in the background', async () => {
+    const path = `${root}/abandoned`;
+    await observer.mkdirp(path);
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 8000 });
+    try {
+      const queue = new LockQueue(via, path);
+      const controller = new AbortController();
+      const cut = proxy.cutAfterNextRequest(OP_CREATE2);
+      const entering = enterExclusive(queue, { signal: controller.signal });
+      await cut;
+      controller.abort();
+      await expect(entering).rejects.toMatchObject({ code: 'ABORTED' });
+      await queue.settled();
+      expect(await childrenOf(path)).toEqual([]);
+    } finally {
+      await via.close();
+      await proxy.close();
+    }
+  });
+});
