@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession, isZkError } from '@zk-recipes/core';
 import { InterProcessMutex, InterProcessSemaphoreMutex } from '@zk-recipes/mutex';
-import { expireSession, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { expireSession, FaultProxy, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 
 const root = uniqueRoot('mutex');
 const sessions: ZkSession[] = [];
@@ -212,6 +212,34 @@ describe('InterProcessMutex', () => {
     await handle.release();
     expect(await childrenOf(path)).toEqual([nextHandle.path.split('/').pop()]);
     await nextHandle.release();
+  });
+});
+
+describe('InterProcessMutex connection news', () => {
+  it('tells a holder `suspended` when its connection goes silent and `reconnected` when the session comes back', async () => {
+    const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
+    const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+    const flaky = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 6000 });
+    sessions.push(flaky);
+    try {
+      const mutex = new InterProcessMutex(flaky, `${root}/suspend`);
+      const handle = await mutex.acquire();
+      const events: string[] = [];
+      mutex.on('suspended', () => events.push('suspended'));
+      const reconnected = new Promise<void>((resolve) => mutex.once('reconnected', () => resolve()));
+      // Hear from the server right now, then silence for 5 s: past the watchdog's 2/3 of the session
+      // timeout (suspended at ~4 s) but inside the session timeout the server counts from this reply.
+      await flaky.exists('/');
+      const healed = proxy.blackhole(5000);
+      await reconnected;
+      await healed;
+      expect(events).toEqual(['suspended']);
+      expect(handle.signal.aborted).toBe(false);
+      expect(await childrenOf(`${root}/suspend`)).toEqual([handle.path.split('/').pop()]);
+      await handle.release();
+    } finally {
+      await proxy.close();
+    }
   });
 });
 
