@@ -8,7 +8,6 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { ZkSession } from '@zk-recipes/core';
 import { TestingServer } from '@zk-recipes/testing';
 import { otherRecipes } from './demoRecipes.js';
 
@@ -31,12 +30,7 @@ async function main(): Promise<void> {
   const root = `/zk-recipes-demo/${Date.now()}`;
   try {
     await mutexTimeline(connectString, `${root}/mutex`);
-    const session = await ZkSession.connect({ connectString });
-    try {
-      await otherRecipes(session, root, (line) => process.stdout.write(`${line}\n`));
-    } finally {
-      await session.close();
-    }
+    await otherRecipes(connectString, root, (line) => process.stdout.write(`${line}\n`));
   } finally {
     if (server !== undefined) {
       await server.stop();
@@ -67,7 +61,7 @@ async function mutexTimeline(connectString: string, lockPath: string): Promise<v
         if (holder !== undefined) violations++;
         holder = event.name;
         const lane = ' '.repeat(i * 4) + '████';
-        process.stdout.write(`${t}  ${paint(i, `${lane.padEnd(workers * 4)}  ${event.name} holds the lock (round ${event.round}, fencing token ${event.token}, node ${event.node})`)}\n`);
+        process.stdout.write(`${t}  ${paint(i, `${lane.padEnd(workers * 4)}  ${event.name} holds the lock (round ${event.round}, fencing token ${event.token}, node …${event.node?.slice(-15)})`)}\n`);
       } else if (event.event === 'releasing') {
         holder = undefined;
         process.stdout.write(`${t}  ${' '.repeat(workers * 4)}  ${event.name} releases\n`);
