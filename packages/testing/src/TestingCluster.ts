@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseTestingOptions, TestingClusterOptionsSchema, type TestingClusterOptions } from './options.js';
 import { freePorts } from './ports.js';
+import { removeOnExit } from './processGuard.js';
 import { writeServerConfig } from './serverConfig.js';
 import { ServerStartError, ZooKeeperProcess } from './ZooKeeperProcess.js';
 import { findZooKeeper } from './zookeeperInstall.js';
@@ -17,6 +18,8 @@ const QUORUM_MODES = ['leader', 'follower'] as const;
 
 /** One server of a {@link TestingCluster}. */
 export class ClusterMember {
+  private readonly forgetDir: () => void;
+
   /** @internal */
   constructor(
     private readonly process: ZooKeeperProcess,
@@ -27,7 +30,9 @@ export class ClusterMember {
     /** Client port on 127.0.0.1. */
     readonly port: number,
     private readonly startTimeoutMs: number,
-  ) {}
+  ) {
+    this.forgetDir = removeOnExit(dataDir);
+  }
 
   /** `127.0.0.1:<port>` of this member alone. */
   get connectString(): string {
@@ -74,6 +79,7 @@ export class ClusterMember {
   /** @internal */
   removeDir(): void {
     rmSync(this.dataDir, { recursive: true, force: true });
+    this.forgetDir();
   }
 }
 

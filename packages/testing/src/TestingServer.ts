@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseTestingOptions, TestingServerOptionsSchema, type ResolvedServerOptions, type TestingServerOptions } from './options.js';
 import { freePort } from './ports.js';
+import { removeOnExit } from './processGuard.js';
 import { writeServerConfig } from './serverConfig.js';
 import { ServerStartError, ZooKeeperProcess } from './ZooKeeperProcess.js';
 import { findZooKeeper } from './zookeeperInstall.js';
@@ -24,6 +25,7 @@ const PORT_ATTEMPTS = 3;
  */
 export class TestingServer {
   private removed = false;
+  private readonly forgetDir: () => void;
 
   private constructor(
     private readonly process: ZooKeeperProcess,
@@ -32,7 +34,9 @@ export class TestingServer {
     readonly dataDir: string,
     /** The client port (on 127.0.0.1). */
     readonly port: number,
-  ) {}
+  ) {
+    this.forgetDir = removeOnExit(dataDir);
+  }
 
   /**
    * Starts a server and resolves once it serves requests (`srvr` reports `Mode: standalone`).
@@ -92,6 +96,7 @@ export class TestingServer {
     if (!this.removed) {
       this.removed = true;
       rmSync(this.dataDir, { recursive: true, force: true });
+      this.forgetDir();
     }
   }
 

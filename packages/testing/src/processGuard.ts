@@ -16,6 +16,7 @@ interface Guarded {
 }
 
 const live = new Map<number, Guarded>();
+const tempDirs = new Set<string>();
 let exitHookInstalled = false;
 
 function installExitHook(): void {
@@ -27,6 +28,7 @@ function installExitHook(): void {
       if (guardian?.pid !== undefined) tryKill(guardian.pid, 'SIGKILL');
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     }
+    for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
   });
 }
 
@@ -48,7 +50,9 @@ export function guardChild(pid: number, dir?: string): () => void {
   let guardian: ChildProcess | null = null;
   try {
     // pid and dir travel as positional parameters: no shell quoting of paths.
-    const script = 'read _ignored; kill -9 "$1" 2>/dev/null; [ -n "$2" ] && rm -rf -- "$2"';
+    // It ignores the signals a terminal or a job control sends to our whole process group, so it
+    // outlives us long enough to clean up; only EOF (we died) or our SIGKILL (disarm) ends it.
+    const script = 'trap "" INT TERM HUP QUIT; read _ignored; kill -9 "$1" 2>/dev/null; [ -n "$2" ] && rm -rf -- "$2"';
     guardian = spawn('sh', ['-c', script, 'zkr-guard', String(pid), dir ?? ''], {
       stdio: ['pipe', 'ignore', 'ignore'],
     });
@@ -64,5 +68,17 @@ export function guardChild(pid: number, dir?: string): () => void {
     live.delete(pid);
     // SIGKILL, not EOF: EOF would make the guardian kill the pid.
     if (guardian?.pid !== undefined && guardian.exitCode === null) tryKill(guardian.pid, 'SIGKILL');
+  };
+}
+
+/**
+ * Removes `dir` when this process exits normally, even if its server was killed and never stopped.
+ * Call the returned function once the owner has removed it.
+ */
+export function removeOnExit(dir: string): () => void {
+  installExitHook();
+  tempDirs.add(dir);
+  return () => {
+    tempDirs.delete(dir);
   };
 }
