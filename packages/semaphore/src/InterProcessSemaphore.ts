@@ -42,7 +42,7 @@ interface Wait {
  * new lease.
  *
  * Two layouts (see docs/semaphore.md). `queue` (default): one FIFO queue of lease nodes whose
- * names carry their lease count; acquires run in parallel, a release wakes exactly one waiting
+ * names carry their lease count; no internal lock (an uncontended acquire is one round trip), a release wakes one waiting
  * process, `acquireMany(n)` takes all n leases at once (no deadlock). `curator`: Curator's
  * InterProcessSemaphoreV2 layout and protocol, to share a semaphore with Java services.
  */

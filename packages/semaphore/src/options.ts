@@ -13,7 +13,7 @@ export const SemaphoreOptionsSchema = z
     /** A shared count giving the number of leases at run time (started by the semaphore if needed). */
     count: z.instanceof(SharedCount).optional(),
     /**
-     * `queue` (default): our herd-free FIFO layout, leases acquired in parallel.
+     * `queue` (default): our herd-free FIFO layout, no internal lock, all-or-none `acquireMany`.
      * `curator`: Curator's InterProcessSemaphoreV2 layout (`locks/` + `leases/`), to share a path with Java.
      */
     layout: SemaphoreLayoutSchema.default('queue'),
