@@ -255,6 +255,21 @@ describe('InterProcessReadWriteLock', () => {
     }
   });
 
+  it('the documented downgrade with await using releases both halves', async () => {
+    const s1 = await connect();
+    const path = freshPath();
+    const rw = new InterProcessReadWriteLock(s1, path);
+    {
+      await using write = await rw.writeLock().acquire();
+      await using read = await rw.readLock().acquire();
+      await write.release();
+      expect(read.held).toBe(true);
+      expect(await childrenOf(s1, path)).toEqual([nameOf(read.path)]);
+    }
+    expect(await childrenOf(s1, path)).toEqual([]);
+    expect(rw.readLock().isAcquiredInThisProcess() || rw.writeLock().isAcquiredInThisProcess()).toBe(false);
+  });
+
   it('timeouts and aborts leave no node behind, for readers and writers', async () => {
     const [s1, s2] = await Promise.all([connect(), connect()]);
     const path = freshPath();
