@@ -14,6 +14,7 @@
  * Uses ZK_CONNECT when set; otherwise starts a throw-away ZooKeeper server.
  * Prints a markdown table; with --json, also one JSON line per result.
  */
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { fourLetterWord, spawnCuratorWorker, TestingServer } from '@zk-recipes/testing';
@@ -193,6 +194,13 @@ export function rwBenchTable(results: readonly RwBenchResult[], iterations: numb
   return rows.join('\n');
 }
 
+/** The machine's load: on a shared machine it decides the throughput more than the lock does. */
+function loadAverage(): string {
+  return loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ');
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const flag = (name: string, fallback: number) => {
@@ -205,8 +213,10 @@ async function main(): Promise<void> {
   const explicit = process.env['ZK_CONNECT'];
   const server = explicit === undefined || explicit === '' ? await TestingServer.start() : undefined;
   try {
+    const loadBefore = loadAverage();
     const results = await runRwLockBench(explicit || server!.connectString, { iterations, holdMs, rounds });
-    process.stdout.write(`${rwBenchTable(results, iterations, holdMs)}\n`);
+    process.stdout.write(`${rwBenchTable(results, iterations, holdMs)}\n\n`);
+    process.stdout.write(`${cpus().length} CPUs; load average (1/5/15 min) before: ${loadBefore}, after: ${loadAverage()}; ${rounds} round(s).\n`);
     if (argv.includes('--json')) for (const r of results) process.stdout.write(`${JSON.stringify(r)}\n`);
   } finally {
     await server?.stop();
