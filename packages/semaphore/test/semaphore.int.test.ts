@@ -1,7 +1,5 @@
 import { ZkSession } from '@zk-recipes/core';
-import { expireSession, testConnectString, uniqueRoot } from '@zk-recipes/testing';
-// Not (yet) re-exported by the package index.
-import { FaultProxy } from '../../testing/src/FaultProxy.js';
+import { expireSession, FaultProxy, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterProcessSemaphore, SharedCount, type Lease } from '../src/index.js';
 
