@@ -12,6 +12,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
+          // Projects with different worker limits must run in separate groups (vitest 4).
+          sequence: { groupOrder: 0 },
           include: ['packages/*/test/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
         },
@@ -20,6 +22,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
+          sequence: { groupOrder: 1 },
           include: ['packages/*/test/**/*.int.test.ts'],
           globalSetup: ['packages/testing/src/globalSetup.ts'],
           testTimeout: 60_000,

@@ -4,6 +4,7 @@ import type { ZkSession } from '../session/ZkSession.js';
 import type { Stat } from '../session/types.js';
 import { listAndWatchChildren } from '../watch/waitForChildrenChange.js';
 import { waitUntilGone } from '../watch/waitUntilGone.js';
+import { onAbort } from './abortFanOut.js';
 import { localSeats, type LocalSeatState } from './localSeats.js';
 import { sortedQueueOf } from './sortedQueue.js';
 import { Recheck } from './recheck.js';
@@ -303,30 +304,38 @@ export class LockQueue {
     recheck: Recheck,
     stop: StopSignal,
   ): Promise<WaitResult> {
-    if ('waitForChildren' in decision) {
-      const watched = await stop.race(listAndWatchChildren(this.session, this.path, stop.signal));
-      if (!sameChildren(watched.children, children) || recheck.fired) {
-        return watched.children;
-      }
-      await (recheck.active ? Promise.race([watched.changed, recheck.next()]) : watched.changed);
-    } else {
-      const watchedPath = joinPath(this.path, decision.waitFor);
-      const predecessor = localSeats(this.session).get(watchedPath);
-      const gone = waitUntilGone(this.session, watchedPath, stop.signal);
-      if (decision.confirmAfterWatch === true) {
-        gone.catch(() => undefined); // we may leave it behind; it settles when the node changes or we stop
-        const behindWatch = await this.listAfterReconnect(stop);
-        const { queue: queueNow, indexOf: indexOfNow } = sortedQueueOf(behindWatch);
-        const indexNow = indexOfNow.get(seat.name) ?? -1;
-        const again = indexNow < 0 ? undefined : options.rule(queueNow, indexNow);
-        if (again === undefined || again.held || !('waitFor' in again) || again.waitFor !== decision.waitFor) {
-          return behindWatch;
+    // Waits given up below (we decided to list again) unregister their watches when this ends.
+    const scope = new AbortController();
+    const unlink = onAbort(stop.signal, () => scope.abort(stop.signal.reason));
+    try {
+      if ('waitForChildren' in decision) {
+        const watched = await stop.race(listAndWatchChildren(this.session, this.path, scope.signal));
+        if (!sameChildren(watched.children, children) || recheck.fired) {
+          return watched.children;
         }
+        await (recheck.active ? Promise.race([watched.changed, recheck.next()]) : watched.changed);
+      } else {
+        const watchedPath = joinPath(this.path, decision.waitFor);
+        const predecessor = localSeats(this.session).get(watchedPath);
+        const gone = waitUntilGone(this.session, watchedPath, scope.signal);
+        gone.catch(() => undefined); // abandoned when we list again instead
+        if (decision.confirmAfterWatch === true) {
+          const behindWatch = await this.listAfterReconnect(stop);
+          const { queue: queueNow, indexOf: indexOfNow } = sortedQueueOf(behindWatch);
+          const indexNow = indexOfNow.get(seat.name) ?? -1;
+          const again = indexNow < 0 ? undefined : options.rule(queueNow, indexNow);
+          if (again === undefined || again.held || !('waitFor' in again) || again.waitFor !== decision.waitFor) {
+            return behindWatch;
+          }
+        }
+        const outcome = recheck.active ? await Promise.race([gone, recheck.next().then(() => 'recheck' as const)]) : await gone;
+        if (outcome === 'gone' && (decision.lastObstacle || (decision.lastObstacleIfHeld === true && predecessor?.held === true))) return 'held';
       }
-      const outcome = recheck.active ? await Promise.race([gone, recheck.next().then(() => 'recheck' as const)]) : await gone;
-      if (outcome === 'gone' && (decision.lastObstacle || (decision.lastObstacleIfHeld === true && predecessor?.held === true))) return 'held';
+      return 'relist';
+    } finally {
+      unlink();
+      scope.abort();
     }
-    return 'relist';
   }
 
   /** Touches our node so a successor watching it wakes up and decides again. */

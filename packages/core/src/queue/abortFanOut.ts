@@ -5,8 +5,15 @@
  */
 const subscribers = new WeakMap<AbortSignal, Set<() => void>>();
 
-/** Calls `callback` once when `signal` aborts; returns the unsubscribe function. */
+/**
+ * Calls `callback` once when `signal` aborts — at once if it already has — and returns the
+ * unsubscribe function.
+ */
 export function onAbort(signal: AbortSignal, callback: () => void): () => void {
+  if (signal.aborted) {
+    callback();
+    return () => undefined;
+  }
   let callbacks = subscribers.get(signal);
   if (callbacks === undefined) {
     const set = new Set<() => void>();

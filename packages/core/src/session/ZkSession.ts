@@ -277,6 +277,14 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     });
   }
 
+  /**
+   * Stops calling `watcher` for `path` (a wait that was given up). Keeps abandoned waits from
+   * piling up callbacks on a node that stays put, e.g. a tryAcquire loop against a long holder.
+   */
+  unwatch(path: string, watcher: Watcher): void {
+    this.gen.watches.remove(path, watcher);
+  }
+
   /** The node's stat, or null if it does not exist; `watcher` fires on its creation/change/deletion. */
   exists(path: string, watcher?: Watcher): Promise<Stat | null> {
     return this.call('exists', path, (gen) => {

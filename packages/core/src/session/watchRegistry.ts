@@ -42,6 +42,15 @@ export class WatchRegistry {
     };
   }
 
+  /**
+   * Forgets `watcher` on `path` (every kind). The wire-level watch stays until it fires (ZooKeeper
+   * 3.8 has no cheap way to remove one), but it then has nobody to call: an abandoned wait costs
+   * nothing that grows.
+   */
+  remove(path: string, watcher: Watcher): void {
+    for (const kind of ['data', 'exist', 'child'] as const) this.sets.get(`${kind}\u0000${path}`)?.watchers.delete(watcher);
+  }
+
   private deliver(watchers: Set<Watcher>, event: WatchEvent): void {
     // setImmediate: outside the socket handler and after the promise reactions of the replies
     // that arrived in the same chunk.

@@ -10,8 +10,12 @@ export async function listAndWatchChildren(
   signal: AbortSignal,
 ): Promise<{ children: string[]; changed: Promise<void> }> {
   let onChange!: () => void;
+  const watcher = () => onChange();
   const changedOrStopped = new Promise<void>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
+    const onAbort = () => {
+      session.unwatch(path, watcher);
+      reject(signal.reason);
+    };
     onChange = () => {
       signal.removeEventListener('abort', onAbort);
       resolve();
@@ -20,6 +24,8 @@ export async function listAndWatchChildren(
     else signal.addEventListener('abort', onAbort, { once: true });
   });
   changedOrStopped.catch(() => undefined); // the caller may never wait on it
-  const { children } = await session.getChildren(path, () => onChange());
+  const { children } = await session.getChildren(path, watcher);
+  // Aborted before the reply registered the watch: unregister it now.
+  if (signal.aborted) session.unwatch(path, watcher);
   return { children, changed: changedOrStopped };
 }

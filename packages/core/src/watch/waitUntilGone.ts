@@ -1,5 +1,6 @@
 import { isZkError } from '../errors.js';
 import type { ZkSession } from '../session/ZkSession.js';
+import type { WatchEvent } from '../session/types.js';
 
 /** Why a wait on a node ended without an error. */
 export type NodeWaitOutcome =
@@ -13,8 +14,9 @@ export type NodeWaitOutcome =
  * with `signal.reason`).
  *
  * It sets a *data* watch (getData), not an `exists` watch: on a node that is already gone a data
- * watch is not set at all, so nothing dangles. An aborted wait removes its listener at once; the
- * session's watch registry forgets the one-shot wire watch when it fires or the session ends.
+ * watch is not set at all, so nothing dangles. An aborted wait unregisters its callback at once, so
+ * abandoned waits on a node that stays put do not pile up; the session's registry forgets the
+ * one-shot wire watch when it fires or the session ends.
  */
 export function waitUntilGone(session: ZkSession, path: string, signal: AbortSignal): Promise<NodeWaitOutcome> {
   return new Promise<NodeWaitOutcome>((resolve, reject) => {
@@ -29,12 +31,18 @@ export function waitUntilGone(session: ZkSession, path: string, signal: AbortSig
       signal.removeEventListener('abort', onAbort);
       settle();
     };
-    const onAbort = () => finish(() => reject(signal.reason));
+    const watcher = (event: WatchEvent) => finish(() => resolve(event.type === 'deleted' ? 'gone' : 'changed'));
+    const onAbort = () => {
+      session.unwatch(path, watcher);
+      finish(() => reject(signal.reason));
+    };
     signal.addEventListener('abort', onAbort, { once: true });
 
     session
-      .getData(path, (event) => {
-        finish(() => resolve(event.type === 'deleted' ? 'gone' : 'changed'));
+      .getData(path, watcher)
+      .then(() => {
+        // Aborted before the reply registered the watch: unregister it now.
+        if (settled) session.unwatch(path, watcher);
       })
       .catch((err: unknown) => {
         if (isZkError(err, 'NO_NODE')) finish(() => resolve('gone'));

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '../../src/session/index.js';
 import { LockQueue } from '../../src/queue/LockQueue.js';
 import { exclusiveRule } from '../../src/queue/OrderingRule.js';
+import { waitUntilGone } from '../../src/watch/waitUntilGone.js';
 import { isZkError } from '../../src/errors.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { expireSession, pollUntil, sharedServer, uniqueRoot } from '../session/support.js';
@@ -129,5 +130,23 @@ describe('LockQueue', () => {
       await via.close();
       await proxy.close();
     }
+  });
+});
+
+describe('waitUntilGone', () => {
+  it('10,000 abandoned waits on a node that stays leave no callbacks behind', async () => {
+    const path = `${root}/stays`;
+    await observer.mkdirp(path);
+    const before = session.diagnostics.watchers;
+    for (let round = 0; round < 10; round++) {
+      const controller = new AbortController();
+      const waits = Array.from({ length: 1000 }, () => waitUntilGone(session, path, controller.signal).catch((err: unknown) => err));
+      controller.abort(new Error('gave up'));
+      const outcomes = await Promise.all(waits);
+      expect(outcomes.every((o) => o instanceof Error && o.message === 'gave up')).toBe(true);
+    }
+    // Replies may still be in flight when a wait is aborted: let them land, then count.
+    await session.exists(path);
+    expect(session.diagnostics.watchers).toBe(before);
   });
 });
