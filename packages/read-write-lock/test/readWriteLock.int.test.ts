@@ -1,6 +1,6 @@
 import { ZkSession } from '@zk-recipes/core';
 import { InterProcessReadWriteLock, type LockHandle } from '@zk-recipes/read-write-lock';
-import { expireSession, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { expireSession, FaultProxy, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { childrenOf, deferred, untilChildren, untilWatched } from './support/zk.js';
 
@@ -14,6 +14,8 @@ async function connect(): Promise<ZkSession> {
   sessions.push(session);
   return session;
 }
+/** ZooKeeper's CREATE2 opcode: ZkSession sends every non-container create as CREATE2. */
+const OP_CREATE2 = 15;
 const nameOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 const sequenceOf = (path: string) => path.slice(-10);
 
@@ -268,6 +270,30 @@ describe('InterProcessReadWriteLock', () => {
     }
     expect(await childrenOf(s1, path)).toEqual([]);
     expect(rw.readLock().isAcquiredInThisProcess() || rw.writeLock().isAcquiredInThisProcess()).toBe(false);
+  });
+
+  it('a downgrade whose create reply is lost adopts the node it created: one read node, at the writer place', async () => {
+    const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
+    const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+    try {
+      const flaky = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 6000 });
+      sessions.push(flaky);
+      const observer = await connect();
+      const path = freshPath();
+      const rw = new InterProcessReadWriteLock(flaky, path);
+      const write = await rw.writeLock().acquire();
+      const cut = proxy.cutAfterNextRequest(OP_CREATE2); // the server creates it; we never hear back
+      const read = await rw.readLock().acquire();
+      await cut;
+      expect(nameOf(read.path)).toMatch(new RegExp(`-read-${sequenceOf(write.path)}$`));
+      expect(await childrenOf(observer, path)).toEqual([nameOf(read.path), nameOf(write.path)].sort());
+      expect(write.signal.aborted || read.signal.aborted).toBe(false);
+      await write.release();
+      await read.release();
+      expect(await childrenOf(observer, path)).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('timeouts and aborts leave no node behind, for readers and writers', async () => {
