@@ -45,8 +45,7 @@ describe('InterProcessReadWriteLock', () => {
     expect(await c.writeLock().getParticipantNodes()).toEqual([]);
 
     expect(await c.writeLock().tryAcquire()).toBeNull();
-    // tryAcquire() gives up before the create's reply; the engine deletes that node in the background.
-    await untilChildren(s3, path, (ch) => ch.length === 2);
+    expect(await childrenOf(s3, path)).toHaveLength(2);
 
     const writing = c.writeLock().acquire();
     const [writeNode] = (await untilChildren(s3, path, (ch) => ch.length === 3)).filter((n) => n.includes('-write-'));
@@ -58,7 +57,7 @@ describe('InterProcessReadWriteLock', () => {
     expect(c.writeLock().isOwnedByCurrentContext()).toBe(true);
     expect(await a.readLock().tryAcquire()).toBeNull();
     expect(await b.writeLock().tryAcquire()).toBeNull();
-    expect(await untilChildren(s1, path, (ch) => ch.length === 1)).toEqual([writeNode]);
+    expect(await childrenOf(s1, path)).toEqual([writeNode]);
     await w.release();
     expect(await childrenOf(s1, path)).toEqual([]);
   });
@@ -309,8 +308,7 @@ describe('InterProcessReadWriteLock', () => {
     expect(await childrenOf(s2, path)).toEqual(only);
     expect(await other.writeLock().tryAcquire()).toBeNull();
     expect(await other.readLock().tryAcquire()).toBeNull();
-    // tryAcquire() gives up before the create's reply; the engine deletes that node in the background.
-    await untilChildren(s2, path, (ch) => ch.length === 1);
+    expect(await childrenOf(s2, path)).toEqual(only);
 
     for (const lock of [other.readLock(), other.writeLock()]) {
       const controller = new AbortController();
