@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Makes sure the integration tests, the demo and the benchmarks have a ZooKeeper to run against.
-// Run first by `npm test`, `npm run demo` and `npm run bench`. Plain Node, no dependencies.
+// Makes sure the integration tests, the demo and the benchmarks have a ZooKeeper to run against
+// (and, with --with-curator, the JDK and Apache Curator jars the interop tests and benchmarks
+// compile against). Run first by `npm test`, `npm run demo` and `npm run bench`. Plain Node, no
+// dependencies.
 //
 //   ZK_CONNECT set                        -> use that ensemble, nothing to do
 //   ZooKeeper jars + java found           -> @zk-recipes/testing starts servers itself, nothing to do
@@ -54,6 +56,28 @@ function fail(what, command = INSTALL) {
   process.exit(1);
 }
 
+const CURATOR_PACKAGES = ['default-jdk-headless', 'libcurator-recipes-java', 'libslf4j-java'];
+const wantsCurator = process.argv.includes('--with-curator');
+
+function hasCuratorToolchain() {
+  const onPath = (tool) => (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, tool)));
+  return onPath('javac') && ['curator-recipes.jar', 'curator-framework.jar', 'curator-client.jar', 'slf4j-nop.jar'].every((jar) => existsSync(join('/usr/share/java', jar)));
+}
+
+/** The Curator peer is needed by interop tests and benchmarks, not by ZooKeeper itself. */
+function ensureCurator() {
+  if (!wantsCurator || hasCuratorToolchain()) return;
+  const isRootUser = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRootUser || !hasAptGet()) {
+    console.error(`${tag} javac or the Apache Curator jars are missing; the Curator interop tests will fail. Install them with:\n\n    sudo apt-get install -y ${CURATOR_PACKAGES.join(' ')}\n`);
+    return;
+  }
+  console.error(`${tag} installing the JDK and Apache Curator jars for the interop tests...`);
+  run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'update']);
+  run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '--no-install-recommends', ...CURATOR_PACKAGES]);
+}
+
+ensureCurator();
 if (process.env.ZK_CONNECT) {
   console.error(`${tag} using ZK_CONNECT=${process.env.ZK_CONNECT}`);
   process.exit(0);
