@@ -17,25 +17,19 @@
  *   [--reps N] [--reps-64 N] [--reps-10k N] [--waiters N]
  * Starts a fresh TestingServer (fsync on) unless ZK_CONNECT is set. Prints markdown.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ZkSession } from '@zk-recipes/core';
 import { InterProcessMutex } from '@zk-recipes/mutex';
-import {
-  findOverlaps,
-  handoffGaps,
-  runWorkers,
-  spawnCuratorWorker,
-  TestingServer,
-  type CuratorWorker,
-  type Interval,
-} from '@zk-recipes/testing';
+import { findOverlaps, handoffGaps, spawnCuratorWorker, TestingServer, type Interval } from '@zk-recipes/testing';
+import { startCuratorFleet, startNodeFleet, type Fleet } from './lib/fleets.js';
 import { machineInfo, packetsReceived, zookeeperVersion, type MachineInfo } from './lib/machine.js';
 import { runNodeScript } from './lib/processes.js';
 import { fmtMiB, fmtMs, fmtRatio, median, nsToMs, percentile } from './lib/stats.js';
 import { markdownTable, passes, targetTable, type TargetCheck } from './lib/table.js';
 import { rawDeleteToWatch } from './raw/deleteToWatch.js';
-import { rawUncontended } from './raw/uncontended.js';
+import { RawUncontended } from './raw/uncontended.js';
 
 const MUTEX_WORKER = fileURLToPath(new URL('../packages/mutex/test/workers/mutexWorker.ts', import.meta.url));
 const OUR_MANY_WAITERS = fileURLToPath(new URL('./workers/ourManyWaiters.ts', import.meta.url));
@@ -52,6 +46,8 @@ export interface MutexBenchOptions {
   reps10k: number;
   /** Acquire/release pairs per repetition in scenario 1. */
   uncontendedN: number;
+  /** Warm-up pairs of ours before scenario 1 (raw gets a quarter). */
+  warmup: number;
   /** Iterations per process in scenario 2. */
   contendedIterations: number;
   contendedHoldMs: number;
@@ -64,6 +60,7 @@ export const DEFAULT_OPTIONS: MutexBenchOptions = {
   reps64: 2,
   reps10k: 1,
   uncontendedN: 400,
+  warmup: 3000,
   contendedIterations: 40,
   contendedHoldMs: 1,
   waiters: 10_000,
@@ -170,38 +167,55 @@ async function scenarioUncontended(connectString: string, session: ZkSession, di
     requestsPerPair: { ours: [], curator: [] },
   };
   const mutex = new InterProcessMutex(session, `${dir}/ours`);
-  for (let i = 0; i < 100; i++) await (await mutex.acquire()).release(); // warm-up: JIT, directory exists
-  for (let rep = 0; rep < o.reps; rep++) {
-    log(`uncontended rep ${rep + 1}/${o.reps}`);
-    const before = await packetsReceived(connectString);
-    for (let i = 0; i < o.uncontendedN; i++) {
+  const raw = await RawUncontended.open(connectString, `${dir}/raw`);
+  // Each pair in a fresh async context, as each request of a server would be: acquiring in a loop
+  // inside one async function nests every acquire's owner frame in the previous one's (see
+  // docs/benchmarks.md), which is not the case being measured here.
+  const root = new AsyncResource('bench-uncontended');
+  const oursPair = (): Promise<{ acquireNs: number; releaseNs: number }> =>
+    root.runInAsyncScope(async () => {
       const t0 = process.hrtime.bigint();
       const handle = await mutex.acquire();
       const t1 = process.hrtime.bigint();
       await handle.release();
-      const t2 = process.hrtime.bigint();
-      result.acquireNs.ours.push(Number(t1 - t0));
-      result.releaseNs.ours.push(Number(t2 - t1));
+      return { acquireNs: Number(t1 - t0), releaseNs: Number(process.hrtime.bigint() - t1) };
+    });
+  try {
+    // Warm-up: V8 needs a few thousand pairs before ours settles (CPU per pair falls ~4x).
+    for (let i = 0; i < o.warmup; i++) {
+      await oursPair();
+      if (i % 4 === 0) await raw.pair();
     }
-    result.requestsPerPair.ours.push(((await packetsReceived(connectString)) - before) / o.uncontendedN);
+    for (let rep = 0; rep < o.reps; rep++) {
+      log(`uncontended rep ${rep + 1}/${o.reps}`);
+      // Ours and raw alternate pair by pair; the server's packet counter covers both.
+      const before = await packetsReceived(connectString);
+      for (let i = 0; i < o.uncontendedN; i++) {
+        const ours = await oursPair();
+        result.acquireNs.ours.push(ours.acquireNs);
+        result.releaseNs.ours.push(ours.releaseNs);
+        const floor = await raw.pair();
+        result.acquireNs.raw.push(floor.acquireNs);
+        result.releaseNs.raw.push(floor.releaseNs);
+      }
+      result.requestsPerPair.ours.push(((await packetsReceived(connectString)) - before) / o.uncontendedN - 3);
 
-    const warmup = 200;
-    const cBefore = await packetsReceived(connectString);
-    const jvm = await spawnCuratorWorker(['--warmup', String(warmup), 'bench-uncontended', connectString, `${dir}/curator`, String(o.uncontendedN)]);
-    try {
-      const line = await jvm.waitForLine((l) => l.type === 'bench', 120_000);
-      await jvm.finished(30_000);
-      result.acquireNs.curator.push(...(line['acquireNs'] as number[]));
-      result.releaseNs.curator.push(...(line['releaseNs'] as number[]));
-    } finally {
-      await jvm.stop();
+      const warmup = 200;
+      const cBefore = await packetsReceived(connectString);
+      const jvm = await spawnCuratorWorker(['--warmup', String(warmup), 'bench-uncontended', connectString, `${dir}/curator`, String(o.uncontendedN)]);
+      try {
+        const line = await jvm.waitForLine((l) => l.type === 'bench', 120_000);
+        await jvm.finished(30_000);
+        result.acquireNs.curator.push(...(line['acquireNs'] as number[]));
+        result.releaseNs.curator.push(...(line['releaseNs'] as number[]));
+      } finally {
+        await jvm.stop();
+      }
+      // Connect and close are 2 of these packets, pings a handful: negligible per pair.
+      result.requestsPerPair.curator.push(((await packetsReceived(connectString)) - cBefore) / (o.uncontendedN + warmup));
     }
-    // Connect and close are 2 of these packets, pings a handful: negligible per pair.
-    result.requestsPerPair.curator.push(((await packetsReceived(connectString)) - cBefore) / (o.uncontendedN + warmup));
-
-    const raw = await rawUncontended(connectString, `${dir}/raw`, o.uncontendedN, 50);
-    result.acquireNs.raw.push(...raw.createAndListNs);
-    result.releaseNs.raw.push(...raw.deleteNs);
+  } finally {
+    raw.close();
   }
   return result;
 }
@@ -234,42 +248,15 @@ function contendedRep(library: string, intervals: Interval[]): ContendedRep {
   };
 }
 
-async function startCuratorFleet(count: number, args: (i: number) => string[], javaOptions?: string[]): Promise<CuratorWorker[]> {
-  const fleet: CuratorWorker[] = [];
-  try {
-    for (let i = 0; i < count; i++) fleet.push(await spawnCuratorWorker(args(i), javaOptions ? { javaOptions } : {}));
-    await Promise.all(fleet.map((w) => w.waitForLine((l) => l.type === 'ready', 180_000)));
-    return fleet;
-  } catch (err) {
-    await Promise.all(fleet.map((w) => w.stop()));
-    throw err;
-  }
-}
-
 async function scenarioContended(connectString: string, dir: string, o: MutexBenchOptions): Promise<ContendedResult> {
   const result: ContendedResult = { ours: [], curator: [], rawDeleteToWatchNs: [] };
   const processes = 8;
   for (let rep = 0; rep < o.reps; rep++) {
     log(`8 contending processes rep ${rep + 1}/${o.reps}`);
-    const ours = await runWorkers({
-      script: MUTEX_WORKER,
-      count: processes,
-      args: [connectString, `${dir}/ours-${rep}`, String(o.contendedIterations), String(o.contendedHoldMs)],
-      barrier: true,
-      timeoutMs: 180_000,
-    });
-    result.ours.push(contendedRep('zk-recipes', intervalsOf(ours.flatMap((w) => w.lines))));
-
-    const fleet = await startCuratorFleet(processes, () => [
-      '--wait-go', 'mutex', connectString, `${dir}/curator-${rep}`, String(o.contendedIterations), String(o.contendedHoldMs),
-    ]);
-    try {
-      for (const w of fleet) w.go();
-      await Promise.all(fleet.map((w) => w.finished(180_000)));
-      result.curator.push(contendedRep('Curator', fleet.flatMap((w) => w.sections()).map((s) => ({ worker: s.worker, start: s.start, end: s.end }))));
-    } finally {
-      await Promise.all(fleet.map((w) => w.stop()));
-    }
+    const oursArgs = [connectString, `${dir}/ours-${rep}`, String(o.contendedIterations), String(o.contendedHoldMs)];
+    result.ours.push(contendedRep('zk-recipes', intervalsOf(await runFleet(await startNodeFleet(MUTEX_WORKER, processes, oursArgs)))));
+    const curatorArgs = ['mutex', connectString, `${dir}/curator-${rep}`, String(o.contendedIterations), String(o.contendedHoldMs)];
+    result.curator.push(contendedRep('Curator', intervalsOf(await runFleet(await startCuratorFleet(processes, curatorArgs)))));
 
     result.rawDeleteToWatchNs.push(...(await rawDeleteToWatch(connectString, `${dir}/raw-${rep}`, 200, 20)));
   }
@@ -287,23 +274,35 @@ async function untilChildren(session: ZkSession, path: string, count: number, ti
   }
 }
 
-async function drainBehindBlocker(
-  session: ZkSession,
-  path: string,
-  processes: number,
-  start: () => Promise<() => Promise<Interval[]>>,
-): Promise<DrainRep> {
+/** Says go, waits for every member to finish, returns their lines; stops the fleet in any case. */
+async function runFleet(fleet: Fleet, timeoutMs = 180_000): Promise<unknown[]> {
+  try {
+    fleet.go();
+    return await fleet.finished(timeoutMs);
+  } finally {
+    await fleet.stop();
+  }
+}
+
+/**
+ * The bench takes the lock (its own InterProcessMutex), starts the fleet (which connects in waves,
+ * then says go: every member queues), waits until all are queued, releases, and times the drain.
+ */
+async function drainBehindBlocker(session: ZkSession, path: string, processes: number, startFleet: () => Promise<Fleet>): Promise<DrainRep> {
   const blocker = await new InterProcessMutex(session, path).acquire();
+  let fleet: Fleet | undefined;
   let sections: Interval[];
   let releasedAt: bigint;
   try {
-    const collect = await start();
+    fleet = await startFleet();
+    fleet.go();
     await untilChildren(session, path, processes + 1, 240_000);
     releasedAt = process.hrtime.bigint();
     await blocker.release();
-    sections = await collect();
+    sections = intervalsOf(await fleet.finished(180_000));
   } finally {
     if (blocker.held) await blocker.release();
+    await fleet?.stop();
   }
   if (sections.length !== processes) throw new Error(`expected ${processes} sections, got ${sections.length}`);
   if (findOverlaps(sections).length > 0) throw new Error('critical sections overlap: the lock is broken');
@@ -319,37 +318,12 @@ async function scenarioQueue64(connectString: string, session: ZkSession, dir: s
   for (let rep = 0; rep < o.reps64; rep++) {
     log(`64 queued processes rep ${rep + 1}/${o.reps64}: zk-recipes`);
     const oursPath = `${dir}/ours-${rep}`;
-    result.ours.push(
-      await drainBehindBlocker(session, oursPath, processes, async () => {
-        const run = runWorkers({
-          script: MUTEX_WORKER,
-          count: processes,
-          args: [connectString, oursPath, '1', String(holdMs)],
-          barrier: true,
-          timeoutMs: 300_000,
-        });
-        run.catch(() => undefined); // awaited below
-        return async () => intervalsOf((await run).flatMap((w) => w.lines));
-      }),
-    );
-
+    result.ours.push(await drainBehindBlocker(session, oursPath, processes, () => startNodeFleet(MUTEX_WORKER, processes, [connectString, oursPath, '1', String(holdMs)])));
     log(`64 queued processes rep ${rep + 1}/${o.reps64}: Curator (64 JVMs)`);
     const curatorPath = `${dir}/curator-${rep}`;
-    let fleet: CuratorWorker[] = [];
-    try {
-      result.curator.push(
-        await drainBehindBlocker(session, curatorPath, processes, async () => {
-          fleet = await startCuratorFleet(processes, () => ['--wait-go', 'mutex', connectString, curatorPath, '1', String(holdMs)], SMALL_JVM);
-          for (const w of fleet) w.go();
-          return async () => {
-            await Promise.all(fleet.map((w) => w.finished(120_000)));
-            return fleet.flatMap((w) => w.sections()).map((s) => ({ worker: s.worker, start: s.start, end: s.end }));
-          };
-        }),
-      );
-    } finally {
-      await Promise.all(fleet.map((w) => w.stop()));
-    }
+    result.curator.push(
+      await drainBehindBlocker(session, curatorPath, processes, () => startCuratorFleet(processes, ['mutex', connectString, curatorPath, '1', String(holdMs)], SMALL_JVM)),
+    );
   }
   return result;
 }
@@ -420,7 +394,7 @@ export function mutexBenchMarkdown(r: MutexBenchReport, command: string): string
     `ZooKeeper ${r.zookeeper}, one fresh standalone \`TestingServer\`, forceSync=yes (fsync on every transaction-log write). Curator 5.4 (Debian jars).`,
     `Command: \`${command}\`; wall time ${r.wallSeconds.toFixed(0)} s. Repetitions interleaved (zk-recipes, Curator, raw, zk-recipes, ...).`,
     '',
-    `### 1. Uncontended acquire / release (warm session, ${r.options.reps} x ${r.options.uncontendedN} pairs each)`,
+    `### 1. Uncontended acquire / release (warm session after ${r.options.warmup} pairs; ${r.options.reps} x ${r.options.uncontendedN} pairs each; ours and raw alternate pair by pair, Curator (own JVM, 200 warm-up pairs) between them)`,
     '',
     markdownTable(
       ['', 'acquire p50', 'acquire p99', 'release p50', 'release p99', 'requests / pair'],
@@ -482,7 +456,7 @@ function parseArgs(argv: readonly string[]): MutexBenchOptions {
     const i = argv.indexOf(flag);
     return i >= 0 ? Number(argv[i + 1]) : undefined;
   };
-  if (argv.includes('--quick')) Object.assign(o, { reps: 1, reps64: 1, reps10k: 1, uncontendedN: 200, contendedIterations: 20, waiters: 1000 });
+  if (argv.includes('--quick')) Object.assign(o, { reps: 1, reps64: 1, reps10k: 1, uncontendedN: 200, warmup: 500, contendedIterations: 20, waiters: 1000 });
   o.reps = num('--reps') ?? o.reps;
   o.reps64 = num('--reps-64') ?? o.reps64;
   o.reps10k = num('--reps-10k') ?? o.reps10k;

@@ -5,31 +5,36 @@
  */
 import { RawZk } from './rawZk.js';
 
-export interface RawUncontendedSamples {
+export interface RawPair {
   /** create + getChildren, pipelined, in ns. */
-  createAndListNs: number[];
+  acquireNs: number;
   /** delete, in ns. */
-  deleteNs: number[];
+  releaseNs: number;
 }
 
-export async function rawUncontended(connectString: string, dir: string, n: number, warmup: number): Promise<RawUncontendedSamples> {
-  const zk = await RawZk.connect(connectString);
-  try {
+/** One raw session doing create+list / delete pairs in one directory, one pair per call. */
+export class RawUncontended {
+  private constructor(
+    private readonly zk: RawZk,
+    private readonly dir: string,
+  ) {}
+
+  static async open(connectString: string, dir: string): Promise<RawUncontended> {
+    const zk = await RawZk.connect(connectString);
     await zk.mkdirp(dir);
-    const out: RawUncontendedSamples = { createAndListNs: [], deleteNs: [] };
-    for (let i = 0; i < warmup + n; i++) {
-      const t0 = process.hrtime.bigint();
-      const [path] = await Promise.all([zk.createSequential(`${dir}/n-`), zk.getChildren(dir)]);
-      const t1 = process.hrtime.bigint();
-      await zk.delete(path);
-      const t2 = process.hrtime.bigint();
-      if (i >= warmup) {
-        out.createAndListNs.push(Number(t1 - t0));
-        out.deleteNs.push(Number(t2 - t1));
-      }
-    }
-    return out;
-  } finally {
-    zk.close();
+    return new RawUncontended(zk, dir);
+  }
+
+  async pair(): Promise<RawPair> {
+    const t0 = process.hrtime.bigint();
+    const [path] = await Promise.all([this.zk.createSequential(`${this.dir}/n-`), this.zk.getChildren(this.dir)]);
+    const t1 = process.hrtime.bigint();
+    await this.zk.delete(path);
+    const t2 = process.hrtime.bigint();
+    return { acquireNs: Number(t1 - t0), releaseNs: Number(t2 - t1) };
+  }
+
+  close(): void {
+    this.zk.close();
   }
 }
