@@ -1,8 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ZkSession, isZkError } from '@zk-recipes/core';
+import { ZkSession } from '@zk-recipes/core';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import {
+  childrenOf,
+  untilChildCount,
   findOverlaps,
   handoffGaps,
   intervalFromJson,
@@ -33,14 +35,7 @@ function sectionsOf(results: WorkerResult[]): Interval[] {
   );
 }
 
-async function childrenOf(path: string): Promise<string[]> {
-  try {
-    return (await observer.getChildren(path)).children;
-  } catch (err) {
-    if (isZkError(err, 'NO_NODE')) return [];
-    throw err;
-  }
-}
+const children = (path: string) => childrenOf(observer, path);
 
 describe('InterProcessMutex across OS processes', () => {
   it('6 processes with separate sessions never overlap; fencing tokens grow with each holder', async () => {
@@ -58,7 +53,7 @@ describe('InterProcessMutex across OS processes', () => {
       .sort((a, b) => (BigInt(a.start) < BigInt(b.start) ? -1 : 1))
       .map((l) => BigInt(l.token));
     for (let i = 1; i < tokens.length; i++) expect(tokens[i]!).toBeGreaterThan(tokens[i - 1]!);
-    expect(await childrenOf(path)).toEqual([]);
+    expect(await children(path)).toEqual([]);
   });
 
   it('excludes Apache Curator InterProcessMutex clients on the same path (2 JVMs + 4 Node processes)', async () => {
@@ -77,7 +72,7 @@ describe('InterProcessMutex across OS processes', () => {
       // They really contended: the lock passed between a Java and a Node holder.
       const crossings = handoffGaps(all).filter((h) => h.from.startsWith('java') !== h.to.startsWith('java'));
       expect(crossings.length).toBeGreaterThan(0);
-      expect(await childrenOf(path)).toEqual([]);
+      expect(await children(path)).toEqual([]);
     } finally {
       await Promise.all(javas.map((java) => java.stop()));
     }
@@ -106,7 +101,7 @@ describe('InterProcessMutex across OS processes', () => {
             next = waiter.acquire({ timeoutMs: 30_000 });
             // Let the waiter queue behind the holder, then kill the holder without any goodbye.
             void (async () => {
-              while ((await childrenOf(path)).length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+              await untilChildCount(observer, path, 2);
               killedAt = Date.now();
               process.kill(result.pid, 'SIGKILL');
             })();
@@ -117,7 +112,7 @@ describe('InterProcessMutex across OS processes', () => {
       const waited = Date.now() - killedAt;
       // The server removes the dead session's node only when the session times out.
       expect(waited).toBeGreaterThanOrEqual(sessionTimeoutMs * 0.9);
-      expect(await childrenOf(path)).toEqual([handle.path.split('/').pop()]);
+      expect(await children(path)).toEqual([handle.path.split('/').pop()]);
       expect(handle.path).not.toBe(holderPath);
       await handle.release();
     } finally {

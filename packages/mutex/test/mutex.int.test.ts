@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ZkSession, isZkError } from '@zk-recipes/core';
+import { ZkSession } from '@zk-recipes/core';
 import { InterProcessMutex, InterProcessSemaphoreMutex } from '@zk-recipes/mutex';
-import { expireSession, FaultProxy, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { childrenOf, expireSession, FaultProxy, pollUntil, testConnectString, uniqueRoot, untilChildCount } from '@zk-recipes/testing';
 
 const root = uniqueRoot('mutex');
 const sessions: ZkSession[] = [];
@@ -22,23 +22,7 @@ afterAll(async () => {
   await Promise.all(sessions.map((s) => s.close()));
 });
 
-async function childrenOf(path: string): Promise<string[]> {
-  try {
-    return (await observer.getChildren(path)).children;
-  } catch (err) {
-    if (isZkError(err, 'NO_NODE')) return [];
-    throw err;
-  }
-}
-
-/** Resolves once `predicate` holds, polling the server (state changes there have no event for us). */
-async function eventually(predicate: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const children = (path: string) => childrenOf(observer, path);
 
 describe('InterProcessMutex', () => {
   it('acquires, writes Curator-compatible node names, and releases', async () => {
@@ -55,7 +39,7 @@ describe('InterProcessMutex', () => {
     expect(stat.ephemeralOwner).toBe(session.sessionIdBigInt);
     await handle.release();
     expect(mutex.isAcquiredInThisProcess()).toBe(false);
-    expect(await childrenOf(path)).toEqual([]);
+    expect(await children(path)).toEqual([]);
   });
 
   it('re-enters 3 deep in the same async context without new nodes; the node goes with the last release', async () => {
@@ -65,13 +49,13 @@ describe('InterProcessMutex', () => {
     const middle = await mutex.acquire({ timeoutMs: 0 });
     const inner = await mutex.acquire({ timeoutMs: 0 });
     expect(new Set([outer.path, middle.path, inner.path]).size).toBe(1);
-    expect(await childrenOf(path)).toHaveLength(1);
+    expect(await children(path)).toHaveLength(1);
     await mutex.release();
     await mutex.release();
-    expect(await childrenOf(path)).toHaveLength(1);
+    expect(await children(path)).toHaveLength(1);
     expect(mutex.isOwnedByCurrentContext()).toBe(true);
     await mutex.release();
-    expect(await childrenOf(path)).toEqual([]);
+    expect(await children(path)).toEqual([]);
     await expect(mutex.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
   });
 
@@ -105,7 +89,7 @@ describe('InterProcessMutex', () => {
       await holding;
       await mutex.release();
     })();
-    await eventually(async () => mutex.isAcquiredInThisProcess());
+    await pollUntil(() => mutex.isAcquiredInThisProcess(), 15_000, 'the holder task to acquire');
     expect(mutex.isOwnedByCurrentContext()).toBe(false);
     await expect(mutex.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
     release();
@@ -124,12 +108,12 @@ describe('InterProcessMutex', () => {
     expect(await other.tryAcquire()).toBeNull();
     const controller = new AbortController();
     const aborted = other.acquire({ signal: controller.signal });
-    await eventually(async () => (await childrenOf(path)).length === 2);
+    await untilChildCount(observer, path, 2);
     controller.abort(new Error('shutting down'));
     await expect(aborted).rejects.toMatchObject({ code: 'ABORTED' });
-    expect(await childrenOf(path)).toEqual([held.path.split('/').pop()]);
+    expect(await children(path)).toEqual([held.path.split('/').pop()]);
     await held.release();
-    expect(await childrenOf(path)).toEqual([]);
+    expect(await children(path)).toEqual([]);
   });
 
   it('rejects bad options with INVALID_ARGUMENT', async () => {
@@ -154,9 +138,9 @@ describe('InterProcessMutex', () => {
     {
       await using handle = await mutex.acquire();
       expect(handle.held).toBe(true);
-      expect(await childrenOf(path)).toHaveLength(1);
+      expect(await children(path)).toHaveLength(1);
     }
-    expect(await childrenOf(path)).toEqual([]);
+    expect(await children(path)).toEqual([]);
   });
 
   it('lists participants holder first, and serves 1,000 waiters of one process in FIFO order', async () => {
@@ -172,7 +156,7 @@ describe('InterProcessMutex', () => {
       order.push(i);
       await mutex.release();
     });
-    await eventually(async () => (await childrenOf(path)).length === 1001, 30_000);
+    await untilChildCount(observer, path, 1001, 30_000);
     const participants = await mutex.getParticipantNodes();
     expect(participants[0]).toBe(first.path);
     expect(participants).toHaveLength(1001);
@@ -203,14 +187,14 @@ describe('InterProcessMutex', () => {
     const handle = await doomed.acquire();
     const lostEvent = new Promise<Error>((resolve) => doomed.once('lost', resolve));
     const next = waiter.acquire({ timeoutMs: 20_000 });
-    await eventually(async () => (await childrenOf(path)).length === 2);
+    await untilChildCount(observer, path, 2);
     await expireSession(testConnectString(), doomedSession.credentials);
     const nextHandle = await next;
     await lostEvent;
     expect(handle.signal.aborted).toBe(true);
     // Releasing after loss neither throws nor deletes the new holder's node.
     await handle.release();
-    expect(await childrenOf(path)).toEqual([nextHandle.path.split('/').pop()]);
+    expect(await children(path)).toEqual([nextHandle.path.split('/').pop()]);
     await nextHandle.release();
   });
 });
@@ -235,7 +219,7 @@ describe('InterProcessMutex connection news', () => {
       await healed;
       expect(events).toEqual(['suspended']);
       expect(handle.signal.aborted).toBe(false);
-      expect(await childrenOf(`${root}/suspend`)).toEqual([handle.path.split('/').pop()]);
+      expect(await children(`${root}/suspend`)).toEqual([handle.path.split('/').pop()]);
       await handle.release();
     } finally {
       await proxy.close();
@@ -249,9 +233,9 @@ describe('InterProcessSemaphoreMutex', () => {
     const mutex = new InterProcessSemaphoreMutex(session, path);
     const handle = await mutex.acquire();
     await expect(mutex.acquire({ timeoutMs: 100 })).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
-    expect(await childrenOf(path)).toHaveLength(1);
+    expect(await children(path)).toHaveLength(1);
     await mutex.release();
     expect(handle.held).toBe(false);
-    expect(await childrenOf(path)).toEqual([]);
+    expect(await children(path)).toEqual([]);
   });
 });

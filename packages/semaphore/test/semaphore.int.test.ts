@@ -275,7 +275,7 @@ describe('InterProcessSemaphore (queue layout)', () => {
     const sem = new InterProcessSemaphore(main, path, { maxLeases: 1 });
     let lease = await sem.acquire();
     const waiterCount = 5;
-    const counters: Array<{ count: number }> = [];
+    const counters: WakeUps[] = [];
     const waiters: Array<Promise<Lease>> = [];
     for (let i = 0; i < waiterCount; i++) {
       const session = await connect();
@@ -346,7 +346,7 @@ describe('InterProcessSemaphore with a SharedCount', () => {
     const follower = await connect();
     const count = new SharedCount(follower, `${root}/count-expiry`, { seedValue: 1 });
     await count.start();
-    const reconnected = new Promise((resolve) => follower.once('connected', resolve));
+    const reconnected = new Promise<void>((resolve) => follower.once('connected', () => resolve()));
     await expireSession(testConnectString(), follower.credentials);
     await reconnected; // a new ZooKeeper session, none of the old watches
     const seen = new Promise((resolve) => count.once('changed', resolve));

@@ -12,3 +12,4 @@ export { FaultProxy, type FaultProxyOptions, type FrameRecord } from './FaultPro
 export * from './criticalSections.js';
 export * from './runWorkers.js';
 export * from './workerSide.js';
+export * from './observeNodes.js';

@@ -7,9 +7,9 @@ import { ZkSession } from '../../src/session/index.js';
 import { LockQueue } from '../../src/queue/LockQueue.js';
 import { exclusiveRule } from '../../src/queue/OrderingRule.js';
 import { waitUntilGone } from '../../src/watch/waitUntilGone.js';
-import { isZkError } from '../../src/errors.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
-import { expireSession, pollUntil, sharedServer, uniqueRoot } from '../session/support.js';
+import { childrenOf, untilChildCount } from '../../../testing/src/observeNodes.js';
+import { expireSession, sharedServer, uniqueRoot } from '../session/support.js';
 
 const OP_CREATE2 = 15;
 const root = uniqueRoot('engine');
@@ -28,14 +28,7 @@ afterAll(async () => {
   await Promise.all(opened.map((s) => s.close()));
 });
 
-async function childrenOf(path: string): Promise<string[]> {
-  try {
-    return (await observer.getChildren(path)).children;
-  } catch (err) {
-    if (isZkError(err, 'NO_NODE')) return [];
-    throw err;
-  }
-}
+const children = (path: string) => childrenOf(observer, path);
 
 const enterExclusive = (queue: LockQueue, options: { timeoutMs?: number; signal?: AbortSignal } = {}) =>
   queue.enter({ kind: 'lock-', rule: exclusiveRule, ...options });
@@ -69,21 +62,21 @@ describe('LockQueue', () => {
     await expect(enterExclusive(queue, { timeoutMs: 100 })).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
     const controller = new AbortController();
     const aborted = enterExclusive(queue, { signal: controller.signal });
-    await pollUntil(async () => (await childrenOf(path)).length === 2, 5000);
+    await untilChildCount(observer, path, 2, 5000);
     controller.abort();
     await expect(aborted).rejects.toMatchObject({ code: 'ABORTED' });
-    expect(await childrenOf(path)).toEqual([holder.name]);
+    expect(await children(path)).toEqual([holder.name]);
 
     const doomed = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000 });
     opened.push(doomed);
     const lostWait = expect(enterExclusive(new LockQueue(doomed, path))).rejects.toMatchObject({ code: 'SESSION_LOST' });
-    await pollUntil(async () => (await childrenOf(path)).length === 2, 5000);
+    await untilChildCount(observer, path, 2, 5000);
     await expireSession(server.connectString, doomed.credentials);
     await lostWait;
-    await pollUntil(async () => (await childrenOf(path)).length === 1, 5000);
-    expect(await childrenOf(path)).toEqual([holder.name]);
+    await untilChildCount(observer, path, 1, 5000);
+    expect(await children(path)).toEqual([holder.name]);
     await queue.leave(holder);
-    expect(await childrenOf(path)).toEqual([]);
+    expect(await children(path)).toEqual([]);
   });
 
   it('recovers a create whose reply was lost: exactly one node, adopted, and the lock is taken (no self-deadlock)', async () => {
@@ -98,13 +91,13 @@ describe('LockQueue', () => {
       await cut;
       const seat = await entering;
       // The server applied the create once; we found it by its GUID and adopted it.
-      const children = await childrenOf(path);
-      expect(children).toEqual([seat.name]);
+      const nodes = await children(path);
+      expect(nodes).toEqual([seat.name]);
       const stat = await observer.exists(seat.path);
       expect(stat?.ephemeralOwner).toBe(via.sessionIdBigInt);
       expect(seat.fencingToken).toBe(stat?.czxid);
       await queue.leave(seat);
-      expect(await childrenOf(path)).toEqual([]);
+      expect(await children(path)).toEqual([]);
     } finally {
       await via.close();
       await proxy.close();
@@ -125,7 +118,7 @@ describe('LockQueue', () => {
       controller.abort();
       await expect(entering).rejects.toMatchObject({ code: 'ABORTED' });
       await queue.settled();
-      expect(await childrenOf(path)).toEqual([]);
+      expect(await children(path)).toEqual([]);
     } finally {
       await via.close();
       await proxy.close();

@@ -15,6 +15,7 @@ import type { ZkSession } from '../../src/session/index.js';
 import type { ZkSessionEvents } from '../../src/session/types.js';
 
 export { expireSession, uniqueRoot };
+export { pollUntil } from '../../../testing/src/observeNodes.js';
 
 /** What the tests need of a server (TestingServer and cluster members both fit). */
 export interface ServerHandle {
@@ -25,17 +26,6 @@ export interface ServerHandle {
   pause(): void;
   resume(): void;
   stop(): Promise<void>;
-}
-
-/** Polls `fn` until it returns a truthy value or the deadline passes (observing the server). */
-export async function pollUntil<T>(fn: () => Promise<T> | T, timeoutMs: number, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** Resolves with the event's arguments the next time `session` emits it. */
