@@ -13,7 +13,8 @@ import type { Decision, OrderingRule, QueueEntry } from '@zk-recipes/core';
  *   goes I hold the lock without listing again") is still safe for writers because a downgrade
  *   touches the write node's data right after creating the read node: a writer waiting on that
  *   write node wakes up and lists again. A writer that set its watch after the touch must still
- *   see the read node: `confirmAfterWatch` lists once more behind the watch, and the rule then
+ *   see the read node: `confirmAfterWatch` (asked only with the shortcut: a writer with more than one
+ *   node ahead lists again anyway) lists once more behind the watch, and the rule then
  *   names a different node to wait for (the read node of the predecessor's sequence), so the engine
  *   decides again. Both steps are off the hand-off path: a plain hand-off costs no listing.
  * - Readers may always take the shortcut: only read nodes ever appear ahead of anyone, and read
@@ -61,6 +62,8 @@ export function writeRule(readKind: string): OrderingRule {
       if (!sameGroup || entry.kind === readKind) predecessor = entry;
     }
     if (predecessor === undefined) return { held: true };
-    return { held: false, waitFor: predecessor.name, lastObstacle: ahead === 1, confirmAfterWatch: true };
+    // Only a last obstacle's wait ends without listing again, so only it needs the confirmation.
+    if (ahead === 1) return { held: false, waitFor: predecessor.name, lastObstacle: true, confirmAfterWatch: true };
+    return { held: false, waitFor: predecessor.name, lastObstacle: false };
   };
 }
