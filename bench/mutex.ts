@@ -14,7 +14,7 @@
  *    client doing the same with one session.
  *
  * Usage: node --conditions=source --import tsx bench/mutex.ts [--quick] [--json]
- *   [--reps N] [--reps-64 N] [--reps-10k N] [--waiters N]
+ *   [--reps N] [--reps-64 N] [--reps-10k N] [--waiters N] [--curator-waiters N]
  * Starts a fresh TestingServer (fsync on) unless ZK_CONNECT is set. Prints markdown.
  */
 import { AsyncResource } from 'node:async_hooks';
@@ -53,6 +53,8 @@ export interface MutexBenchOptions {
   contendedHoldMs: number;
   /** Scenario 4's waiter count. */
   waiters: number;
+  /** Scenario 4's waiter count for Curator (its drain is quadratic). */
+  curatorWaiters: number;
 }
 
 export const DEFAULT_OPTIONS: MutexBenchOptions = {
@@ -64,6 +66,7 @@ export const DEFAULT_OPTIONS: MutexBenchOptions = {
   contendedIterations: 40,
   contendedHoldMs: 1,
   waiters: 10_000,
+  curatorWaiters: 2_000,
 };
 
 type Lib = 'ours' | 'curator' | 'raw';
@@ -113,6 +116,8 @@ export interface ManyWaitersResult {
   curator: ManyWaitersRep[];
   raw: ManyWaitersRep[];
   n: number;
+  /** Waiters in Curator's runs (fewer: see scenarioManyWaiters). */
+  curatorN: number;
 }
 
 export interface MutexBenchReport {
@@ -131,6 +136,17 @@ function log(message: string): void {
   process.stderr.write(`[bench:mutex ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 }
 
+function partial<T>(scenario: string, result: T): T {
+  if (scenario === 'uncontended') {
+    const u = result as unknown as UncontendedResult;
+    const p50 = (xs: number[]) => (percentile(xs, 0.5) / 1e6).toFixed(3);
+    log(`uncontended acquire p50 ms: ours ${p50(u.acquireNs.ours)} Curator ${p50(u.acquireNs.curator)} raw ${p50(u.acquireNs.raw)}`);
+  } else {
+    log(`${scenario}: ${JSON.stringify(result)}`);
+  }
+  return result;
+}
+
 /** Runs all four scenarios and returns the raw figures and the target checks. */
 export async function runMutexBench(connectString: string, options: MutexBenchOptions): Promise<MutexBenchReport> {
   const began = Date.now();
@@ -138,10 +154,11 @@ export async function runMutexBench(connectString: string, options: MutexBenchOp
   const session = await ZkSession.connect({ connectString, sessionTimeoutMs: 30_000 });
   try {
     await session.mkdirp(base);
-    const uncontended = await scenarioUncontended(connectString, session, `${base}/uncontended`, options);
-    const contended = await scenarioContended(connectString, `${base}/contended`, options);
-    const queue64 = await scenarioQueue64(connectString, session, `${base}/queue64`, options);
-    const manyWaiters = await scenarioManyWaiters(connectString, `${base}/many`, options);
+    // Each scenario's figures go to stderr as soon as they exist: a later failure loses nothing.
+    const uncontended = partial('uncontended', await scenarioUncontended(connectString, session, `${base}/uncontended`, options));
+    const contended = partial('contended', await scenarioContended(connectString, `${base}/contended`, options));
+    const queue64 = partial('queue64', await scenarioQueue64(connectString, session, `${base}/queue64`, options));
+    const manyWaiters = partial('manyWaiters', await scenarioManyWaiters(connectString, `${base}/many`, options));
     return {
       machine: machineInfo(),
       zookeeper: await zookeeperVersion(connectString),
@@ -338,18 +355,23 @@ function manyWaitersRep(lines: readonly unknown[]): ManyWaitersRep {
 
 async function scenarioManyWaiters(connectString: string, dir: string, o: MutexBenchOptions): Promise<ManyWaitersResult> {
   const n = o.waiters;
-  const result: ManyWaitersResult = { ours: [], curator: [], raw: [], n };
+  const result: ManyWaitersResult = { ours: [], curator: [], raw: [], n, curatorN: Math.min(n, o.curatorWaiters) };
   for (let rep = 0; rep < o.reps10k; rep++) {
     log(`${n} waiters rep ${rep + 1}/${o.reps10k}: zk-recipes`);
     result.ours.push(manyWaitersRep(await runNodeScript(OUR_MANY_WAITERS, [connectString, `${dir}/ours-${rep}`, String(n)], { nodeFlags: ['--expose-gc'], timeoutMs: 600_000 })));
 
-    log(`${n} waiters rep ${rep + 1}/${o.reps10k}: Curator`);
-    const jvm = await spawnCuratorWorker(['--session-timeout-ms', '60000', 'many-waiters', connectString, `${dir}/curator-${rep}`, String(n)], {
+    // Curator relists the whole directory on every hand-off (O(n) per waiter, O(n^2) in all): with
+    // 10,000 waiters it drained ~9 per second here (~18 min), so it runs with fewer waiters.
+    const cn = Math.min(n, o.curatorWaiters);
+    log(`${cn} waiters rep ${rep + 1}/${o.reps10k}: Curator`);
+    const jvm = await spawnCuratorWorker(['--session-timeout-ms', '60000', 'many-waiters', connectString, `${dir}/curator-${rep}`, String(cn)], {
       javaOptions: ['-XX:+UseSerialGC', '-Xmx2g'],
     });
     try {
-      const line = await jvm.waitForLine((l) => l.type === 'bench', 900_000);
+      const line = await jvm.waitForLine((l) => l.type === 'bench', 300_000);
       result.curator.push({ queueMs: nsToMs(line['queueNs'] as number), drainMs: nsToMs(line['drainNs'] as number), heapGrowthBytes: line['heapGrowthBytes'] as number });
+    } catch (err) {
+      log(`Curator many-waiters did not finish: ${String(err).slice(0, 300)}`);
     } finally {
       await jvm.stop();
     }
@@ -436,7 +458,7 @@ export function mutexBenchMarkdown(r: MutexBenchReport, command: string): string
       ['', 'time to queue', 'time to drain', 'heap growth (queued, after GC)', 'peak heap growth (sampled, garbage incl.)'],
       [
         ['zk-recipes (one session, one InterProcessMutex, N tasks)', fmtMs(med(m.ours, (x) => x.queueMs), 0), fmtMs(med(m.ours, (x) => x.drainMs), 0), fmtMiB(med(m.ours, (x) => x.heapGrowthBytes)), fmtMiB(med(m.ours, (x) => x.peakHeapGrowthBytes ?? Number.NaN))],
-        ['Curator (N threads, one client)', fmtMs(med(m.curator, (x) => x.queueMs), 0), fmtMs(med(m.curator, (x) => x.drainMs), 0), fmtMiB(med(m.curator, (x) => x.heapGrowthBytes)), ''],
+        [`Curator (${m.curatorN} threads, one client)`, fmtMs(med(m.curator, (x) => x.queueMs), 0), fmtMs(med(m.curator, (x) => x.drainMs), 0), fmtMiB(med(m.curator, (x) => x.heapGrowthBytes)), ''],
         ['raw client (one session, sequential nodes, watch on predecessor)', fmtMs(med(m.raw, (x) => x.queueMs), 0), fmtMs(med(m.raw, (x) => x.drainMs), 0), fmtMiB(med(m.raw, (x) => x.heapGrowthBytes)), fmtMiB(med(m.raw, (x) => x.peakHeapGrowthBytes ?? Number.NaN))],
       ],
     ),
@@ -456,11 +478,12 @@ function parseArgs(argv: readonly string[]): MutexBenchOptions {
     const i = argv.indexOf(flag);
     return i >= 0 ? Number(argv[i + 1]) : undefined;
   };
-  if (argv.includes('--quick')) Object.assign(o, { reps: 1, reps64: 1, reps10k: 1, uncontendedN: 200, warmup: 500, contendedIterations: 20, waiters: 1000 });
+  if (argv.includes('--quick')) Object.assign(o, { reps: 1, reps64: 1, reps10k: 1, uncontendedN: 200, warmup: 500, contendedIterations: 20, waiters: 1000, curatorWaiters: 1000 });
   o.reps = num('--reps') ?? o.reps;
   o.reps64 = num('--reps-64') ?? o.reps64;
   o.reps10k = num('--reps-10k') ?? o.reps10k;
   o.waiters = num('--waiters') ?? o.waiters;
+  o.curatorWaiters = num('--curator-waiters') ?? o.curatorWaiters;
   return o;
 }
 

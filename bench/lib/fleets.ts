@@ -62,7 +62,7 @@ function spawnNodeMember(script: string, args: readonly string[], name: string):
 }
 
 /** `count` Node workers (`runWorkers`' protocol: ready line, then "go" on stdin), in waves. */
-export async function startNodeFleet(script: string, count: number, args: readonly string[], wave = 8): Promise<Fleet> {
+export async function startNodeFleet(script: string, count: number, args: readonly string[], wave = 16): Promise<Fleet> {
   const members: NodeMember[] = [];
   const stop = async (): Promise<void> => {
     for (const m of members) if (m.child.exitCode === null && m.child.signalCode === null) m.child.kill('SIGKILL');
@@ -99,7 +99,7 @@ export async function startNodeFleet(script: string, count: number, args: readon
 }
 
 /** `count` Curator JVMs started with `--wait-go`, in waves. */
-export async function startCuratorFleet(count: number, args: readonly string[], javaOptions?: readonly string[], wave = 8): Promise<Fleet> {
+export async function startCuratorFleet(count: number, args: readonly string[], javaOptions?: readonly string[], wave = 16): Promise<Fleet> {
   const members: CuratorWorker[] = [];
   const stop = async (): Promise<void> => {
     await Promise.all(members.map((w) => w.stop()));

@@ -17,6 +17,7 @@
  */
 import { CM_STATES, type ConnectionManager, type WireRequest } from './wire.js';
 import { FrameSplitter, JuteReader, XID, readReplyHeader, type ReplyHeader } from './frames.js';
+import { installWriteBatching } from './writeBatching.js';
 
 /** A request we encoded ourselves; its reply is decoded by `decode`, not by the wire client. */
 export class OwnRequest implements WireRequest {
@@ -59,6 +60,7 @@ export interface HardeningHooks {
 
 /** Installs the interceptor on `cm`. Must run before `cm.connect()`. */
 export function installHardening(cm: ConnectionManager, hooks: HardeningHooks): void {
+  installWriteBatching(cm);
   const original = cm.onSocketData;
   let socket: unknown = undefined;
   let splitter = new FrameSplitter();
