@@ -174,6 +174,7 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
     if (!holding.held) throw new NotOwnerError(`${NAME}.release: this handle was already released`);
     holding.held = false;
     this.holdings.delete(holding);
+    holding.frame.holds--;
     if (this.holdings.size === 0) this.relay.detach();
     const failures = await releaseInReverse(holding.members);
     if (failures.length > 0) {
@@ -240,6 +241,7 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
 
   private hold(frame: OwnerFrame, handles: LockHandle[]): Holding {
     const holding = new Holding(this, frame, this.paths, handles);
+    frame.holds++;
     if (this.holdings.size === 0) this.relay.attach();
     this.holdings.add(holding);
     holding.signal.addEventListener(

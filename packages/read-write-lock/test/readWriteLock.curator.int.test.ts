@@ -51,7 +51,8 @@ describe("InterProcessReadWriteLock with naming: 'curator' and Curator's InterPr
     const rw = new InterProcessReadWriteLock(session, path, { naming: 'curator' });
     const write = await rw.writeLock().acquire();
     const javaWriter = await curator(['rw-write', testConnectString(), path, '1', '0']);
-    await untilChildren(session, path, (children) => children.some((name) => name.includes('__WRIT__') && !write.path.endsWith(name)));
+    // A JVM start on a busy 2-core machine can take long: wait for its node generously.
+    await untilChildren(session, path, (children) => children.some((name) => name.includes('__WRIT__') && !write.path.endsWith(name)), 60_000);
 
     const read = await rw.readLock().acquire(); // downgrade
     await write.release();

@@ -18,7 +18,21 @@ export class OwnerFrame {
   private static nextId = 1;
   /** A small number for diagnostics. */
   readonly id = OwnerFrame.nextId++;
-  constructor(readonly parent: OwnerFrame | undefined) {}
+  /** How many acquisitions this frame holds now (locks count it up on hold, down on release). */
+  holds = 0;
+  readonly parent: OwnerFrame | undefined;
+
+  /**
+   * @param parent the current frame. Ancestors that hold nothing any more are skipped: they cannot
+   *   own anything, and keeping them would chain every acquisition of a loop
+   *   (`for (;;) { await lock.acquire(); ... }`) to all the previous ones — unbounded memory and
+   *   ever longer ownership checks.
+   */
+  constructor(parent: OwnerFrame | undefined) {
+    let live = parent;
+    while (live !== undefined && live.holds === 0) live = live.parent;
+    this.parent = live;
+  }
 
   /** This frame and its ancestors, innermost first. */
   *chain(): Generator<OwnerFrame> {

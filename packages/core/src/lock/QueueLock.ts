@@ -201,6 +201,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
   /** Records a new holding and starts telling the holder about its connection. */
   protected hold(frame: OwnerFrame, seat: QueueSeat): LockHandle {
     const holding: Holding = { frame, seat, handles: [] };
+    frame.holds++;
     const handle = new Handle(this, holding);
     holding.handles.push(handle);
     if (this.holdings.size === 0) this.listen(true);
@@ -218,6 +219,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
     holding.handles.splice(index, 1);
     if (holding.handles.length > 0) return;
     this.holdings.delete(holding);
+    holding.frame.holds--;
     if (this.holdings.size === 0) this.listen(false);
     await this.leave(holding.seat);
   }

@@ -29,8 +29,19 @@ export interface EnterOptions {
   onRecheck?: ((listener: () => void) => () => void) | undefined;
 }
 
-/** How one wait ended: we hold the lock, here is a fresh listing, or list again. */
-type WaitResult = 'held' | 'relist' | string[];
+/** A listing made with a child watch still armed: `changed` settles at the next change. */
+interface WatchedListing {
+  children: string[];
+  changed: Promise<void>;
+}
+
+/**
+ * How one wait ended: we hold the lock; here is a fresh listing (perhaps with a child watch armed);
+ * list again; or list again with a child watch (a nudge said our predecessor was promoted, so we
+ * are probably the first waiter now, who waits on the directory: one listing then serves both the
+ * decision and the watch).
+ */
+type WaitResult = 'held' | 'relist' | 'relist-watched' | string[] | WatchedListing;
 
 interface Created {
   path: string;
@@ -161,7 +172,7 @@ export class LockQueue {
         created = await stop.race(create);
       } catch (err) {
         if (stop.signal.aborted) {
-          this.abandon(guid, create);
+          await this.giveUp(guid, create);
           throw stop.signal.reason;
         }
         if (isZkError(err, 'NO_NODE')) {
@@ -170,7 +181,13 @@ export class LockQueue {
         }
         if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
         // The reply was lost: the node may exist with nobody knowing its name. Find it by GUID.
-        const recovered = await this.recover(guid, stop);
+        let recovered: Created | undefined;
+        try {
+          recovered = await this.recover(guid, stop);
+        } catch (recoverErr) {
+          await this.giveUp(guid, Promise.reject(err));
+          throw recoverErr;
+        }
         if (recovered !== undefined) return recovered;
         await this.pauseBeforeRetry(attempt, err, stop.signal);
         continue;
@@ -181,7 +198,7 @@ export class LockQueue {
         return { path: created.path, name, stat: created.stat, children };
       } catch (err) {
         if (stop.signal.aborted) {
-          this.abandon(guid, Promise.resolve(created));
+          await this.giveUp(guid, Promise.resolve(created));
           throw err;
         }
         // The listing alone failed (connection loss between the two replies): list again.
@@ -189,7 +206,7 @@ export class LockQueue {
           const children = await this.listAfterReconnect(stop);
           return { path: created.path, name, stat: created.stat, children };
         } catch (listErr) {
-          this.abandon(guid, Promise.resolve(created));
+          await this.giveUp(guid, Promise.resolve(created));
           throw listErr;
         }
       }
@@ -234,6 +251,22 @@ export class LockQueue {
     return adopted;
   }
 
+  /**
+   * Lists with a child watch, once connected. The watch lives until the next change or until this
+   * acquisition stops (then it is unregistered).
+   */
+  private async listWatchedAfterReconnect(stop: StopSignal): Promise<WatchedListing> {
+    for (let attempt = 0; ; attempt++) {
+      await stop.race(this.session.waitForConnected(stop.signal));
+      try {
+        return await stop.race(listAndWatchChildren(this.session, this.path, stop.signal));
+      } catch (err) {
+        if (stop.signal.aborted || !isZkError(err, 'CONNECTION_LOSS')) throw err;
+        await this.pauseBeforeRetry(attempt, err, stop.signal);
+      }
+    }
+  }
+
   private async listAfterReconnect(stop: StopSignal): Promise<string[]> {
     for (let attempt = 0; ; attempt++) {
       await stop.race(this.session.waitForConnected(stop.signal));
@@ -254,6 +287,8 @@ export class LockQueue {
     const recheck = new Recheck(options.onRecheck);
     try {
       let children = firstListing;
+      // A child watch set by the listing `children` came from, if any.
+      let armed: WatchedListing | undefined;
       for (;;) {
         const { queue, indexOf } = sortedQueueOf(children);
         const ownIndex = indexOf.get(seat.name) ?? -1;
@@ -273,19 +308,24 @@ export class LockQueue {
         }
         let next: WaitResult;
         try {
-          next = await this.waitOnce(seat, decision, children, options, recheck, stop);
+          next = await this.waitOnce(seat, decision, children, armed, options, recheck, stop);
         } catch (err) {
           if (stop.signal.aborted) throw stop.signal.reason;
           // The watch's request went down with the connection: list again once it is back.
           if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
           next = 'relist';
         }
+        armed = undefined;
         if (next === 'held') return;
-        if (next !== 'relist') {
+        if (next === 'relist-watched') next = await this.listWatchedAfterReconnect(stop);
+        if (next === 'relist') {
+          children = await this.listAfterReconnect(stop);
+        } else if (Array.isArray(next)) {
           children = next;
-          continue;
+        } else {
+          children = next.children;
+          armed = next;
         }
-        children = await this.listAfterReconnect(stop);
       }
     } finally {
       recheck.dispose();
@@ -300,6 +340,7 @@ export class LockQueue {
     seat: QueueSeat,
     decision: Exclude<Decision, { held: true }>,
     children: string[],
+    armed: WatchedListing | undefined,
     options: EnterOptions,
     recheck: Recheck,
     stop: StopSignal,
@@ -309,11 +350,16 @@ export class LockQueue {
     const unlink = onAbort(stop.signal, () => scope.abort(stop.signal.reason));
     try {
       if ('waitForChildren' in decision) {
-        const watched = await stop.race(listAndWatchChildren(this.session, this.path, scope.signal));
-        if (!sameChildren(watched.children, children) || recheck.fired) {
-          return watched.children;
+        // The listing we decided on may already carry the watch; otherwise set one now.
+        let watched = armed !== undefined && armed.children === children ? armed : undefined;
+        if (watched === undefined) {
+          watched = await stop.race(listAndWatchChildren(this.session, this.path, stop.signal));
+          if (!sameChildren(watched.children, children) || recheck.fired) return watched;
         }
         await (recheck.active ? Promise.race([watched.changed, recheck.next()]) : watched.changed);
+        // Usually a release: we will most likely hold the lock, and a watch set now would only
+        // notify us (the holder) needlessly later. List plainly.
+        return 'relist';
       } else {
         const watchedPath = joinPath(this.path, decision.waitFor);
         const predecessor = localSeats(this.session).get(watchedPath);
@@ -330,6 +376,8 @@ export class LockQueue {
         }
         const outcome = recheck.active ? await Promise.race([gone, recheck.next().then(() => 'recheck' as const)]) : await gone;
         if (outcome === 'gone' && (decision.lastObstacle || (decision.lastObstacleIfHeld === true && predecessor?.held === true))) return 'held';
+        // A nudge: our predecessor was promoted, so we are probably the first waiter now.
+        if (outcome === 'changed' && decision.confirmAfterWatch === true) return 'relist-watched';
       }
       return 'relist';
     } finally {
@@ -343,8 +391,32 @@ export class LockQueue {
     this.session.setData(seat.path, data ?? new Uint8Array(0)).catch(() => undefined);
   }
 
+  /**
+   * Deletes the node of an acquisition given up mid-create. While the session stays connected we
+   * wait for that (a round trip or two), so a rejected acquire has left nothing behind; if the
+   * connection drops meanwhile, the clean-up finishes in the background after reconnecting.
+   */
+  private async giveUp(guid: string, create: Promise<{ path: string }>): Promise<void> {
+    const cleanup = this.abandon(guid, create);
+    const session = this.session;
+    if (session.state !== 'connected' && session.state !== 'reconnected') return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        session.off('suspended', done);
+        session.off('lost', done);
+        session.off('closed', done);
+        resolve();
+      };
+      session.on('suspended', done);
+      session.on('lost', done);
+      session.on('closed', done);
+      void cleanup.finally(done);
+    });
+  }
+
   /** Deletes, in the background, a node whose acquisition was given up mid-create. */
-  private abandon(guid: string, create: Promise<{ path: string }>): void {
+  private abandon(guid: string, create: Promise<{ path: string }>): Promise<void> {
+    create.catch(() => undefined);
     const cleanup = (async () => {
       try {
         const { path } = await create;
@@ -366,11 +438,16 @@ export class LockQueue {
     })();
     this.cleanups.add(cleanup);
     void cleanup.finally(() => this.cleanups.delete(cleanup));
+    return cleanup;
   }
 
   private async deleteQuietly(path: string): Promise<void> {
     const generation = this.session.generation;
-    await this.leave({ path, name: '', fencingToken: 0n, generation, signal: this.session.sessionSignal });
+    try {
+      await this.leave({ path, name: '', fencingToken: 0n, generation, signal: this.session.sessionSignal });
+    } catch {
+      // Not ours to delete after all (e.g. NO_AUTH): nothing more we can do.
+    }
   }
 
   private async pauseBeforeRetry(attempt: number, err: unknown, signal: AbortSignal): Promise<void> {

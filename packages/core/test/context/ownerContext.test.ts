@@ -4,7 +4,12 @@ import { continueInFrame, currentFrame, OwnerFrame, runInFrame } from '../../src
 /** A stand-in for an acquire: resolves later, its continuations run in a new child frame. */
 function fakeAcquire(): Promise<OwnerFrame> {
   const frame = new OwnerFrame(currentFrame());
-  const later = new Promise<OwnerFrame>((resolve) => setTimeout(() => resolve(frame), 5));
+  const later = new Promise<OwnerFrame>((resolve) =>
+    setTimeout(() => {
+      frame.holds++; // held, as a lock records it
+      resolve(frame);
+    }, 5),
+  );
   return continueInFrame(frame, later);
 }
 
@@ -61,6 +66,17 @@ describe('owner context', () => {
     const inner = await fakeAcquire();
     expect(inner.parent).toBe(outer);
     expect([...inner.chain()]).toEqual([inner, outer]);
+  });
+
+  it('does not chain the acquisitions of a loop: released frames are skipped as parents', async () => {
+    let previous: OwnerFrame | undefined;
+    for (let i = 0; i < 50; i++) {
+      const frame = await fakeAcquire();
+      expect(frame.parent).toBeUndefined();
+      if (previous !== undefined) expect(frame).not.toBe(previous);
+      frame.holds--; // released
+      previous = frame;
+    }
   });
 
   it('runs .then callbacks on the returned promise in the frame', async () => {
