@@ -370,7 +370,14 @@ export class LockQueue {
           const { queue: queueNow, indexOf: indexOfNow } = sortedQueueOf(behindWatch);
           const indexNow = indexOfNow.get(seat.name) ?? -1;
           const again = indexNow < 0 ? undefined : options.rule(queueNow, indexNow);
-          if (again === undefined || again.held || !('waitFor' in again) || again.waitFor !== decision.waitFor) {
+          if (
+            again === undefined ||
+            again.held ||
+            !('waitFor' in again) ||
+            again.waitFor !== decision.waitFor ||
+            again.lastObstacle !== decision.lastObstacle ||
+            again.lastObstacleIfHeld !== decision.lastObstacleIfHeld
+          ) {
             return behindWatch;
           }
         }
