@@ -56,6 +56,19 @@ function edges<T extends TimedSection>(intervals: readonly T[]): Edge<T>[] {
   return out.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.delta - b.delta));
 }
 
+/** Nanoseconds during which exactly `n` sections were open (e.g. all leases of a semaphore in use). */
+export function timeAtConcurrency(intervals: readonly TimedSection[], n: number): bigint {
+  let open = 0;
+  let since = 0n;
+  let total = 0n;
+  for (const edge of edges(intervals)) {
+    if (open === n) total += edge.at - since;
+    open += edge.delta;
+    since = edge.at;
+  }
+  return total;
+}
+
 /**
  * The periods during which more than `maxConcurrent` sections (default 1: a mutex) were open.
  * An empty array means the exclusion held.

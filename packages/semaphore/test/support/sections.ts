@@ -12,44 +12,7 @@ export function sectionsOf(lines: ReadonlyArray<Record<string, unknown>>): Secti
     .map((line) => ({ worker: String(line['worker']), start: BigInt(String(line['start'])), end: BigInt(String(line['end'])) }));
 }
 
-interface Event {
-  t: bigint;
-  /** +1 start, -1 end. Ends sort before starts at the same instant: touching is not overlapping. */
-  delta: 1 | -1;
-  section: Section;
-}
-
-function events(sections: readonly Section[]): Event[] {
-  const list: Event[] = sections.flatMap((section) => [
-    { t: section.start, delta: 1 as const, section },
-    { t: section.end, delta: -1 as const, section },
-  ]);
-  return list.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.delta - b.delta));
-}
-
-/** Highest number of sections open at one instant. */
-export function maxConcurrency(sections: readonly Section[]): number {
-  let open = 0;
-  let max = 0;
-  for (const event of events(sections)) {
-    open += event.delta;
-    max = Math.max(max, open);
-  }
-  return max;
-}
-
-/** Nanoseconds during which exactly `n` sections were open. */
-export function timeAtConcurrency(sections: readonly Section[], n: number): bigint {
-  let open = 0;
-  let since = 0n;
-  let total = 0n;
-  for (const event of events(sections)) {
-    if (open === n) total += event.t - since;
-    open += event.delta;
-    since = event.t;
-  }
-  return total;
-}
+export { maxConcurrency, timeAtConcurrency } from '@zk-recipes/testing';
 
 /**
  * Release → next holder latencies in ms: for every release (section end) while another worker is
