@@ -8,6 +8,7 @@
  */
 import { RawZk } from './rawZk.js';
 import { heapSampler, usedHeapAfterGc } from '../lib/heap.js';
+import { packetsReceived } from '../lib/machine.js';
 
 const [connectString, dir, nArg] = process.argv.slice(2);
 if (connectString === undefined || dir === undefined || nArg === undefined) throw new Error('usage: manyWaitersProcess.ts <connectString> <dir> <n>');
@@ -46,12 +47,14 @@ await Promise.all(created);
 const queueNs = process.hrtime.bigint() - queueStart;
 const heapQueued = usedHeapAfterGc();
 
+const packetsBeforeDrain = await packetsReceived(connectString);
 const drainStart = process.hrtime.bigint();
 await zk.delete(blocker);
 await Promise.all(waits);
 const drainNs = process.hrtime.bigint() - drainStart;
 const peak = sampler.stop();
+const drainRequestsPerWaiter = ((await packetsReceived(connectString)) - packetsBeforeDrain) / n;
 zk.close();
 process.stdout.write(
-  `${JSON.stringify({ type: 'bench', queueMs: Number(queueNs) / 1e6, drainMs: Number(drainNs) / 1e6, heapGrowthBytes: heapQueued - heapBefore, peakHeapGrowthBytes: peak - heapBefore })}\n`,
+  `${JSON.stringify({ type: 'bench', queueMs: Number(queueNs) / 1e6, drainMs: Number(drainNs) / 1e6, heapGrowthBytes: heapQueued - heapBefore, peakHeapGrowthBytes: peak - heapBefore, drainRequestsPerWaiter })}\n`,
 );

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ZkSession } from '@zk-recipes/core';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import { heapSampler, usedHeapAfterGc } from '../lib/heap.js';
+import { packetsReceived } from '../lib/machine.js';
 
 const [connectString, lockPath, nArg] = process.argv.slice(2);
 if (connectString === undefined || lockPath === undefined || nArg === undefined) throw new Error('usage: ourManyWaiters.ts <connectString> <lockPath> <n>');
@@ -32,13 +33,15 @@ while (((await observer.exists(lockPath))?.numChildren ?? 0) < n + 1) await slee
 const queueNs = process.hrtime.bigint() - queueStart;
 const heapQueued = usedHeapAfterGc();
 
+const packetsBeforeDrain = await packetsReceived(connectString);
 const drainStart = process.hrtime.bigint();
 await blocker.release();
 await Promise.all(waiters);
 const drainNs = process.hrtime.bigint() - drainStart;
 const peak = sampler.stop();
+const drainRequestsPerWaiter = ((await packetsReceived(connectString)) - packetsBeforeDrain) / n;
 await observer.close();
 await session.close();
 process.stdout.write(
-  `${JSON.stringify({ type: 'bench', queueMs: Number(queueNs) / 1e6, drainMs: Number(drainNs) / 1e6, heapGrowthBytes: heapQueued - heapBefore, peakHeapGrowthBytes: peak - heapBefore })}\n`,
+  `${JSON.stringify({ type: 'bench', queueMs: Number(queueNs) / 1e6, drainMs: Number(drainNs) / 1e6, heapGrowthBytes: heapQueued - heapBefore, peakHeapGrowthBytes: peak - heapBefore, drainRequestsPerWaiter })}\n`,
 );
