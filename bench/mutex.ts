@@ -109,6 +109,8 @@ export interface ManyWaitersRep {
   drainMs: number;
   heapGrowthBytes: number;
   peakHeapGrowthBytes?: number;
+  /** Server requests per waiter while draining (ours and raw). */
+  drainRequestsPerWaiter?: number;
 }
 
 export interface ManyWaitersResult {
@@ -455,11 +457,11 @@ export function mutexBenchMarkdown(r: MutexBenchReport, command: string): string
     `### 4. ${m.n} concurrent waiters on one lock in one process`,
     '',
     markdownTable(
-      ['', 'time to queue', 'time to drain', 'heap growth (queued, after GC)', 'peak heap growth (sampled, garbage incl.)'],
+      ['', 'time to queue', 'time to drain', 'heap growth (queued, after GC)', 'peak heap growth (sampled, garbage incl.)', 'requests / waiter while draining'],
       [
-        ['zk-recipes (one session, one InterProcessMutex, N tasks)', fmtMs(med(m.ours, (x) => x.queueMs), 0), fmtMs(med(m.ours, (x) => x.drainMs), 0), fmtMiB(med(m.ours, (x) => x.heapGrowthBytes)), fmtMiB(med(m.ours, (x) => x.peakHeapGrowthBytes ?? Number.NaN))],
-        [`Curator (${m.curatorN} threads, one client)`, fmtMs(med(m.curator, (x) => x.queueMs), 0), fmtMs(med(m.curator, (x) => x.drainMs), 0), fmtMiB(med(m.curator, (x) => x.heapGrowthBytes)), ''],
-        ['raw client (one session, sequential nodes, watch on predecessor)', fmtMs(med(m.raw, (x) => x.queueMs), 0), fmtMs(med(m.raw, (x) => x.drainMs), 0), fmtMiB(med(m.raw, (x) => x.heapGrowthBytes)), fmtMiB(med(m.raw, (x) => x.peakHeapGrowthBytes ?? Number.NaN))],
+        ['zk-recipes (one session, one InterProcessMutex, N tasks)', fmtMs(med(m.ours, (x) => x.queueMs), 0), fmtMs(med(m.ours, (x) => x.drainMs), 0), fmtMiB(med(m.ours, (x) => x.heapGrowthBytes)), fmtMiB(med(m.ours, (x) => x.peakHeapGrowthBytes ?? Number.NaN)), med(m.ours, (x) => x.drainRequestsPerWaiter ?? Number.NaN).toFixed(2)],
+        [`Curator (${m.curatorN} threads, one client)`, fmtMs(med(m.curator, (x) => x.queueMs), 0), fmtMs(med(m.curator, (x) => x.drainMs), 0), fmtMiB(med(m.curator, (x) => x.heapGrowthBytes)), '', ''],
+        ['raw client (one session, sequential nodes, watch on predecessor)', fmtMs(med(m.raw, (x) => x.queueMs), 0), fmtMs(med(m.raw, (x) => x.drainMs), 0), fmtMiB(med(m.raw, (x) => x.heapGrowthBytes)), fmtMiB(med(m.raw, (x) => x.peakHeapGrowthBytes ?? Number.NaN)), med(m.raw, (x) => x.drainRequestsPerWaiter ?? Number.NaN).toFixed(2)],
       ],
     ),
     '',
