@@ -132,7 +132,7 @@ describe('session loss', () => {
   });
 
   it('a stall of our own event loop is not mistaken for a silent server (bytes read before the watchdog acts)', async () => {
-    const s = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 3000 });
+    const s = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 6000 });
     try {
       const timeout = s.negotiatedSessionTimeoutMs;
       const states: string[] = [];
