@@ -29,6 +29,9 @@ export interface EnterOptions {
   onRecheck?: ((listener: () => void) => () => void) | undefined;
 }
 
+/** Why an abandoned wait was ended: nobody sees it, so one shared object will do. */
+const WAIT_OVER = new Error('wait over');
+
 /** A listing made with a child watch still armed: `changed` settles at the next change. */
 interface WatchedListing {
   children: string[];
@@ -389,7 +392,7 @@ export class LockQueue {
       return 'relist';
     } finally {
       unlink();
-      scope.abort();
+      scope.abort(WAIT_OVER); // a shared reason: no DOMException (with a stack) per finished wait
     }
   }
 
