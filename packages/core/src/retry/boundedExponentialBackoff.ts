@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RetryPolicy } from './RetryPolicy.js';
 import { EXPONENTIAL_BACKOFF_MAX_RETRIES, backoffPolicy } from './exponentialBackoff.js';
-import { parseOptions } from './parseOptions.js';
+import { parseOptions } from '../validation.js';
 
 /** Options of {@link boundedExponentialBackoff}. */
 export const BoundedExponentialBackoffOptionsSchema = z
@@ -27,6 +27,6 @@ export type BoundedExponentialBackoffOptions = z.input<typeof BoundedExponential
  * @throws InvalidArgumentError when an option is missing or out of range
  */
 export function boundedExponentialBackoff(options: BoundedExponentialBackoffOptions): RetryPolicy {
-  const o = parseOptions('boundedExponentialBackoff', BoundedExponentialBackoffOptionsSchema, options);
+  const o = parseOptions(BoundedExponentialBackoffOptionsSchema, options, 'boundedExponentialBackoff');
   return backoffPolicy(o.baseSleepMs, o.maxRetries, o.maxSleepMs, o.random ?? Math.random);
 }

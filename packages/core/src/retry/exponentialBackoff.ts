@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RetryPolicy } from './RetryPolicy.js';
-import { parseOptions } from './parseOptions.js';
+import { parseOptions } from '../validation.js';
 
 /**
  * Highest `maxRetries` accepted: beyond it `2^(retryCount+1)` leaves the range of a 32-bit int,
@@ -33,7 +33,7 @@ export type ExponentialBackoffOptions = z.input<typeof ExponentialBackoffOptions
  * @throws InvalidArgumentError when an option is missing or out of range
  */
 export function exponentialBackoff(options: ExponentialBackoffOptions): RetryPolicy {
-  const o = parseOptions('exponentialBackoff', ExponentialBackoffOptionsSchema, options);
+  const o = parseOptions(ExponentialBackoffOptionsSchema, options, 'exponentialBackoff');
   return backoffPolicy(o.baseSleepMs, o.maxRetries, o.maxSleepMs, o.random ?? Math.random);
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RetryPolicy } from './RetryPolicy.js';
-import { parseOptions } from './parseOptions.js';
+import { parseOptions } from '../validation.js';
 
 /** Options of {@link retryForever}. */
 export const RetryForeverOptionsSchema = z
@@ -19,7 +19,7 @@ export type RetryForeverOptions = z.input<typeof RetryForeverOptionsSchema>;
  * @throws InvalidArgumentError when an option is missing or out of range
  */
 export function retryForever(options: RetryForeverOptions): RetryPolicy {
-  const o = parseOptions('retryForever', RetryForeverOptionsSchema, options);
+  const o = parseOptions(RetryForeverOptionsSchema, options, 'retryForever');
   return {
     nextDelayMs() {
       return o.sleepMs;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RetryPolicy } from './RetryPolicy.js';
-import { parseOptions } from './parseOptions.js';
+import { parseOptions } from '../validation.js';
 
 /** Options of {@link retryNTimes}. */
 export const RetryNTimesOptionsSchema = z
@@ -20,7 +20,7 @@ export type RetryNTimesOptions = z.input<typeof RetryNTimesOptionsSchema>;
  * @throws InvalidArgumentError when an option is missing or out of range
  */
 export function retryNTimes(options: RetryNTimesOptions): RetryPolicy {
-  const o = parseOptions('retryNTimes', RetryNTimesOptionsSchema, options);
+  const o = parseOptions(RetryNTimesOptionsSchema, options, 'retryNTimes');
   return fixedDelayPolicy(o.n, o.sleepMs);
 }
 

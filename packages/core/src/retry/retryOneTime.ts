@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RetryPolicy } from './RetryPolicy.js';
-import { parseOptions } from './parseOptions.js';
+import { parseOptions } from '../validation.js';
 import { fixedDelayPolicy } from './retryNTimes.js';
 
 /** Options of {@link retryOneTime}. */
@@ -19,6 +19,6 @@ export type RetryOneTimeOptions = z.input<typeof RetryOneTimeOptionsSchema>;
  * @throws InvalidArgumentError when an option is missing or out of range
  */
 export function retryOneTime(options: RetryOneTimeOptions): RetryPolicy {
-  const o = parseOptions('retryOneTime', RetryOneTimeOptionsSchema, options);
+  const o = parseOptions(RetryOneTimeOptionsSchema, options, 'retryOneTime');
   return fixedDelayPolicy(1, o.sleepMs);
 }

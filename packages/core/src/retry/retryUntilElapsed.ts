@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RetryPolicy } from './RetryPolicy.js';
-import { parseOptions } from './parseOptions.js';
+import { parseOptions } from '../validation.js';
 
 /** Options of {@link retryUntilElapsed}. */
 export const RetryUntilElapsedOptionsSchema = z
@@ -21,7 +21,7 @@ export type RetryUntilElapsedOptions = z.input<typeof RetryUntilElapsedOptionsSc
  * @throws InvalidArgumentError when an option is missing or out of range
  */
 export function retryUntilElapsed(options: RetryUntilElapsedOptions): RetryPolicy {
-  const o = parseOptions('retryUntilElapsed', RetryUntilElapsedOptionsSchema, options);
+  const o = parseOptions(RetryUntilElapsedOptionsSchema, options, 'retryUntilElapsed');
   return {
     nextDelayMs(_retryCount, elapsedMs) {
       return elapsedMs < o.maxElapsedMs ? o.sleepMs : null;
