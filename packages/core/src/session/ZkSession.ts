@@ -510,11 +510,11 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
 
   private addWatch(gen: Generation, kind: WatchKind, path: string, watcher: Watcher): void {
     if (gen.retired) return;
-    const dispatch = gen.watches.add(kind, path, watcher);
-    if (!dispatch) return;
+    const entry = gen.watches.add(kind, path, watcher);
+    if (!entry) return;
     const wireWatcher = (event: WireEvent): void => {
       const type = WIRE_EVENT_TYPES[event.getType()];
-      if (type) dispatch({ type, path } satisfies WatchEvent);
+      if (type) gen.watches.fire(entry, { type, path } satisfies WatchEvent);
     };
     if (kind === 'data') gen.cm.registerDataWatcher(path, wireWatcher);
     else if (kind === 'child') gen.cm.registerChildWatcher(path, wireWatcher);

@@ -41,7 +41,7 @@ describe('PendingCalls', () => {
 });
 
 describe('WatchRegistry', () => {
-  it('one dispatcher per (kind, path); fans out asynchronously; catches throws', async () => {
+  it('one wire-level entry per (kind, path); fans out asynchronously; skips removed watchers; catches throws', async () => {
     const errors: Error[] = [];
     const reg = new WatchRegistry((e) => errors.push(e));
     const seen: string[] = [];
@@ -50,21 +50,25 @@ describe('WatchRegistry', () => {
       throw new Error('boom');
     });
     const d3 = reg.add('data', '/p', () => seen.push('c'));
+    const removed = () => seen.push('removed');
+    expect(reg.add('data', '/p', removed)).toBeNull();
     const other = reg.add('child', '/p', () => seen.push('child'));
-    expect(d1).toBeTypeOf('function');
+    expect(d1).not.toBeNull();
     expect(d2).toBeNull();
     expect(d3).toBeNull();
-    expect(other).toBeTypeOf('function');
+    expect(other).not.toBeNull();
     expect(reg.keys).toBe(2);
+    expect(reg.watchers).toBe(5);
+    reg.remove('/p', removed);
     expect(reg.watchers).toBe(4);
-    d1!({ type: 'dataChanged', path: '/p' });
+    reg.fire(d1!, { type: 'dataChanged', path: '/p' });
     expect(seen).toEqual([]); // not synchronously
     await new Promise((r) => setImmediate(r));
     expect(seen).toEqual(['a', 'c']);
     expect(errors.map((e) => e.message)).toEqual(['boom']);
     expect(reg.keys).toBe(1);
     reg.dropAll();
-    other!({ type: 'childrenChanged', path: '/p' });
+    reg.fire(other!, { type: 'childrenChanged', path: '/p' });
     await new Promise((r) => setImmediate(r));
     expect(seen).toEqual(['a', 'c']);
   });
