@@ -3,9 +3,9 @@ import { joinPath, newProtectedName, sortedChildren, type QueueEntry } from '../
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Stat } from '../session/types.js';
 import { listAndWatchChildren } from '../watch/waitForChildrenChange.js';
-import { waitUntilGone } from '../watch/waitUntilGone.js';
-import { onAbort } from './abortFanOut.js';
-import { localSeats, type LocalSeatState } from './localSeats.js';
+import { handOver, localSeats, type LocalSeatState } from './localSeats.js';
+import { ObstacleWait, type NodeDecision } from './ObstacleWait.js';
+import type { WaitResult, WatchedListing } from './waitResult.js';
 import { sortedQueueOf } from './sortedQueue.js';
 import { Recheck } from './recheck.js';
 import type { Decision, OrderingRule } from './OrderingRule.js';
@@ -29,23 +29,6 @@ export interface EnterOptions {
   onRecheck?: ((listener: () => void) => () => void) | undefined;
 }
 
-/** Why an abandoned wait was ended: nobody sees it, so one shared object will do. */
-const WAIT_OVER = new Error('wait over');
-
-/** A listing made with a child watch still armed: `changed` settles at the next change. */
-interface WatchedListing {
-  children: string[];
-  changed: Promise<void>;
-}
-
-/**
- * How one wait ended: we hold the lock; here is a fresh listing (perhaps with a child watch armed);
- * list again; or list again with a child watch (a nudge said our predecessor was promoted, so we
- * are probably the first waiter now, who waits on the directory: one listing then serves both the
- * decision and the watch).
- */
-type WaitResult = 'held' | 'relist' | 'relist-watched' | string[] | WatchedListing;
-
 interface Created {
   path: string;
   name: string;
@@ -62,17 +45,26 @@ export class LockQueue {
   private readonly cleanups = new Set<Promise<void>>();
   /** The listing scheduled behind the creates issued in this tick, shared by all of them. */
   private scheduledListing: Promise<{ children: string[] }> | undefined;
+  /** For error messages. */
+  private readonly what: string;
+  private readonly isConnected = (): boolean => this.session.state === 'connected' || this.session.state === 'reconnected';
 
   constructor(
     readonly session: ZkSession,
     /** The lock directory; our nodes are its children. */
     readonly path: string,
-  ) {}
+  ) {
+    this.what = `lock ${path}`;
+  }
 
   /**
    * Enqueues a node and waits until `rule` says we hold the lock. Rejects with LOCK_TIMEOUT,
    * ABORTED or SESSION_LOST; in every failure our node is deleted (or, if the session is gone,
    * already gone with it).
+   *
+   * Steps 2 and 3 of the walk (decide; wait for what the rule names; decide again) are this one
+   * loop, not nested async calls: a process may have ten thousand waiters parked here, and each
+   * suspended async frame costs about half a kilobyte.
    */
   async enter(options: EnterOptions): Promise<QueueSeat> {
     const session = this.session;
@@ -82,34 +74,64 @@ export class LockQueue {
       signal: options.signal,
       timeoutMs: options.timeoutMs,
       sessionSignal,
-      isConnected: () => session.state === 'connected' || session.state === 'reconnected',
-      what: `lock ${this.path}`,
+      isConnected: this.isConnected,
+      what: this.what,
     });
+    const recheck = options.onRecheck === undefined ? undefined : new Recheck(options.onRecheck);
+    let seat: QueueSeat | undefined;
     try {
       stop.throwIfStopped();
       const created = await this.enqueue(options, stop);
       const state: LocalSeatState = { held: false };
       localSeats(session).set(created.path, state);
-      const seat: QueueSeat = {
-        path: created.path,
-        name: created.name,
-        fencingToken: created.stat.czxid,
-        generation,
-        signal: sessionSignal,
-      };
-      try {
-        await this.waitForTurn(seat, created.children, options, stop);
-        state.held = true;
-        return seat;
-      } catch (err) {
-        await this.leave(seat);
-        throw err;
+      seat = { path: created.path, name: created.name, fencingToken: created.stat.czxid, generation, signal: sessionSignal };
+      let children = created.children;
+      // A child watch set by the listing `children` came from, if any.
+      let armed: WatchedListing | undefined;
+      for (;;) {
+        const { queue, ownIndex } = this.placeIn(children, seat, stop);
+        recheck?.arm();
+        const decision = options.rule(queue, ownIndex);
+        stop.firstLookDone();
+        if (decision.held) {
+          if (decision.nudgeSuccessor === true && ownIndex < queue.length - 1) this.nudge(seat, options.data);
+          state.held = true;
+          return seat;
+        }
+        let next: WaitResult;
+        try {
+          next =
+            'waitForChildren' in decision
+              ? await this.waitForChildren(children, armed, recheck, stop)
+              : await this.waitForNode(seat, decision, options.rule, recheck, stop);
+        } catch (err) {
+          if (stop.aborted) throw stop.reason;
+          // The watch's request went down with the connection: list again once it is back.
+          if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
+          next = 'relist';
+        }
+        armed = undefined;
+        if (next === 'held') {
+          state.held = true;
+          return seat;
+        }
+        if (next === 'relist-watched') next = await this.listWatchedAfterReconnect(stop);
+        if (next === 'relist') {
+          children = await this.listAfterReconnect(stop);
+        } else if (Array.isArray(next)) {
+          children = next;
+        } else {
+          children = next.children;
+          armed = next;
+        }
       }
     } catch (err) {
+      if (seat !== undefined) await this.leave(seat);
       // A call that failed because the session went (CONNECTION_LOSS first, then lost) reports why.
-      throw stop.signal.aborted ? stop.signal.reason : err;
+      throw stop.reason ?? err;
     } finally {
       stop.dispose();
+      recheck?.dispose();
     }
   }
 
@@ -119,10 +141,15 @@ export class LockQueue {
    * session, and never throws for a node that is already gone.
    */
   async leave(seat: QueueSeat): Promise<void> {
+    const seats = localSeats(this.session);
+    const state = seats.get(seat.path);
     try {
-      await this.deleteSeat(seat);
+      // deleteSeat sends the delete before its first await, unless the session is gone.
+      const deleted = this.deleteSeat(seat);
+      if (state?.held === true && !seat.signal.aborted && this.session.generation === seat.generation) handOver(state);
+      await deleted;
     } finally {
-      localSeats(this.session).delete(seat.path);
+      seats.delete(seat.path);
     }
   }
 
@@ -174,9 +201,9 @@ export class LockQueue {
       try {
         created = await stop.race(create);
       } catch (err) {
-        if (stop.signal.aborted) {
+        if (stop.aborted) {
           await this.giveUp(guid, create);
-          throw stop.signal.reason;
+          throw stop.reason;
         }
         if (isZkError(err, 'NO_NODE')) {
           await stop.race(session.mkdirp(this.path, 'container'));
@@ -200,7 +227,7 @@ export class LockQueue {
         const { children } = await stop.race(listing);
         return { path: created.path, name, stat: created.stat, children };
       } catch (err) {
-        if (stop.signal.aborted) {
+        if (stop.aborted) {
           await this.giveUp(guid, Promise.resolve(created));
           throw err;
         }
@@ -260,11 +287,11 @@ export class LockQueue {
    */
   private async listWatchedAfterReconnect(stop: StopSignal): Promise<WatchedListing> {
     for (let attempt = 0; ; attempt++) {
-      await stop.race(this.session.waitForConnected(stop.signal));
+      await this.whenConnected(stop);
       try {
         return await stop.race(listAndWatchChildren(this.session, this.path, stop.signal));
       } catch (err) {
-        if (stop.signal.aborted || !isZkError(err, 'CONNECTION_LOSS')) throw err;
+        if (stop.aborted || !isZkError(err, 'CONNECTION_LOSS')) throw err;
         await this.pauseBeforeRetry(attempt, err, stop.signal);
       }
     }
@@ -272,128 +299,93 @@ export class LockQueue {
 
   private async listAfterReconnect(stop: StopSignal): Promise<string[]> {
     for (let attempt = 0; ; attempt++) {
-      await stop.race(this.session.waitForConnected(stop.signal));
+      await this.whenConnected(stop);
       try {
         return (await stop.race(this.session.getChildren(this.path))).children;
       } catch (err) {
-        if (stop.signal.aborted || !isZkError(err, 'CONNECTION_LOSS')) throw err;
+        if (stop.aborted || !isZkError(err, 'CONNECTION_LOSS')) throw err;
         await this.pauseBeforeRetry(attempt, err, stop.signal);
       }
     }
   }
 
-  /**
-   * Steps 2 and 3: ask the rule; if we do not hold the lock, watch only what it names. When that
-   * node was the last one in our way we hold the lock as soon as it goes; otherwise list again.
-   */
-  private async waitForTurn(seat: QueueSeat, firstListing: string[], options: EnterOptions, stop: StopSignal): Promise<void> {
-    const recheck = new Recheck(options.onRecheck);
-    try {
-      let children = firstListing;
-      // A child watch set by the listing `children` came from, if any.
-      let armed: WatchedListing | undefined;
-      for (;;) {
-        const { queue, indexOf } = sortedQueueOf(children);
-        const ownIndex = indexOf.get(seat.name) ?? -1;
-        if (ownIndex < 0) {
-          stop.throwIfStopped();
-          throw new ZooKeeperError('NO_NODE', -101, `lock ${this.path}: our queue node ${seat.name} was deleted by someone else`, {
-            op: 'getChildren',
-            path: seat.path,
-          });
-        }
-        recheck.arm();
-        const decision = options.rule(queue, ownIndex);
-        stop.firstLookDone();
-        if (decision.held) {
-          if (decision.nudgeSuccessor === true && ownIndex < queue.length - 1) this.nudge(seat, options.data);
-          return;
-        }
-        let next: WaitResult;
-        try {
-          next = await this.waitOnce(seat, decision, children, armed, options, recheck, stop);
-        } catch (err) {
-          if (stop.signal.aborted) throw stop.signal.reason;
-          // The watch's request went down with the connection: list again once it is back.
-          if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
-          next = 'relist';
-        }
-        armed = undefined;
-        if (next === 'held') return;
-        if (next === 'relist-watched') next = await this.listWatchedAfterReconnect(stop);
-        if (next === 'relist') {
-          children = await this.listAfterReconnect(stop);
-        } else if (Array.isArray(next)) {
-          children = next;
-        } else {
-          children = next.children;
-          armed = next;
-        }
-      }
-    } finally {
-      recheck.dispose();
+  /** Our place in a listing, sorted by sequence. Throws if our node is not in it. */
+  private placeIn(children: string[], seat: QueueSeat, stop: StopSignal): { queue: QueueEntry[]; ownIndex: number } {
+    const { queue, indexOf } = sortedQueueOf(children);
+    const ownIndex = indexOf.get(seat.name) ?? -1;
+    if (ownIndex < 0) {
+      stop.throwIfStopped();
+      throw new ZooKeeperError('NO_NODE', -101, `lock ${this.path}: our queue node ${seat.name} was deleted by someone else`, {
+        op: 'getChildren',
+        path: seat.path,
+      });
     }
+    return { queue, ownIndex };
   }
 
   /**
-   * Waits for what `decision` names. Returns 'held' when we now hold the lock without listing,
-   * a fresh listing to decide on at once, or 'relist'.
+   * Waits for the node `decision` names. Resolves to 'held' when we now hold the lock without
+   * listing, a fresh listing to decide on at once, or 'relist' (see {@link ObstacleWait}).
+   * Not an async function on the common path (see `enter`): one wait object, one promise.
    */
-  private async waitOnce(
+  private waitForNode(seat: QueueSeat, decision: NodeDecision, rule: OrderingRule, recheck: Recheck | undefined, stop: StopSignal): Promise<WaitResult> {
+    const path = joinPath(this.path, decision.waitFor);
+    const predecessor = decision.lastObstacleIfHeld === true ? localSeats(this.session).get(path) : undefined;
+    const wait = new ObstacleWait(this.session, path, stop, decision, predecessor);
+    if (decision.confirmAfterWatch !== true && recheck === undefined) return wait.outcome;
+    return this.confirmThenWait(seat, decision, wait, rule, recheck, stop);
+  }
+
+  /**
+   * The slower node wait of rules that need it: lists once more behind the watch when the watched
+   * node can change state without going (`confirmAfterWatch`; returns that listing if the answer
+   * changed), and ends early ('relist') when the recipe says something outside the queue changed.
+   */
+  private async confirmThenWait(
     seat: QueueSeat,
-    decision: Exclude<Decision, { held: true }>,
-    children: string[],
-    armed: WatchedListing | undefined,
-    options: EnterOptions,
-    recheck: Recheck,
+    decision: NodeDecision,
+    wait: ObstacleWait,
+    rule: OrderingRule,
+    recheck: Recheck | undefined,
     stop: StopSignal,
   ): Promise<WaitResult> {
-    // Waits given up below (we decided to list again) unregister their watches when this ends.
-    const scope = new AbortController();
-    const unlink = onAbort(stop.signal, () => scope.abort(stop.signal.reason));
+    wait.outcome.catch(() => undefined); // we may return before it settles (and then cancel it)
     try {
-      if ('waitForChildren' in decision) {
-        // The listing we decided on may already carry the watch; otherwise set one now.
-        let watched = armed !== undefined && armed.children === children ? armed : undefined;
-        if (watched === undefined) {
-          watched = await stop.race(listAndWatchChildren(this.session, this.path, stop.signal));
-          if (!sameChildren(watched.children, children) || recheck.fired) return watched;
+      if (decision.confirmAfterWatch === true) {
+        const behindWatch = await this.listAfterReconnect(stop);
+        const { queue, indexOf } = sortedQueueOf(behindWatch);
+        const index = indexOf.get(seat.name) ?? -1;
+        const again = index < 0 ? undefined : rule(queue, index);
+        if (
+          again === undefined ||
+          again.held ||
+          !('waitFor' in again) ||
+          again.waitFor !== decision.waitFor ||
+          again.lastObstacle !== decision.lastObstacle ||
+          again.lastObstacleIfHeld !== decision.lastObstacleIfHeld
+        ) {
+          return behindWatch;
         }
-        await (recheck.active ? Promise.race([watched.changed, recheck.next()]) : watched.changed);
-        // Usually a release: we will most likely hold the lock, and a watch set now would only
-        // notify us (the holder) needlessly later. List plainly.
-        return 'relist';
-      } else {
-        const watchedPath = joinPath(this.path, decision.waitFor);
-        const predecessor = localSeats(this.session).get(watchedPath);
-        const gone = waitUntilGone(this.session, watchedPath, scope.signal);
-        gone.catch(() => undefined); // abandoned when we list again instead
-        if (decision.confirmAfterWatch === true) {
-          const behindWatch = await this.listAfterReconnect(stop);
-          const { queue: queueNow, indexOf: indexOfNow } = sortedQueueOf(behindWatch);
-          const indexNow = indexOfNow.get(seat.name) ?? -1;
-          const again = indexNow < 0 ? undefined : options.rule(queueNow, indexNow);
-          if (
-            again === undefined ||
-            again.held ||
-            !('waitFor' in again) ||
-            again.waitFor !== decision.waitFor ||
-            again.lastObstacle !== decision.lastObstacle ||
-            again.lastObstacleIfHeld !== decision.lastObstacleIfHeld
-          ) {
-            return behindWatch;
-          }
-        }
-        const outcome = recheck.active ? await Promise.race([gone, recheck.next().then(() => 'recheck' as const)]) : await gone;
-        if (outcome === 'gone' && (decision.lastObstacle || (decision.lastObstacleIfHeld === true && predecessor?.held === true))) return 'held';
-        // A nudge: our predecessor was promoted, so we are probably the first waiter now.
-        if (outcome === 'changed' && decision.confirmAfterWatch === true) return 'relist-watched';
       }
-      return 'relist';
+      if (recheck === undefined) return await wait.outcome;
+      return await Promise.race([wait.outcome, recheck.next().then(() => 'relist' as const)]);
     } finally {
-      unlink();
-      scope.abort(WAIT_OVER); // a shared reason: no DOMException (with a stack) per finished wait
+      wait.cancel();
     }
+  }
+
+  /** Waits for any change of the queue's children (a semaphore's first waiter), then 'relist'. */
+  private async waitForChildren(children: string[], armed: WatchedListing | undefined, recheck: Recheck | undefined, stop: StopSignal): Promise<WaitResult> {
+    // The listing we decided on may already carry the watch; otherwise set one now.
+    let watched = armed !== undefined && armed.children === children ? armed : undefined;
+    if (watched === undefined) {
+      watched = await stop.race(listAndWatchChildren(this.session, this.path, stop.signal));
+      if (!sameChildren(watched.children, children) || recheck?.fired === true) return watched;
+    }
+    await (recheck === undefined ? watched.changed : Promise.race([watched.changed, recheck.next()]));
+    // Usually a release: we will most likely hold the lock, and a watch set now would only
+    // notify us (the holder) needlessly later. List plainly.
+    return 'relist';
   }
 
   /** Touches our node so a successor watching it wakes up and decides again. */
@@ -458,6 +450,13 @@ export class LockQueue {
     } catch {
       // Not ours to delete after all (e.g. NO_AUTH): nothing more we can do.
     }
+  }
+
+  /** Resolves once connected (at once if we are: no AbortSignal made on the hot path). */
+  private whenConnected(stop: StopSignal): Promise<void> | undefined {
+    const state = this.session.state;
+    if (state === 'connected' || state === 'reconnected') return undefined;
+    return stop.race(this.session.waitForConnected(stop.signal));
   }
 
   private async pauseBeforeRetry(attempt: number, err: unknown, signal: AbortSignal): Promise<void> {

@@ -4,6 +4,16 @@ import type { ZkSession } from '../session/ZkSession.js';
 export interface LocalSeatState {
   /** Became true when the node was granted the lock; stays true after it is released. */
   held: boolean;
+  /**
+   * Local waiters whose turn comes when this node leaves as a holder (their rule said so with
+   * `lastObstacleIfHeld`). Called as soon as the delete of this node is sent.
+   */
+  successors?: LocalSuccessor[];
+}
+
+/** A local waiter told when its predecessor hands over (a node wait, ended with 'handed-over'). */
+export interface LocalSuccessor {
+  settle(outcome: 'handed-over'): void;
 }
 
 /**
@@ -21,4 +31,32 @@ export function localSeats(session: ZkSession): Map<string, LocalSeatState> {
     bySession.set(session, seats);
   }
   return seats;
+}
+
+/** Tells `successor` when the local holder `predecessor` leaves (its delete is sent). */
+export function followLocalHolder(predecessor: LocalSeatState, successor: LocalSuccessor): void {
+  // Usually the only one: an exactly sized array, not an empty one grown to 17 slots.
+  if (predecessor.successors === undefined) predecessor.successors = [successor];
+  else predecessor.successors.push(successor);
+}
+
+/** Stops telling `successor` (its wait ended otherwise). */
+export function unfollowLocalHolder(predecessor: LocalSeatState, successor: LocalSuccessor): void {
+  const successors = predecessor.successors;
+  const index = successors?.indexOf(successor) ?? -1;
+  if (index >= 0) successors!.splice(index, 1);
+}
+
+/**
+ * The holder `state` is leaving and its delete is on the wire: its local successors take over now.
+ *
+ * Safe without waiting for the server: our node is the only one ahead of theirs (their rule said
+ * so), and every request they send from now on reaches ZooKeeper after that delete (one session is
+ * answered in order). Other processes see our node until the delete lands, which only makes them
+ * wait longer. A drain of N local waiters thus costs N pipelined deletes, not N round trips.
+ */
+export function handOver(state: LocalSeatState): void {
+  const successors = state.successors;
+  state.successors = undefined;
+  if (successors !== undefined) for (const successor of successors) successor.settle('handed-over');
 }

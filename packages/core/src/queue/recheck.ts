@@ -4,19 +4,14 @@
  */
 export class Recheck {
   private unsubscribe: (() => void) | undefined;
-  private waiters: Array<() => void> = [];
+  private waiters: Array<() => void> | undefined;
   fired = false;
 
-  constructor(subscribe: ((listener: () => void) => () => void) | undefined) {
-    this.unsubscribe = subscribe?.(() => {
+  constructor(subscribe: (listener: () => void) => () => void) {
+    this.unsubscribe = subscribe(() => {
       this.fired = true;
-      for (const wake of this.waiters.splice(0)) wake();
+      this.wakeAll();
     });
-  }
-
-  /** False when the recipe has nothing outside the queue to watch: then never race on it. */
-  get active(): boolean {
-    return this.unsubscribe !== undefined;
   }
 
   /** Called before each decision: changes seen so far are already in it. */
@@ -24,15 +19,21 @@ export class Recheck {
     this.fired = false;
   }
 
-  /** Resolves at the next change (at once if one came since `arm()`); never, without a subscription. */
+  /** Resolves at the next change (at once if one came since `arm()`), or when disposed. */
   next(): Promise<void> {
     if (this.fired) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return new Promise((resolve) => (this.waiters ??= []).push(resolve));
   }
 
   dispose(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
-    for (const wake of this.waiters.splice(0)) wake();
+    this.wakeAll();
+  }
+
+  private wakeAll(): void {
+    const waiters = this.waiters;
+    this.waiters = undefined;
+    if (waiters !== undefined) for (const wake of waiters) wake();
   }
 }

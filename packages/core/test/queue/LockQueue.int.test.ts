@@ -8,7 +8,7 @@ import { LockQueue } from '../../src/queue/LockQueue.js';
 import { exclusiveRule } from '../../src/queue/OrderingRule.js';
 import { waitUntilGone } from '../../src/watch/waitUntilGone.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
-import { childrenOf, untilChildCount } from '../../../testing/src/observeNodes.js';
+import { childrenOf, pollUntil, untilChildCount } from '../../../testing/src/observeNodes.js';
 import { expireSession, sharedServer, uniqueRoot } from '../session/support.js';
 
 const OP_CREATE2 = 15;
@@ -53,6 +53,61 @@ describe('LockQueue', () => {
       await via.close();
       await proxy.close();
     }
+  });
+
+  it('a holder hands over to the waiter of its own session as its delete is sent, before the server answers', async () => {
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
+    try {
+      const path = `${root}/hand-over`;
+      const queue = new LockQueue(via, path);
+      const holder = await enterExclusive(queue);
+      const waiter = enterExclusive(queue);
+      // Parked: its listing is in and its watch on the holder's node is set.
+      await pollUntil(() => via.diagnostics.watchers >= 1, 5000, 'the waiter to watch the holder');
+      // Nothing passes the proxy now: neither the delete nor any reply or watch event.
+      void proxy.blackhole();
+      const leaving = queue.leave(holder);
+      const seat = await waiter;
+      // The server has not seen the delete yet.
+      expect(new Set(await children(path))).toEqual(new Set([holder.name, seat.name]));
+      proxy.heal();
+      await leaving;
+      expect(await children(path)).toEqual([seat.name]);
+      await queue.leave(seat);
+      expect(await children(path)).toEqual([]);
+    } finally {
+      proxy.heal();
+      await via.close();
+      await proxy.close();
+    }
+  });
+
+  it('a waiter whose local predecessor gives up without holding lists again instead of taking over', async () => {
+    const path = `${root}/no-hand-over`;
+    const queue = new LockQueue(session, path);
+    const holder = await enterExclusive(queue);
+    const controller = new AbortController();
+    const quitter = enterExclusive(queue, { signal: controller.signal });
+    await untilChildCount(observer, path, 2, 5000);
+    const waiter = enterExclusive(queue, { timeoutMs: 60_000 });
+    await untilChildCount(observer, path, 3, 5000);
+    await pollUntil(() => session.diagnostics.watchers >= 2, 5000, 'both waiters to watch');
+    controller.abort();
+    await expect(quitter).rejects.toMatchObject({ code: 'ABORTED' });
+    // The waiter's predecessor is gone, but the holder still holds: the waiter must not.
+    await untilChildCount(observer, path, 2, 5000);
+    let waiterHeld = false;
+    void waiter.then(() => (waiterHeld = true));
+    // Sync on the event, not a sleep: the reply to this call follows the deletion's watch event on
+    // the session's socket, and the registry delivers that event in a setImmediate queued before ours.
+    await session.exists(path);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(waiterHeld).toBe(false);
+    await queue.leave(holder);
+    const seat = await waiter;
+    await queue.leave(seat);
+    expect(await children(path)).toEqual([]);
   });
 
   it('a wait that times out, is aborted, or loses its session leaves no node behind', async () => {

@@ -1,0 +1,13 @@
+/** A listing made with a child watch still armed: `changed` settles at the next change. */
+export interface WatchedListing {
+  children: string[];
+  changed: Promise<void>;
+}
+
+/**
+ * How one wait ended: we hold the lock; here is a fresh listing (perhaps with a child watch armed);
+ * list again; or list again with a child watch (a nudge said our predecessor was promoted, so we
+ * are probably the first waiter now, who waits on the directory: one listing then serves both the
+ * decision and the watch).
+ */
+export type WaitResult = 'held' | 'relist' | 'relist-watched' | string[] | WatchedListing;

@@ -1,0 +1,103 @@
+/** StopSignal and SmallSet: pure logic, no server. */
+import { describe, expect, it, vi } from 'vitest';
+import { StopSignal } from '../../src/queue/stopSignal.js';
+import { SmallSet } from '../../src/util/SmallSet.js';
+
+function recorder() {
+  const calls: string[] = [];
+  return { calls, listener: (name: string) => ({ stopped: () => calls.push(name) }) };
+}
+
+describe('StopSignal', () => {
+  it('stops with SESSION_LOST when the session signal fires, telling each listener once', () => {
+    const session = new AbortController();
+    const stop = new StopSignal({ sessionSignal: session.signal, what: 'lock /a' });
+    const { calls, listener } = recorder();
+    const a = listener('a');
+    const b = listener('b');
+    stop.addStopListener(a);
+    stop.addStopListener(b);
+    stop.addStopListener(listener('removed'));
+    const removed = listener('gone');
+    stop.addStopListener(removed);
+    stop.removeStopListener(removed);
+    expect(stop.aborted).toBe(false);
+    session.abort(new Error('expired'));
+    expect(stop.aborted).toBe(true);
+    expect(stop.reason).toMatchObject({ code: 'SESSION_LOST' });
+    expect(stop.reason?.message).toMatch(/lock \/a/);
+    expect(calls).toEqual(['a', 'b', 'removed']);
+    session.abort(); // no second round
+    expect(calls).toEqual(['a', 'b', 'removed']);
+    // A listener added after the stop is told at once.
+    stop.addStopListener(listener('late'));
+    expect(calls.at(-1)).toBe('late');
+  });
+
+  it("stops with ABORTED on the caller's signal, and its lazy AbortSignal carries the same reason", () => {
+    const session = new AbortController();
+    const caller = new AbortController();
+    const stop = new StopSignal({ sessionSignal: session.signal, signal: caller.signal, what: 'lock /b' });
+    const early = stop.signal;
+    caller.abort('user');
+    expect(early.aborted).toBe(true);
+    expect(early.reason).toBe(stop.reason);
+    expect(stop.reason).toMatchObject({ code: 'ABORTED' });
+    expect(() => stop.throwIfStopped()).toThrow(stop.reason!);
+    // Made after the stop: already aborted.
+    const late = new StopSignal({ sessionSignal: session.signal, signal: caller.signal, what: 'lock /b' });
+    expect(late.signal.aborted).toBe(true);
+  });
+
+  it('defers a deadline that passes before the first look while connected, then fires it', () => {
+    vi.useFakeTimers();
+    try {
+      const session = new AbortController();
+      const stop = new StopSignal({ sessionSignal: session.signal, timeoutMs: 10, isConnected: () => true, what: 'lock /c' });
+      vi.advanceTimersByTime(20);
+      expect(stop.aborted).toBe(false);
+      stop.firstLookDone();
+      expect(stop.reason).toMatchObject({ code: 'LOCK_TIMEOUT' });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('fires a passed deadline at once while disconnected', async () => {
+    const session = new AbortController();
+    const stop = new StopSignal({ sessionSignal: session.signal, timeoutMs: 0, isConnected: () => false, what: 'lock /d' });
+    await expect(stop.race(new Promise(() => undefined))).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
+  });
+
+  it('race settles like the promise and then forgets its listener', async () => {
+    const session = new AbortController();
+    const stop = new StopSignal({ sessionSignal: session.signal, what: 'lock /e' });
+    await expect(stop.race(Promise.resolve(7))).resolves.toBe(7);
+    await expect(stop.race(Promise.reject(new Error('no')))).rejects.toThrow('no');
+    stop.dispose();
+    session.abort(); // disposed: no longer follows the session
+    expect(stop.aborted).toBe(false);
+  });
+});
+
+describe('SmallSet', () => {
+  it('holds the first member in place and more in a set, in insertion order', () => {
+    const set = new SmallSet<string>();
+    expect(set.size).toBe(0);
+    set.add('a');
+    set.add('a');
+    expect(set.toArray()).toEqual(['a']);
+    set.add('b');
+    set.add('c');
+    expect(set.size).toBe(3);
+    expect(set.has('b')).toBe(true);
+    set.delete('a');
+    expect(set.has('a')).toBe(false);
+    expect(set.toArray()).toEqual(['b', 'c']);
+    set.add('d');
+    expect(set.toArray().sort()).toEqual(['b', 'c', 'd']);
+    set.delete('c');
+    set.delete('zz');
+    expect(set.size).toBe(2);
+  });
+});
