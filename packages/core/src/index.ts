@@ -15,5 +15,5 @@ export type { QueueSeat } from './queue/QueueSeat.js';
 export { StopSignal } from './queue/stopSignal.js';
 export { AcquireOptionsSchema, parseAcquireOptions, type AcquireOptions } from './queue/acquireOptions.js';
 export { OwnerFrame, currentFrame, continueInFrame, runInFrame } from './context/ownerContext.js';
-export { QueueLock, type LockEvents, type QueueLockConfig } from './lock/QueueLock.js';
+export { QueueLock, type Acquisition, type LockEvents, type QueueLockConfig } from './lock/QueueLock.js';
 export type { LockHandle } from './lock/LockHandle.js';

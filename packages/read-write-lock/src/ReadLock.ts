@@ -2,8 +2,8 @@ import {
   currentFrame,
   OwnerFrame,
   QueueLock,
+  type Acquisition,
   type AcquireOptions,
-  type LockHandle,
   type LockQueue,
 } from '@zk-recipes/core';
 import { createDowngradeSeat } from './downgrade.js';
@@ -29,12 +29,12 @@ export class ReadLock extends QueueLock {
   }
 
   /** A context that holds the write lock (and not yet the read lock) downgrades instead of queueing. */
-  protected override acquireIn(options: AcquireOptions): { frame: OwnerFrame | undefined; acquired: Promise<LockHandle> } {
+  protected override acquireIn(options: AcquireOptions): Acquisition {
     if (this.isOwnedByCurrentContext()) return super.acquireIn(options);
     const writeSeat = this.writeLock.seatOfCurrentContext();
     if (writeSeat === undefined) return super.acquireIn(options);
     const frame = new OwnerFrame(currentFrame());
-    const acquired = createDowngradeSeat({
+    const seat = createDowngradeSeat({
       session: this.config.queue.session,
       dir: this.path,
       writeSeat,
@@ -43,7 +43,7 @@ export class ReadLock extends QueueLock {
       data: this.config.data ?? null,
       signal: options.signal,
       what: `${this.config.name}.acquire ${this.path}`,
-    }).then((seat) => this.hold(frame, seat));
-    return { frame, acquired };
+    });
+    return { frame, seat };
   }
 }

@@ -1,4 +1,4 @@
-import { QueueLock, UpgradeNotSupportedError, type AcquireOptions, type LockHandle, type LockQueue, type OwnerFrame, type QueueSeat } from '@zk-recipes/core';
+import { QueueLock, UpgradeNotSupportedError, type Acquisition, type AcquireOptions, type LockQueue, type QueueSeat } from '@zk-recipes/core';
 import type { ReadWriteNaming } from './naming.js';
 import { writeRule } from './rules.js';
 
@@ -22,7 +22,7 @@ export class WriteLock extends QueueLock {
    * Upgrade (the calling context holds only the read lock) is refused at once: our own read node
    * would sit ahead of the write node, and the write could never be granted.
    */
-  protected override acquireIn(options: AcquireOptions): { frame: OwnerFrame | undefined; acquired: Promise<LockHandle> } {
+  protected override acquireIn(options: AcquireOptions): Acquisition {
     if (!this.isOwnedByCurrentContext() && this.readHeldByCurrentContext()) {
       const refused = new UpgradeNotSupportedError(
         `${this.config.name}.acquire: this async context holds the read lock of ${this.path}; ` +

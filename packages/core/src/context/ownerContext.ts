@@ -68,15 +68,25 @@ export function currentFrame(): OwnerFrame | undefined {
 }
 
 /**
- * Returns a promise that settles like `promise` and whose continuations run in `frame`.
- * Call it as the last step before handing the promise to the caller.
+ * Returns `promise.then(onFulfilled, onRejected)` (by default: a promise that settles like
+ * `promise`) whose continuations run in `frame`. Call it as the last step before handing the
+ * promise to the caller; mapping here saves a promise per acquisition.
  */
-export function continueInFrame<T>(frame: OwnerFrame, promise: Promise<T>): Promise<T> {
+export function continueInFrame<T, R = T>(
+  frame: OwnerFrame,
+  promise: Promise<T>,
+  onFulfilled?: (value: T) => R | PromiseLike<R>,
+  onRejected?: (reason: unknown) => R | PromiseLike<R>,
+): Promise<R> {
   frameForNextPromise = frame;
-  const tagged = promise.then((value) => value);
+  const tagged = promise.then(onFulfilled ?? (identity as (value: T) => R), onRejected);
   frameForNextPromise = undefined;
   forget.register(tagged, lastTaggedAsyncId);
   return tagged;
+}
+
+function identity<T>(value: T): T {
+  return value;
 }
 
 /** Runs `fn` with `frame` as the owner context of everything it does. */

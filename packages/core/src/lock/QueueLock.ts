@@ -35,6 +35,14 @@ export interface QueueLockConfig {
   participantKinds?: readonly string[];
 }
 
+/**
+ * What `acquireIn` started: an answer already (a re-entry, or a refusal), or a seat being
+ * acquired in the engine for a new owner frame (held once it resolves).
+ */
+export type Acquisition =
+  | { frame: undefined; acquired: Promise<LockHandle> }
+  | { frame: OwnerFrame; seat: Promise<QueueSeat> };
+
 /** One acquisition held by one owner context. */
 interface Holding {
   frame: OwnerFrame;
@@ -95,8 +103,10 @@ export class QueueLock extends EventEmitter<LockEvents> {
    */
   acquire(options?: AcquireOptions): Promise<LockHandle> {
     const parsed = parseAcquireOptions(options, `${this.config.name}.acquire`);
-    const { frame, acquired } = this.acquireIn(parsed);
-    return frame === undefined ? acquired : continueInFrame(frame, acquired);
+    const acquisition = this.acquireIn(parsed);
+    if (acquisition.frame === undefined) return acquisition.acquired;
+    const frame = acquisition.frame;
+    return continueInFrame(frame, acquisition.seat, (seat) => this.hold(frame, seat));
   }
 
   /**
@@ -105,13 +115,11 @@ export class QueueLock extends EventEmitter<LockEvents> {
    */
   tryAcquire(options?: AcquireOptions): Promise<LockHandle | null> {
     const parsed = parseAcquireOptions(options, `${this.config.name}.tryAcquire`);
-    const { frame, acquired } = this.acquireIn({ ...parsed, timeoutMs: parsed.timeoutMs ?? 0 });
-    const orNull = acquired.catch((err: unknown) => {
-      if (isZkError(err, 'LOCK_TIMEOUT')) return null;
-      throw err;
-    });
+    const acquisition = this.acquireIn({ ...parsed, timeoutMs: parsed.timeoutMs ?? 0 });
+    if (acquisition.frame === undefined) return acquisition.acquired.catch(nullOnTimeout);
+    const frame = acquisition.frame;
     // Tag last: only continuations of the promise the caller awaits run in the holder's frame.
-    return frame === undefined ? orNull : continueInFrame(frame, orNull);
+    return continueInFrame<QueueSeat, LockHandle | null>(frame, acquisition.seat, (seat) => this.hold(frame, seat), nullOnTimeout);
   }
 
   /**
@@ -178,12 +186,11 @@ export class QueueLock extends EventEmitter<LockEvents> {
   }
 
   /**
-   * Re-enters, or enqueues in the engine under a fresh owner frame. The caller tags the promise it
-   * returns with `continueInFrame(frame, ...)` as its very last step, so the code after
-   * `await acquire()` (and all it starts) is the holder. `frame` is undefined for a re-entry: the
-   * caller's context already is the holder.
+   * Re-enters, or enqueues in the engine under a fresh owner frame. For an enqueued acquisition
+   * the caller tags the seat promise with `continueInFrame(frame, seat, hold)` as its very last
+   * step, so the code after `await acquire()` (and all it starts) is the holder.
    */
-  protected acquireIn(options: AcquireOptions): { frame: OwnerFrame | undefined; acquired: Promise<LockHandle> } {
+  protected acquireIn(options: AcquireOptions): Acquisition {
     let reentered: LockHandle | undefined;
     try {
       reentered = this.reenter();
@@ -192,10 +199,14 @@ export class QueueLock extends EventEmitter<LockEvents> {
     }
     if (reentered !== undefined) return { frame: undefined, acquired: Promise.resolve(reentered) };
     const frame = new OwnerFrame(currentFrame());
-    const acquired = this.config.queue
-      .enter({ kind: this.config.kind, rule: this.config.rule, data: this.config.data, timeoutMs: options.timeoutMs, signal: options.signal })
-      .then((seat) => this.hold(frame, seat));
-    return { frame, acquired };
+    const seat = this.config.queue.enter({
+      kind: this.config.kind,
+      rule: this.config.rule,
+      data: this.config.data,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+    });
+    return { frame, seat };
   }
 
   /** Records a new holding and starts telling the holder about its connection. */
@@ -236,4 +247,9 @@ export class QueueLock extends EventEmitter<LockEvents> {
       else session.off(event, listener);
     }
   }
+}
+
+function nullOnTimeout(err: unknown): null {
+  if (isZkError(err, 'LOCK_TIMEOUT')) return null;
+  throw err;
 }
