@@ -138,6 +138,9 @@ describe('session loss', () => {
       const states: string[] = [];
       s.on('state', (st) => states.push(st));
       const reply = s.getData(root);
+      // Let the request leave first: writes are corked until setImmediate (writeBatching.ts), and a
+      // request still corked during the stall would leave only after it, with no reply in time.
+      await new Promise((resolve) => setImmediate(resolve));
       // Block for longer than the read timeout (2/3) but less than the session timeout: the reply
       // arrives meanwhile and waits in the socket while our timers are already overdue.
       const end = Date.now() + Math.floor(timeout * 0.75);
