@@ -3,14 +3,15 @@ import { joinPath, newProtectedName, sortedChildren, type QueueEntry } from '../
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Stat } from '../session/types.js';
 import { listAndWatchChildren } from '../watch/waitForChildrenChange.js';
-import { handOver, localSeats, type LocalSeatState } from './localSeats.js';
+import { handOver, localSeats } from './localSeats.js';
+import { Contender } from './Contender.js';
 import { ObstacleWait, type NodeDecision } from './ObstacleWait.js';
-import type { WaitResult, WatchedListing } from './waitResult.js';
+import type { WaitResult, WaitSink, WatchedListing } from './waitResult.js';
 import { sortedQueueOf } from './sortedQueue.js';
-import { Recheck } from './recheck.js';
-import type { Decision, OrderingRule } from './OrderingRule.js';
+import type { Recheck } from './recheck.js';
+import type { OrderingRule } from './OrderingRule.js';
 import type { QueueSeat } from './QueueSeat.js';
-import { StopSignal } from './stopSignal.js';
+import type { StopSignal } from './stopSignal.js';
 
 /** What one {@link LockQueue.enter} call asks for. */
 export interface EnterOptions {
@@ -29,10 +30,12 @@ export interface EnterOptions {
   onRecheck?: ((listener: () => void) => () => void) | undefined;
 }
 
-interface Created {
+/** @internal Our node, just created, and the listing sent behind its create. */
+export interface Created {
   path: string;
   name: string;
-  stat: Stat;
+  /** The node's czxid (its stat is not kept: a queued waiter should not hold eleven fields). */
+  fencingToken: bigint;
   children: string[];
 }
 
@@ -45,9 +48,10 @@ export class LockQueue {
   private readonly cleanups = new Set<Promise<void>>();
   /** The listing scheduled behind the creates issued in this tick, shared by all of them. */
   private scheduledListing: Promise<{ children: string[] }> | undefined;
-  /** For error messages. */
-  private readonly what: string;
-  private readonly isConnected = (): boolean => this.session.state === 'connected' || this.session.state === 'reconnected';
+  /** @internal For error messages: `lock <path>`. */
+  readonly what: string;
+  /** @internal */
+  readonly isConnected = (): boolean => this.session.state === 'connected' || this.session.state === 'reconnected';
 
   constructor(
     readonly session: ZkSession,
@@ -60,79 +64,12 @@ export class LockQueue {
   /**
    * Enqueues a node and waits until `rule` says we hold the lock. Rejects with LOCK_TIMEOUT,
    * ABORTED or SESSION_LOST; in every failure our node is deleted (or, if the session is gone,
-   * already gone with it).
-   *
-   * Steps 2 and 3 of the walk (decide; wait for what the rule names; decide again) are this one
-   * loop, not nested async calls: a process may have ten thousand waiters parked here, and each
-   * suspended async frame costs about half a kilobyte.
+   * already gone with it). The walk itself is a {@link Contender}; the steps are below.
    */
-  async enter(options: EnterOptions): Promise<QueueSeat> {
-    const session = this.session;
-    const generation = session.generation;
-    const sessionSignal = session.sessionSignal;
-    const stop = new StopSignal({
-      signal: options.signal,
-      timeoutMs: options.timeoutMs,
-      sessionSignal,
-      isConnected: this.isConnected,
-      what: this.what,
-    });
-    const recheck = options.onRecheck === undefined ? undefined : new Recheck(options.onRecheck);
-    let seat: QueueSeat | undefined;
-    try {
-      stop.throwIfStopped();
-      const created = await this.enqueue(options, stop);
-      const state: LocalSeatState = { held: false };
-      localSeats(session).set(created.path, state);
-      seat = { path: created.path, name: created.name, fencingToken: created.stat.czxid, generation, signal: sessionSignal };
-      let children = created.children;
-      // A child watch set by the listing `children` came from, if any.
-      let armed: WatchedListing | undefined;
-      for (;;) {
-        const { queue, ownIndex } = this.placeIn(children, seat, stop);
-        recheck?.arm();
-        const decision = options.rule(queue, ownIndex);
-        stop.firstLookDone();
-        if (decision.held) {
-          if (decision.nudgeSuccessor === true && ownIndex < queue.length - 1) this.nudge(seat, options.data);
-          state.held = true;
-          return seat;
-        }
-        let next: WaitResult;
-        try {
-          next =
-            'waitForChildren' in decision
-              ? await this.waitForChildren(children, armed, recheck, stop)
-              : await this.waitForNode(seat, decision, options.rule, recheck, stop);
-        } catch (err) {
-          if (stop.aborted) throw stop.reason;
-          // The watch's request went down with the connection: list again once it is back.
-          if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
-          next = 'relist';
-        }
-        armed = undefined;
-        if (next === 'held') {
-          state.held = true;
-          return seat;
-        }
-        if (next === 'relist-watched') next = await this.listWatchedAfterReconnect(stop);
-        if (next === 'relist') {
-          children = await this.listAfterReconnect(stop);
-        } else if (Array.isArray(next)) {
-          children = next;
-        } else {
-          children = next.children;
-          armed = next;
-        }
-      }
-    } catch (err) {
-      if (seat !== undefined) await this.leave(seat);
-      // A call that failed because the session went (CONNECTION_LOSS first, then lost) reports why.
-      throw stop.reason ?? err;
-    } finally {
-      stop.dispose();
-      recheck?.dispose();
-    }
+  enter(options: EnterOptions): Promise<QueueSeat> {
+    const contender = new Contender(this, options);
+    contender.start();
+    return contender.done;
   }
 
   /**
@@ -189,7 +126,8 @@ export class LockQueue {
    * session, list the directory: ZooKeeper answers in order, so the listing already contains our
    * node and an uncontended acquire costs one round trip.
    */
-  private async enqueue(options: EnterOptions, stop: StopSignal): Promise<Created> {
+  /** @internal */
+  async enqueue(options: EnterOptions, stop: StopSignal): Promise<Created> {
     const session = this.session;
     const { guid, name: protectedName } = newProtectedName(options.kind);
     const requested = joinPath(this.path, protectedName);
@@ -225,7 +163,7 @@ export class LockQueue {
       const name = created.path.slice(this.path.length + 1);
       try {
         const { children } = await stop.race(listing);
-        return { path: created.path, name, stat: created.stat, children };
+        return { path: created.path, name, fencingToken: created.stat.czxid, children };
       } catch (err) {
         if (stop.aborted) {
           await this.giveUp(guid, Promise.resolve(created));
@@ -234,7 +172,7 @@ export class LockQueue {
         // The listing alone failed (connection loss between the two replies): list again.
         try {
           const children = await this.listAfterReconnect(stop);
-          return { path: created.path, name, stat: created.stat, children };
+          return { path: created.path, name, fencingToken: created.stat.czxid, children };
         } catch (listErr) {
           await this.giveUp(guid, Promise.resolve(created));
           throw listErr;
@@ -273,7 +211,7 @@ export class LockQueue {
       const stat = await stop.race(session.exists(path));
       if (stat === null) continue;
       if (adopted === undefined && stat.ephemeralOwner === session.sessionIdBigInt) {
-        adopted = { path, name, stat, children };
+        adopted = { path, name, fencingToken: stat.czxid, children };
       } else {
         await this.deleteQuietly(path);
       }
@@ -285,7 +223,8 @@ export class LockQueue {
    * Lists with a child watch, once connected. The watch lives until the next change or until this
    * acquisition stops (then it is unregistered).
    */
-  private async listWatchedAfterReconnect(stop: StopSignal): Promise<WatchedListing> {
+  /** @internal */
+  async listWatchedAfterReconnect(stop: StopSignal): Promise<WatchedListing> {
     for (let attempt = 0; ; attempt++) {
       await this.whenConnected(stop);
       try {
@@ -297,7 +236,8 @@ export class LockQueue {
     }
   }
 
-  private async listAfterReconnect(stop: StopSignal): Promise<string[]> {
+  /** @internal Lists once connected, retrying connection losses. */
+  async listAfterReconnect(stop: StopSignal): Promise<string[]> {
     for (let attempt = 0; ; attempt++) {
       await this.whenConnected(stop);
       try {
@@ -310,7 +250,8 @@ export class LockQueue {
   }
 
   /** Our place in a listing, sorted by sequence. Throws if our node is not in it. */
-  private placeIn(children: string[], seat: QueueSeat, stop: StopSignal): { queue: QueueEntry[]; ownIndex: number } {
+  /** @internal */
+  placeIn(children: string[], seat: QueueSeat, stop: StopSignal): { queue: QueueEntry[]; ownIndex: number } {
     const { queue, indexOf } = sortedQueueOf(children);
     const ownIndex = indexOf.get(seat.name) ?? -1;
     if (ownIndex < 0) {
@@ -324,16 +265,24 @@ export class LockQueue {
   }
 
   /**
-   * Waits for the node `decision` names. Resolves to 'held' when we now hold the lock without
-   * listing, a fresh listing to decide on at once, or 'relist' (see {@link ObstacleWait}).
-   * Not an async function on the common path (see `enter`): one wait object, one promise.
+   * @internal Waits for the node `decision` names and reports to `sink` how it ended (see
+   * {@link ObstacleWait}). On the common path that is one wait object and no promise.
    */
-  private waitForNode(seat: QueueSeat, decision: NodeDecision, rule: OrderingRule, recheck: Recheck | undefined, stop: StopSignal): Promise<WaitResult> {
+  waitForNode(seat: QueueSeat, decision: NodeDecision, rule: OrderingRule, recheck: Recheck | undefined, stop: StopSignal, sink: WaitSink): void {
+    if (decision.confirmAfterWatch !== true && recheck === undefined) {
+      this.obstacleWait(decision, stop, sink).begin();
+      return;
+    }
+    this.confirmThenWait(seat, decision, rule, recheck, stop).then(
+      (next) => sink.waited(next),
+      (err: unknown) => sink.waitFailed(err),
+    );
+  }
+
+  private obstacleWait(decision: NodeDecision, stop: StopSignal, sink: WaitSink): ObstacleWait {
     const path = joinPath(this.path, decision.waitFor);
     const predecessor = decision.lastObstacleIfHeld === true ? localSeats(this.session).get(path) : undefined;
-    const wait = new ObstacleWait(this.session, path, stop, decision, predecessor);
-    if (decision.confirmAfterWatch !== true && recheck === undefined) return wait.outcome;
-    return this.confirmThenWait(seat, decision, wait, rule, recheck, stop);
+    return new ObstacleWait(this.session, path, stop, decision, predecessor, sink);
   }
 
   /**
@@ -341,15 +290,12 @@ export class LockQueue {
    * node can change state without going (`confirmAfterWatch`; returns that listing if the answer
    * changed), and ends early ('relist') when the recipe says something outside the queue changed.
    */
-  private async confirmThenWait(
-    seat: QueueSeat,
-    decision: NodeDecision,
-    wait: ObstacleWait,
-    rule: OrderingRule,
-    recheck: Recheck | undefined,
-    stop: StopSignal,
-  ): Promise<WaitResult> {
-    wait.outcome.catch(() => undefined); // we may return before it settles (and then cancel it)
+  private async confirmThenWait(seat: QueueSeat, decision: NodeDecision, rule: OrderingRule, recheck: Recheck | undefined, stop: StopSignal): Promise<WaitResult> {
+    let sink!: WaitSink;
+    const outcome = new Promise<WaitResult>((resolve, reject) => (sink = { waited: resolve, waitFailed: reject }));
+    outcome.catch(() => undefined); // we may return before it settles (and then cancel the wait)
+    const wait = this.obstacleWait(decision, stop, sink);
+    wait.begin();
     try {
       if (decision.confirmAfterWatch === true) {
         const behindWatch = await this.listAfterReconnect(stop);
@@ -367,15 +313,15 @@ export class LockQueue {
           return behindWatch;
         }
       }
-      if (recheck === undefined) return await wait.outcome;
-      return await Promise.race([wait.outcome, recheck.next().then(() => 'relist' as const)]);
+      if (recheck === undefined) return await outcome;
+      return await Promise.race([outcome, recheck.next().then(() => 'relist' as const)]);
     } finally {
       wait.cancel();
     }
   }
 
-  /** Waits for any change of the queue's children (a semaphore's first waiter), then 'relist'. */
-  private async waitForChildren(children: string[], armed: WatchedListing | undefined, recheck: Recheck | undefined, stop: StopSignal): Promise<WaitResult> {
+  /** @internal */
+  async waitForChildren(children: string[], armed: WatchedListing | undefined, recheck: Recheck | undefined, stop: StopSignal): Promise<WaitResult> {
     // The listing we decided on may already carry the watch; otherwise set one now.
     let watched = armed !== undefined && armed.children === children ? armed : undefined;
     if (watched === undefined) {
@@ -389,7 +335,8 @@ export class LockQueue {
   }
 
   /** Touches our node so a successor watching it wakes up and decides again. */
-  private nudge(seat: QueueSeat, data: Uint8Array | null | undefined): void {
+  /** @internal */
+  nudge(seat: QueueSeat, data: Uint8Array | null | undefined): void {
     this.session.setData(seat.path, data ?? new Uint8Array(0)).catch(() => undefined);
   }
 

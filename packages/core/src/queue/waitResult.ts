@@ -11,3 +11,9 @@ export interface WatchedListing {
  * decision and the watch).
  */
 export type WaitResult = 'held' | 'relist' | 'relist-watched' | string[] | WatchedListing;
+
+/** Where a wait reports how it ended: the waiting contender itself, or a promise's settle functions. */
+export interface WaitSink {
+  waited(result: WaitResult): void;
+  waitFailed(reason: unknown): void;
+}

@@ -13,9 +13,9 @@ export type NodeWaitOutcome =
   | 'handed-over';
 
 /** A wait on one node: its outcome, and ways to end it early. */
-export interface NodeWait<T = NodeWaitOutcome> {
+export interface NodeWait {
   /** Settles at the node's deletion or data change; rejects with the stop reason when stopped. */
-  readonly outcome: Promise<T>;
+  readonly outcome: Promise<NodeWaitOutcome>;
   /** Ends the wait now with `outcome` (nothing happens if it has already ended). */
   settle(outcome: NodeWaitOutcome): void;
   /** Gives the wait up: unregisters everything; `outcome` never settles. */
@@ -31,7 +31,9 @@ export interface NodeWait<T = NodeWaitOutcome> {
  * one-shot wire watch when it fires or the session ends.
  */
 export function watchUntilGone(session: ZkSession, path: string, stop: Stoppable): NodeWait {
-  return new NodeWatch(session, path, stop);
+  const wait = new PromisedNodeWatch(session, path, stop);
+  wait.begin();
+  return wait;
 }
 
 /** {@link watchUntilGone} for an AbortSignal, as a plain promise (rejects with `signal.reason`). */
@@ -40,14 +42,11 @@ export function waitUntilGone(session: ZkSession, path: string, signal: AbortSig
 }
 
 /**
- * The wait itself: one object, one promise and one watcher function per wait (a process may have
- * ten thousand queued). Subclasses may turn the outcome into their own result ({@link interpret})
- * and learn when the wait ends ({@link onEnd}), without another promise or closure.
+ * The wait itself, reporting to its subclass ({@link settled} / {@link failed}) rather than through
+ * a promise: one object and one watcher function per wait (a process may have ten thousand queued).
+ * Call {@link begin} once constructed.
  */
-export class NodeWatch<T = NodeWaitOutcome> implements NodeWait<T>, StopListener {
-  readonly outcome: Promise<T>;
-  private resolve!: (result: T) => void;
-  private reject!: (reason: unknown) => void;
+export abstract class NodeWatch implements StopListener {
   private ended = false;
   private readonly watcher: (event: WatchEvent) => void;
 
@@ -56,47 +55,46 @@ export class NodeWatch<T = NodeWaitOutcome> implements NodeWait<T>, StopListener
     private readonly path: string,
     private readonly stop: Stoppable,
   ) {
-    this.outcome = new Promise<T>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
     this.watcher = (event) => this.settle(event.type === 'deleted' ? 'gone' : 'changed');
-    stop.addStopListener(this);
+  }
+
+  /** Subscribes to the stop and sets the watch. */
+  begin(): void {
+    this.stop.addStopListener(this);
     if (this.ended) return;
-    session.getData(path, this.watcher).then(
+    const { session, path, watcher } = this;
+    session.getData(path, watcher).then(
       () => {
         // Ended before the reply registered the watch: unregister it now.
-        if (this.ended) session.unwatch(path, this.watcher);
+        if (this.ended) session.unwatch(path, watcher);
       },
       (err: unknown) => {
         if (isZkError(err, 'NO_NODE')) this.settle('gone');
-        else if (this.end()) this.reject(err);
+        else if (this.end()) this.failed(err);
       },
     );
   }
 
-  /** True once the wait has ended (settled, cancelled or stopped). */
-  get isEnded(): boolean {
-    return this.ended;
-  }
-
+  /** Ends the wait now with `outcome` (nothing happens if it has already ended). */
   settle(outcome: NodeWaitOutcome): void {
-    if (this.end()) this.resolve(this.interpret(outcome));
+    if (this.end()) this.settled(outcome);
   }
 
+  /** Gives the wait up: unregisters everything; neither {@link settled} nor {@link failed} is called. */
   cancel(): void {
     this.end();
   }
 
   /** @internal The stop fired. */
   stopped(): void {
-    if (this.end()) this.reject(this.stop.reason);
+    if (this.end()) this.failed(this.stop.reason);
   }
 
-  /** What `outcome` resolves with; the outcome itself by default. */
-  protected interpret(outcome: NodeWaitOutcome): T {
-    return outcome as T;
-  }
+  /** The node went, changed, or the wait was settled by hand. Called at most once. */
+  protected abstract settled(outcome: NodeWaitOutcome): void;
+
+  /** The wait failed: the stop fired (its reason), or the watch's request failed. Called at most once. */
+  protected abstract failed(reason: unknown): void;
 
   /** Called once when the wait ends, however it ends. */
   protected onEnd(): void {}
@@ -109,5 +107,23 @@ export class NodeWatch<T = NodeWaitOutcome> implements NodeWait<T>, StopListener
     this.session.unwatch(this.path, this.watcher);
     this.onEnd();
     return true;
+  }
+}
+
+/** A {@link NodeWatch} whose outcome is a promise. */
+class PromisedNodeWatch extends NodeWatch implements NodeWait {
+  private resolve!: (outcome: NodeWaitOutcome) => void;
+  private reject!: (reason: unknown) => void;
+  readonly outcome = new Promise<NodeWaitOutcome>((resolve, reject) => {
+    this.resolve = resolve;
+    this.reject = reject;
+  });
+
+  protected settled(outcome: NodeWaitOutcome): void {
+    this.resolve(outcome);
+  }
+
+  protected failed(reason: unknown): void {
+    this.reject(reason);
   }
 }
