@@ -33,6 +33,7 @@ import { rawDeleteToWatch } from './raw/deleteToWatch.js';
 import { RawUncontended } from './raw/uncontended.js';
 
 const MUTEX_WORKER = fileURLToPath(new URL('../packages/mutex/test/workers/mutexWorker.ts', import.meta.url));
+const RAW_LOCK_LOOP = fileURLToPath(new URL('./raw/lockLoopWorker.ts', import.meta.url));
 const OUR_MANY_WAITERS = fileURLToPath(new URL('./workers/ourManyWaiters.ts', import.meta.url));
 const RAW_MANY_WAITERS = fileURLToPath(new URL('./raw/manyWaitersProcess.ts', import.meta.url));
 /** JVM flags for the many short-lived Curator processes: small heaps, quick start-up. */
@@ -89,6 +90,8 @@ export interface ContendedRep {
 export interface ContendedResult {
   ours: ContendedRep[];
   curator: ContendedRep[];
+  /** The same loop as ours, written on the raw client (bench/raw/lockLoopWorker.ts): the protocol's floor. */
+  rawLoop: ContendedRep[];
   /** Raw delete-to-watch samples (ns), all repetitions: both sessions in the bench process. */
   rawDeleteToWatchNs: number[];
   /** The same with the watching session in another process (includes waking it). */
@@ -103,6 +106,8 @@ export interface DrainRep {
 export interface Queue64Result {
   ours: DrainRep[];
   curator: DrainRep[];
+  /** The raw-client lock loop (bench/raw/lockLoopWorker.ts), one section per process. */
+  rawLoop: DrainRep[];
   processes: number;
   holdMs: number;
 }
@@ -271,7 +276,7 @@ function contendedRep(library: string, intervals: Interval[]): ContendedRep {
 }
 
 async function scenarioContended(connectString: string, dir: string, o: MutexBenchOptions): Promise<ContendedResult> {
-  const result: ContendedResult = { ours: [], curator: [], rawDeleteToWatchNs: [], rawCrossProcessDeleteToWatchNs: [] };
+  const result: ContendedResult = { ours: [], curator: [], rawLoop: [], rawDeleteToWatchNs: [], rawCrossProcessDeleteToWatchNs: [] };
   const processes = 8;
   for (let rep = 0; rep < o.reps; rep++) {
     log(`8 contending processes rep ${rep + 1}/${o.reps}`);
@@ -279,6 +284,8 @@ async function scenarioContended(connectString: string, dir: string, o: MutexBen
     result.ours.push(contendedRep('zk-recipes', intervalsOf(await runFleet(await startNodeFleet(MUTEX_WORKER, processes, oursArgs)))));
     const curatorArgs = ['mutex', connectString, `${dir}/curator-${rep}`, String(o.contendedIterations), String(o.contendedHoldMs)];
     result.curator.push(contendedRep('Curator', intervalsOf(await runFleet(await startCuratorFleet(processes, curatorArgs)))));
+    const rawArgs = [connectString, `${dir}/raw-loop-${rep}`, String(o.contendedIterations), String(o.contendedHoldMs)];
+    result.rawLoop.push(contendedRep('raw loop', intervalsOf(await runFleet(await startNodeFleet(RAW_LOCK_LOOP, processes, rawArgs)))));
 
     result.rawDeleteToWatchNs.push(...(await rawDeleteToWatch(connectString, `${dir}/raw-${rep}`, 200, 20)));
     result.rawCrossProcessDeleteToWatchNs.push(...(await rawCrossProcessDeleteToWatch(connectString, `${dir}/raw-x-${rep}`, 200, 20)));
@@ -337,7 +344,7 @@ async function drainBehindBlocker(session: ZkSession, path: string, processes: n
 async function scenarioQueue64(connectString: string, session: ZkSession, dir: string, o: MutexBenchOptions): Promise<Queue64Result> {
   const processes = 64;
   const holdMs = 20;
-  const result: Queue64Result = { ours: [], curator: [], processes, holdMs };
+  const result: Queue64Result = { ours: [], curator: [], rawLoop: [], processes, holdMs };
   for (let rep = 0; rep < o.reps64; rep++) {
     log(`64 queued processes rep ${rep + 1}/${o.reps64}: zk-recipes`);
     const oursPath = `${dir}/ours-${rep}`;
@@ -347,6 +354,9 @@ async function scenarioQueue64(connectString: string, session: ZkSession, dir: s
     result.curator.push(
       await drainBehindBlocker(session, curatorPath, processes, () => startCuratorFleet(processes, ['mutex', connectString, curatorPath, '1', String(holdMs)], SMALL_JVM)),
     );
+    log(`64 queued processes rep ${rep + 1}/${o.reps64}: raw lock loop`);
+    const rawPath = `${dir}/raw-${rep}`;
+    result.rawLoop.push(await drainBehindBlocker(session, rawPath, processes, () => startNodeFleet(RAW_LOCK_LOOP, processes, [connectString, rawPath, '1', String(holdMs)])));
   }
   return result;
 }
@@ -442,10 +452,13 @@ export function mutexBenchMarkdown(r: MutexBenchReport, command: string): string
       [
         ['zk-recipes (8 Node processes)', med(c.ours, (x) => x.sectionsPerSecond).toFixed(0), list(c.ours, (x) => x.sectionsPerSecond), fmtMs(med(c.ours, (x) => x.gapP50Ms), 3), list(c.ours, (x) => x.gapP50Ms, 2), fmtMs(med(c.ours, (x) => x.gapP99Ms), 2)],
         ['Curator (8 JVMs)', med(c.curator, (x) => x.sectionsPerSecond).toFixed(0), list(c.curator, (x) => x.sectionsPerSecond), fmtMs(med(c.curator, (x) => x.gapP50Ms), 3), list(c.curator, (x) => x.gapP50Ms, 2), fmtMs(med(c.curator, (x) => x.gapP99Ms), 2)],
+        ['raw lock loop (the same recipe on node-zookeeper-client alone, 8 Node processes)', med(c.rawLoop, (x) => x.sectionsPerSecond).toFixed(0), list(c.rawLoop, (x) => x.sectionsPerSecond), fmtMs(med(c.rawLoop, (x) => x.gapP50Ms), 3), list(c.rawLoop, (x) => x.gapP50Ms, 2), fmtMs(med(c.rawLoop, (x) => x.gapP99Ms), 2)],
         ['raw: delete → other session\'s watch fires (same process; the target\'s floor)', '', '', ms(p(c.rawDeleteToWatchNs, 0.5)), '', ms(p(c.rawDeleteToWatchNs, 0.99))],
         ['raw: delete → watch fires in another process', '', '', ms(p(c.rawCrossProcessDeleteToWatchNs, 0.5)), '', ms(p(c.rawCrossProcessDeleteToWatchNs, 0.99))],
       ],
     ),
+    '',
+    `Ratios (medians): sections/s ours/Curator ${fmtRatio(med(c.ours, (x) => x.sectionsPerSecond) / med(c.curator, (x) => x.sectionsPerSecond))}, ours/raw loop ${fmtRatio(med(c.ours, (x) => x.sectionsPerSecond) / med(c.rawLoop, (x) => x.sectionsPerSecond))}; gap p50 ours/raw loop ${fmtRatio(med(c.ours, (x) => x.gapP50Ms) / med(c.rawLoop, (x) => x.gapP50Ms))}, raw loop/raw delete-to-watch ${fmtRatio(med(c.rawLoop, (x) => x.gapP50Ms) / nsToMs(p(c.rawDeleteToWatchNs, 0.5)))}.`,
     '',
     `### 3. ${q.processes} processes queued on one lock, ${q.holdMs} ms holds (ideal drain ${q.processes * q.holdMs} ms)`,
     '',
@@ -456,6 +469,7 @@ export function mutexBenchMarkdown(r: MutexBenchReport, command: string): string
       [
         ['zk-recipes (64 Node processes)', fmtMs(med(q.ours, (x) => x.drainMs), 0), list(q.ours, (x) => x.drainMs), fmtRatio(med(q.ours, (x) => x.drainMs) / (q.processes * q.holdMs)), fmtMs(med(q.ours, (x) => x.gapP50Ms), 2)],
         ['Curator (64 JVMs)', fmtMs(med(q.curator, (x) => x.drainMs), 0), list(q.curator, (x) => x.drainMs), fmtRatio(med(q.curator, (x) => x.drainMs) / (q.processes * q.holdMs)), fmtMs(med(q.curator, (x) => x.gapP50Ms), 2)],
+        ['raw lock loop (the same recipe on node-zookeeper-client alone, 64 Node processes)', fmtMs(med(q.rawLoop, (x) => x.drainMs), 0), list(q.rawLoop, (x) => x.drainMs), fmtRatio(med(q.rawLoop, (x) => x.drainMs) / (q.processes * q.holdMs)), fmtMs(med(q.rawLoop, (x) => x.gapP50Ms), 2)],
       ],
     ),
     '',

@@ -3,10 +3,15 @@
  * starts and stops its own ZooKeeper server unless ZK_CONNECT is set).
  * `npm run bench:mutex` = `bench/run.ts mutex`: only the named ones. Arguments after the names
  * (from the first one starting with `--`) go to every benchmark.
+ *
+ * The benchmarks measure the compiled library (`dist/`, what users run): this builds it first
+ * (`tsc -b`) and sets `ZKR_LIBRARY=dist` for every process it starts. `ZKR_LIBRARY=source` measures
+ * the TypeScript sources through tsx instead.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { nodeScriptArgs } from '../packages/testing/src/nodeScriptArgs.js';
 
 const BENCHES = ['mutex', 'rwlock', 'semaphore'] as const;
 
@@ -21,6 +26,12 @@ if (unknown.length > 0) {
 }
 const selected = names.length > 0 ? names : [...BENCHES];
 
+process.env.ZKR_LIBRARY ??= 'dist';
+if (process.env.ZKR_LIBRARY === 'dist') {
+  const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
+  execFileSync(process.execPath, [tsc, '-b'], { stdio: 'inherit', cwd: fileURLToPath(new URL('..', import.meta.url)) });
+}
+
 let failed = false;
 for (const name of selected) {
   const script = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
@@ -32,7 +43,7 @@ for (const name of selected) {
   }
   process.stdout.write(`\n## ${name}\n\n`);
   const code = await new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', script, ...passThrough], { stdio: 'inherit' });
+    const child = spawn(process.execPath, [...nodeScriptArgs(script), ...passThrough], { stdio: 'inherit' });
     // Ctrl-C reaches the child through the terminal's process group; just wait for it.
     child.once('close', (c) => resolve(c));
   });

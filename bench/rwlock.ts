@@ -17,7 +17,7 @@
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
-import { fourLetterWord, spawnCuratorWorker, TestingServer } from '@zk-recipes/testing';
+import { fourLetterWord, nodeScriptArgs, spawnCuratorWorker, TestingServer } from '@zk-recipes/testing';
 
 interface Mix {
   name: string;
@@ -163,7 +163,7 @@ function maxConcurrentReaders(sections: readonly Section[]): number {
 
 function runNode(args: readonly string[]): Promise<unknown[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeScriptArgs(args[0]!), ...args.slice(1)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { GO_LINE, isReadyLine, spawnCuratorWorker, type CuratorWorker } from '@zk-recipes/testing';
+import { nodeScriptArgs } from '@zk-recipes/testing';
 
 /** A started fleet, every member at its start line. */
 export interface Fleet {
@@ -27,7 +28,7 @@ interface NodeMember {
 }
 
 function spawnNodeMember(script: string, args: readonly string[], name: string): NodeMember {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', script, ...args], {
+  const child = spawn(process.execPath, [...nodeScriptArgs(script), ...args], {
     env: { ...process.env, ZKR_WORKER_NAME: name },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

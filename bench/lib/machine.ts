@@ -46,3 +46,10 @@ export async function packetsReceived(connectString: string): Promise<number> {
   const mntr = await fourLetterWord(host!, Number(port), 'mntr');
   return Number(/^zk_packets_received\s+(\d+)/m.exec(mntr)?.[1] ?? Number.NaN);
 }
+
+/** The server's count of watches outstanding (`wchs`: "Total watches:N"). */
+export async function watchCount(connectString: string): Promise<number> {
+  const [host, port] = connectString.split(',')[0]!.split('/')[0]!.split(':');
+  const wchs = await fourLetterWord(host!, Number(port), 'wchs');
+  return Number(/Total watches:\s*(\d+)/.exec(wchs)?.[1] ?? Number.NaN);
+}

@@ -1,5 +1,6 @@
 /** Child processes for the benchmarks: Node scripts (through tsx) that print JSON lines. */
 import { spawn } from 'node:child_process';
+import { nodeScriptArgs } from '@zk-recipes/testing';
 
 /**
  * Runs `node [nodeFlags] --conditions=source --import tsx <script> ...args` to completion and
@@ -8,7 +9,7 @@ import { spawn } from 'node:child_process';
  */
 export function runNodeScript(script: string, args: readonly string[], options: { nodeFlags?: readonly string[]; timeoutMs?: number } = {}): Promise<unknown[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(options.nodeFlags ?? []), '--conditions=source', '--import', 'tsx', script, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...nodeScriptArgs(script), ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

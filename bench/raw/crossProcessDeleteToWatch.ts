@@ -9,11 +9,12 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { RawZk } from './rawZk.js';
+import { nodeScriptArgs } from '@zk-recipes/testing';
 
 const WATCHER = fileURLToPath(new URL('./watchProcess.ts', import.meta.url));
 
 export async function rawCrossProcessDeleteToWatch(connectString: string, dir: string, n: number, warmup: number): Promise<number[]> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', WATCHER, connectString], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeScriptArgs(WATCHER), connectString], { stdio: ['pipe', 'pipe', 'inherit'] });
   const queue: Array<{ type: string; at?: string }> = [];
   let wake: (() => void) | undefined;
   createInterface({ input: child.stdout! }).on('line', (text) => {

@@ -13,3 +13,4 @@ export * from './criticalSections.js';
 export * from './runWorkers.js';
 export * from './workerSide.js';
 export * from './observeNodes.js';
+export * from './nodeScriptArgs.js';

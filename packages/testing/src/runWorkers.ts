@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { guardChild } from './processGuard.js';
 import { GO_LINE, isReadyLine } from './workerSide.js';
+import { nodeScriptArgs } from './nodeScriptArgs.js';
 
 /** Options of {@link runWorkers}. */
 export interface RunWorkersOptions {
@@ -70,7 +71,7 @@ interface Running {
 function startWorker(options: RunWorkersOptions, index: number): Running {
   const args = typeof options.args === 'function' ? options.args(index) : (options.args ?? []);
   const name = `worker-${index}`;
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', options.script, ...args], {
+  const child = spawn(process.execPath, [...nodeScriptArgs(options.script), ...args], {
     cwd: options.cwd ?? process.cwd(),
     env: { ...process.env, ...options.env, ZKR_WORKER_INDEX: String(index), ZKR_WORKER_NAME: name },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { nodeScriptArgs } from '../../../testing/src/nodeScriptArgs.js';
 
 /** The repository root: `tsx` resolves from here. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -28,7 +29,7 @@ export interface NodeWorker {
 
 /** Starts `node --conditions=source --import tsx <script> ...args` and parses its JSON lines. */
 export function spawnNodeWorker(script: string, args: readonly string[]): NodeWorker {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', script, ...args], {
+  const child = spawn(process.execPath, [...nodeScriptArgs(script), ...args], {
     cwd: REPO_ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -1,0 +1,43 @@
+/**
+ * Raw floor of "N processes contending for one lock": the classic recipe written directly on
+ * node-zookeeper-client, no lock library. Loops: create an EPHEMERAL_SEQUENTIAL node with the
+ * listing pipelined behind it; if first, hold; else set an exists watch on the predecessor and, when
+ * it fires, list again and decide again. Prints the same lines as mutexWorker.ts (one per critical
+ * section, process.hrtime.bigint()), so the bench measures it the same way.
+ * Usage: lockLoopWorker.ts <connectString> <dir> <iterations> <holdMs>
+ */
+import { report, workerName, workerReady } from '@zk-recipes/testing';
+import { RawZk } from './rawZk.js';
+
+const [connectString, dir, iterationsArg, holdMsArg] = process.argv.slice(2);
+if (connectString === undefined || dir === undefined) throw new Error('usage: lockLoopWorker.ts <connectString> <dir> <iterations> <holdMs>');
+const iterations = Number(iterationsArg ?? 20);
+const holdMs = Number(holdMsArg ?? 1);
+const worker = workerName();
+
+const sequenceOf = (name: string): number => Number(name.slice(-10));
+
+const zk = await RawZk.connect(connectString, 10_000);
+await zk.mkdirp(dir);
+await workerReady();
+for (let i = 0; i < iterations; i++) {
+  const created = zk.createSequential(`${dir}/lock-`);
+  let listing = zk.getChildren(dir);
+  const own = (await created).slice(dir.length + 1);
+  for (;;) {
+    const sorted = (await listing).sort((a, b) => sequenceOf(a) - sequenceOf(b));
+    const index = sorted.indexOf(own);
+    if (index === 0) break;
+    let fired!: () => void;
+    const gone = new Promise<void>((resolve) => (fired = resolve));
+    if (await zk.existsWatch(`${dir}/${sorted[index - 1]!}`, () => fired())) await gone;
+    listing = zk.getChildren(dir);
+  }
+  const start = process.hrtime.bigint();
+  if (holdMs > 0) await new Promise((resolve) => setTimeout(resolve, holdMs));
+  const end = process.hrtime.bigint();
+  await zk.delete(`${dir}/${own}`);
+  report({ type: 'section', worker, start, end });
+}
+zk.close();
+report({ type: 'done', worker });
