@@ -1,4 +1,5 @@
 import { isZkError } from '../errors.js';
+import { joinPath } from '../nodes/index.js';
 import type { EnterOptions, Created, LockQueue } from './LockQueue.js';
 import { localSeats, type LocalSeatState } from './localSeats.js';
 import type { Decision } from './OrderingRule.js';
@@ -27,6 +28,12 @@ export class Contender implements WaitSink {
   private readonly sessionSignal: AbortSignal;
   private seat: QueueSeat | undefined;
   private state: LocalSeatState | undefined;
+  /** Whether we have waited at all (a holder at its first look needs no announcement). */
+  private hasWaited = false;
+  /** The node right behind ours in the last listing, if any. */
+  private behind: string | undefined;
+  /** The last wait's decision asked us to announce when it ends with the lock (see exclusiveRule). */
+  private announceAfterWait = false;
 
   constructor(
     private readonly queue: LockQueue,
@@ -64,7 +71,8 @@ export class Contender implements WaitSink {
   /** The wait we started ended: act on it (see {@link WaitResult}). */
   waited(next: WaitResult): void {
     if (next === 'held') {
-      this.hold();
+      // Held without a fresh listing: a waiter may have queued right behind us since our last one.
+      this.hold(this.announceAfterWait && (this.behind === undefined || !this.isLocal(this.behind)));
     } else if (next === 'relist') {
       this.queue.listAfterReconnect(this.stop).then(
         (children) => this.decide(children, undefined),
@@ -106,32 +114,50 @@ export class Contender implements WaitSink {
     const { queue, options, stop, recheck } = this;
     const seat = this.seat!;
     let decision: Decision;
-    let behind: boolean;
+    let ownIndex: number;
+    let length: number;
     try {
       const place = queue.placeIn(children, seat, stop);
       recheck?.arm();
       decision = options.rule(place.queue, place.ownIndex);
-      behind = place.ownIndex < place.queue.length - 1;
+      ownIndex = place.ownIndex;
+      length = place.queue.length;
+      this.behind = place.queue[ownIndex + 1]?.name;
       stop.firstLookDone();
     } catch (err) {
       this.fail(err);
       return;
     }
     if (decision.held) {
-      if (decision.nudgeSuccessor === true && behind) queue.nudge(seat, options.data);
-      this.hold();
-    } else if ('waitForChildren' in decision) {
+      if (decision.nudgeSuccessor === true && ownIndex < length - 1) queue.nudge(seat, options.data);
+      // Only a waiter that listed while we still waited can need it, and such a waiter is in this
+      // listing: the one right behind us, if another process's.
+      const behind = this.behind;
+      this.hold(decision.announceHolding === true && this.hasWaited && behind !== undefined && !this.isLocal(behind));
+      return;
+    }
+    this.hasWaited = true;
+    if ('waitForChildren' in decision) {
+      this.announceAfterWait = false;
       queue.waitForChildren(children, armed, recheck, stop).then(
         (next) => this.waited(next),
         (err: unknown) => this.waitFailed(err),
       );
     } else {
+      this.announceAfterWait = decision.announceHolding === true;
       queue.waitForNode(seat, decision, options.rule, recheck, stop, this);
     }
   }
 
-  private hold(): void {
+  /** Whether `name` in our directory is a node of this process (session). */
+  private isLocal(name: string): boolean {
+    return localSeats(this.queue.session).has(joinPath(this.queue.path, name));
+  }
+
+  /** @param announce touch our node so the (other process's) waiter behind us knows we hold */
+  private hold(announce: boolean): void {
     this.state!.held = true;
+    if (announce) this.queue.nudge(this.seat!, this.options.data);
     this.finish();
     this.resolve(this.seat!);
   }

@@ -1,4 +1,5 @@
 import type { ZkSession } from '../session/ZkSession.js';
+import type { Stat } from '../session/types.js';
 import { NodeWatch, type NodeWaitOutcome } from '../watch/waitUntilGone.js';
 import { followLocalHolder, unfollowLocalHolder, type LocalSeatState, type LocalSuccessor } from './localSeats.js';
 import type { Decision } from './OrderingRule.js';
@@ -14,6 +15,9 @@ export type NodeDecision = Extract<Decision, { waitFor: string }>;
  * as it leaves, without a server round trip), 'relist-watched' after a nudge, else 'relist'.
  */
 export class ObstacleWait extends NodeWatch implements LocalSuccessor {
+  /** The watched node announced that it holds the lock (see exclusiveRule). */
+  private announcedHolder = false;
+
   constructor(
     session: ZkSession,
     path: string,
@@ -31,11 +35,26 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor {
     super.begin();
   }
 
+  protected override watched(stat: Stat): void {
+    if (this.decision.announceHolding === true && stat.version > 0) this.announcedHolder = true;
+  }
+
+  protected override onEvent(outcome: 'gone' | 'changed'): void {
+    if (outcome === 'changed' && this.decision.announceHolding === true) {
+      // It holds now: keep waiting for it to go, which then leaves the lock to us.
+      this.announcedHolder = true;
+      this.rearm();
+      return;
+    }
+    this.settle(outcome);
+  }
+
   protected settled(outcome: NodeWaitOutcome): void {
     const decision = this.decision;
+    const heldAhead = this.predecessor?.held === true || this.announcedHolder;
     let next: WaitResult = 'relist';
     if (outcome === 'handed-over') next = 'held';
-    else if (outcome === 'gone' && (decision.lastObstacle || (decision.lastObstacleIfHeld === true && this.predecessor?.held === true))) next = 'held';
+    else if (outcome === 'gone' && (decision.lastObstacle || (decision.lastObstacleIfHeld === true && heldAhead))) next = 'held';
     // A nudge: our predecessor was promoted, so we are probably the first waiter now.
     else if (outcome === 'changed' && decision.confirmAfterWatch === true) next = 'relist-watched';
     this.sink.waited(next);

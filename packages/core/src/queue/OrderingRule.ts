@@ -12,6 +12,8 @@ export type Decision =
        * waiter, which must now watch the whole queue). Costs one write, not awaited.
        */
       readonly nudgeSuccessor?: boolean;
+      /** See {@link exclusiveRule}: touch our node now that we hold, for the waiter behind us. */
+      readonly announceHolding?: boolean;
     }
   | {
       readonly held: false;
@@ -36,6 +38,13 @@ export type Decision =
        * changed. Costs one pipelined listing per wait.
        */
       readonly confirmAfterWatch?: boolean;
+      /**
+       * See {@link exclusiveRule}: nodes of this kind announce when they hold, so a data change
+       * of `waitFor` (or a version above 0) means it holds; with `lastObstacleIfHeld`, its going
+       * then leaves us the lock without listing again. Also: announce ourselves when this wait
+       * ends with the lock held.
+       */
+      readonly announceHolding?: boolean;
     }
   | {
       readonly held: false;
@@ -49,9 +58,20 @@ export type Decision =
  */
 export type OrderingRule = (queue: readonly QueueEntry[], ownIndex: number) => Decision;
 
-/** Mutex / write lock: held if first; otherwise wait for the immediate predecessor. */
+/**
+ * Mutex: held if first; otherwise wait for the immediate predecessor.
+ *
+ * Holder announcement (exclusive locks). A waiter that listed while its predecessor was still
+ * waiting cannot tell, when that node goes, whether it went as the holder (then the lock is ours)
+ * or gave up early (then someone may still be ahead): it must list again, one more round trip on
+ * every hand-off. So a contender that is granted the lock touches its node (setData, not awaited,
+ * done while it holds) when the node behind it may belong to another process; the waiter watching
+ * it sees the change (or a version above 0 when it sets its watch), re-arms its watch, and takes
+ * the lock as soon as the node goes. Successors in this process need no touch (they are handed
+ * over locally). Curator's waiters, which wake on any event, simply list again.
+ */
 export const exclusiveRule: OrderingRule = (queue, ownIndex) => {
-  if (ownIndex === 0) return { held: true };
+  if (ownIndex === 0) return { held: true, announceHolding: true };
   const predecessor = queue[ownIndex - 1]!;
-  return { held: false, waitFor: predecessor.name, lastObstacle: ownIndex === 1, lastObstacleIfHeld: true };
+  return { held: false, waitFor: predecessor.name, lastObstacle: ownIndex === 1, lastObstacleIfHeld: true, announceHolding: true };
 };

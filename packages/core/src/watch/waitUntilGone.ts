@@ -1,7 +1,7 @@
 import { isZkError } from '../errors.js';
 import { stoppableOf, type StopListener, type Stoppable } from '../queue/stoppable.js';
 import type { ZkSession } from '../session/ZkSession.js';
-import type { WatchEvent } from '../session/types.js';
+import type { Stat, WatchEvent } from '../session/types.js';
 
 /** Why a wait on a node ended without an error. */
 export type NodeWaitOutcome =
@@ -55,18 +55,35 @@ export abstract class NodeWatch implements StopListener {
     private readonly path: string,
     private readonly stop: Stoppable,
   ) {
-    this.watcher = (event) => this.settle(event.type === 'deleted' ? 'gone' : 'changed');
+    this.watcher = (event) => this.onEvent(event.type === 'deleted' ? 'gone' : 'changed');
   }
 
   /** Subscribes to the stop and sets the watch. */
   begin(): void {
     this.stop.addStopListener(this);
-    if (this.ended) return;
+    if (!this.ended) this.arm();
+  }
+
+  /** Sets the watch again (after a data change the subclass chose to see through). */
+  protected rearm(): void {
+    if (!this.ended) this.arm();
+  }
+
+  /** The watch is set; `stat` is the node's as of then. */
+  protected watched(_stat: Stat): void {}
+
+  /** The watch fired: by default the wait ends with that outcome. */
+  protected onEvent(outcome: 'gone' | 'changed'): void {
+    this.settle(outcome);
+  }
+
+  private arm(): void {
     const { session, path, watcher } = this;
     session.getData(path, watcher).then(
-      () => {
+      ({ stat }) => {
         // Ended before the reply registered the watch: unregister it now.
         if (this.ended) session.unwatch(path, watcher);
+        else this.watched(stat);
       },
       (err: unknown) => {
         if (isZkError(err, 'NO_NODE')) this.settle('gone');

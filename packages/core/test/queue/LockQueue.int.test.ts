@@ -12,6 +12,8 @@ import { childrenOf, pollUntil, untilChildCount } from '../../../testing/src/obs
 import { expireSession, sharedServer, uniqueRoot } from '../session/support.js';
 
 const OP_CREATE2 = 15;
+const OP_GET_DATA = 4;
+const OP_GET_CHILDREN2 = 12;
 const root = uniqueRoot('engine');
 let server: ReturnType<typeof sharedServer>;
 let session: ZkSession;
@@ -108,6 +110,40 @@ describe('LockQueue', () => {
     const seat = await waiter;
     await queue.leave(seat);
     expect(await children(path)).toEqual([]);
+  });
+
+  it('a holder granted after waiting announces itself, so the other process waiting behind it takes over without listing again', async () => {
+    const path = `${root}/announce`;
+    const second = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000 });
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const third = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
+    opened.push(second, third);
+    try {
+      const first = await enterExclusive(new LockQueue(session, path));
+      // Held at its first look: nobody can have listed while it waited, so no announcement.
+      expect((await observer.exists(first.path))?.version).toBe(0);
+      const secondQueue = new LockQueue(second, path);
+      const secondSeat = enterExclusive(secondQueue);
+      await untilChildCount(observer, path, 2, 5000);
+      const thirdSeat = enterExclusive(new LockQueue(third, path));
+      await untilChildCount(observer, path, 3, 5000);
+      await pollUntil(() => third.diagnostics.watchers >= 1, 5000, 'the third to watch the second');
+      const mark = proxy.frames.length;
+      await new LockQueue(session, path).leave(first);
+      const held = await secondSeat;
+      // Granted after waiting, with another process's node behind: it touches its node.
+      await pollUntil(async () => (await observer.exists(held.path))?.version === 1, 5000, 'the announcement');
+      await secondQueue.leave(held);
+      const last = await thirdSeat;
+      const requests = proxy.frames.slice(mark).filter((f) => f.direction === 'request' && (f.xid ?? 0) >= 0);
+      // The third re-armed its watch after the announcement (getData) and never listed again.
+      expect(requests.map((f) => f.type)).not.toContain(OP_GET_CHILDREN2);
+      expect(requests.map((f) => f.type)).toContain(OP_GET_DATA);
+      await new LockQueue(third, path).leave(last);
+      expect(await children(path)).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('a wait that times out, is aborted, or loses its session leaves no node behind', async () => {

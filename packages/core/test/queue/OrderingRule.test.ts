@@ -8,12 +8,12 @@ const queue = sortedChildren([
   'lock-0000000002',
 ]);
 
-describe('exclusiveRule (mutex, write lock)', () => {
-  it('holds when first', () => {
-    expect(exclusiveRule(queue, 0)).toEqual({ held: true });
+describe('exclusiveRule (mutex)', () => {
+  it('holds when first, and announces it', () => {
+    expect(exclusiveRule(queue, 0)).toEqual({ held: true, announceHolding: true });
   });
-  it('waits for the immediate predecessor; the head is the last obstacle', () => {
-    expect(exclusiveRule(queue, 1)).toEqual({ held: false, waitFor: queue[0]!.name, lastObstacle: true, lastObstacleIfHeld: true });
-    expect(exclusiveRule(queue, 2)).toEqual({ held: false, waitFor: 'lock-0000000002', lastObstacle: false, lastObstacleIfHeld: true });
+  it('waits for the immediate predecessor; the head is the last obstacle; a holder predecessor would be the last', () => {
+    expect(exclusiveRule(queue, 1)).toEqual({ held: false, waitFor: queue[0]!.name, lastObstacle: true, lastObstacleIfHeld: true, announceHolding: true });
+    expect(exclusiveRule(queue, 2)).toEqual({ held: false, waitFor: 'lock-0000000002', lastObstacle: false, lastObstacleIfHeld: true, announceHolding: true });
   });
 });
