@@ -60,7 +60,7 @@ export interface MutexBenchOptions {
 }
 
 export const DEFAULT_OPTIONS: MutexBenchOptions = {
-  reps: 3,
+  reps: 5,
   reps64: 2,
   reps10k: 1,
   uncontendedN: 400,
