@@ -109,9 +109,16 @@ export class StopSignal implements Stoppable, StopListener {
     if (this.stopReason !== undefined) throw this.stopReason;
   }
 
-  /** Resolves with `promise`, or rejects with the stop reason as soon as we stop. */
+  /**
+   * Resolves with `promise`, or rejects with the stop reason as soon as we stop. Takes charge of
+   * `promise` on every path: its own rejection, if it comes second, is not reported as unhandled.
+   */
   race<T>(promise: Promise<T>): Promise<T> {
-    if (this.stopReason !== undefined) return Promise.reject(this.stopReason);
+    if (this.stopReason !== undefined) {
+      // Often born rejected by the same stop (e.g. a wait on `this.signal`): handle it here.
+      promise.catch(ignore);
+      return Promise.reject(this.stopReason);
+    }
     return new Promise<T>((resolve, reject) => {
       const listener: StopListener = { stopped: () => reject(this.stopReason) };
       this.addStopListener(listener);
@@ -146,3 +153,5 @@ export class StopSignal implements Stoppable, StopListener {
     this.dispose();
   }
 }
+
+function ignore(): void {}

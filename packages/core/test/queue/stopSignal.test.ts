@@ -78,6 +78,28 @@ describe('StopSignal', () => {
     session.abort(); // disposed: no longer follows the session
     expect(stop.aborted).toBe(false);
   });
+
+  // The CI failure of 2026-11-22: `race(session.waitForConnected(stop.signal))` after the stop had
+  // fired. The lazy signal is born aborted, so the inner promise is born rejected, and `race`
+  // returned early without ever handling it: an unhandled rejection that fails the whole run.
+  it('race on a stopped signal still handles the promise it was given', async () => {
+    const session = new AbortController();
+    const stop = new StopSignal({ sessionSignal: session.signal, what: 'lock /f' });
+    session.abort(new Error('expired'));
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const inner = Promise.reject(stop.signal.reason);
+      await expect(stop.race(inner)).rejects.toMatchObject({ code: 'SESSION_LOST' });
+      // Node reports unhandled rejections after the microtask queue drains.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
 });
 
 describe('SmallSet', () => {
