@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 
 /** The ZooKeeper four-letter-word commands the helpers use (all whitelisted by our servers). */
-export type FourLetterWord = 'srvr' | 'mntr' | 'cons' | 'dump' | 'stat' | 'ruok' | 'conf' | 'envi' | 'wchs';
+export type FourLetterWord = 'srvr' | 'mntr' | 'cons' | 'dump' | 'stat' | 'ruok' | 'conf' | 'envi' | 'wchs' | 'wchp';
 
 /**
  * Sends a four-letter word to a ZooKeeper server and resolves with its whole answer (the server

@@ -40,7 +40,7 @@ import type {
   Watcher,
   ZkSessionEvents,
 } from './types.js';
-import { CM_STATES, createWireClient, type ConnectionManager, type WireClient, type WireEvent } from './wire.js';
+import { CM_STATES, createWireClient, forgetWireDataWatcher, type ConnectionManager, type WireClient, type WireEvent } from './wire.js';
 import { OwnRequest, installHardening } from './wireHardening.js';
 import { WatchRegistry, type WatchKind } from './watchRegistry.js';
 
@@ -50,6 +50,9 @@ const WIRE_EVENT_TYPES: Record<number, WatchEventType> = {
   3: 'dataChanged',
   4: 'childrenChanged',
 };
+
+/** RemoveWatchesRequest type for a data watch (Watcher.WatcherType.Data in ZooKeeper). */
+const WATCHER_TYPE_DATA = 2;
 
 /** How long close() waits for the server to confirm the session close before dropping the socket. */
 const CLOSE_WAIT_MS = 2_000;
@@ -266,15 +269,47 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
 
   /** Reads a node's data and stat; `watcher` fires on its next change or deletion. */
   getData(path: string, watcher?: Watcher): Promise<{ data: Buffer; stat: Stat }> {
-    return this.call('getData', path, (gen) => {
+    let arming: Generation | undefined;
+    const reply = this.call<{ data: Buffer; stat: Stat }>('getData', path, (gen) => {
       const w = new JuteWriter().ustring(withChroot(gen.cm.chrootPath, path)).bool(watcher !== undefined);
+      if (watcher) {
+        arming = gen;
+        gen.watches.armStarted('data', path);
+      }
       return new OwnRequest(OP.getData, body(w), (r) => {
         const data = r.buffer();
         const stat = r.stat();
-        if (watcher) this.addWatch(gen, 'data', path, watcher);
+        if (watcher) {
+          arming = undefined;
+          gen.watches.armEnded('data', path);
+          this.addWatch(gen, 'data', path, watcher);
+        }
         return { data, stat };
       });
     });
+    // No watch was set (NO_NODE, connection loss, ...): the arming is over all the same.
+    if (watcher) reply.catch(() => arming?.watches.armEnded('data', path));
+    return reply;
+  }
+
+  /**
+   * Stops calling `watcher` for the data watch on `path` and, when no other watcher of this session
+   * remains there (and none is being set), removes the watch from the server too (REMOVE_WATCHES,
+   * ZooKeeper 3.5+, not awaited) and from the wire client, so no reconnection sets it again. For a
+   * wait given up on a node that stays put: its later change would otherwise still be sent to,
+   * and wake, this process. Costs one request; {@link unwatch} costs none but leaves the watch
+   * until the node changes.
+   */
+  removeDataWatch(path: string, watcher: Watcher): void {
+    const gen = this.gen;
+    const entry = gen.watches.takeIfIdle('data', path, watcher);
+    if (entry === null) return;
+    if (entry.wire !== undefined) forgetWireDataWatcher(gen.cm, path, entry.wire);
+    if (gen.retired || this.closing) return;
+    this.call<void>('removeWatches', path, (g) => {
+      const w = new JuteWriter().ustring(withChroot(g.cm.chrootPath, path)).int(WATCHER_TYPE_DATA);
+      return new OwnRequest(OP.removeWatches, body(w), () => undefined);
+    }).catch(() => undefined); // NO_WATCHER: it fired meanwhile; a lost connection: forgotten anyway
   }
 
   /**
@@ -287,12 +322,22 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
 
   /** The node's stat, or null if it does not exist; `watcher` fires on its creation/change/deletion. */
   exists(path: string, watcher?: Watcher): Promise<Stat | null> {
-    return this.call('exists', path, (gen) => {
+    let arming: Generation | undefined;
+    const reply = this.call<Stat | null>('exists', path, (gen) => {
       const w = new JuteWriter().ustring(withChroot(gen.cm.chrootPath, path)).bool(watcher !== undefined);
+      // It sets a data watch when the node exists (see removeDataWatch).
+      if (watcher) {
+        arming = gen;
+        gen.watches.armStarted('data', path);
+      }
       return new OwnRequest(
         OP.exists,
         body(w),
         (r, header) => {
+          if (watcher) {
+            arming = undefined;
+            gen.watches.armEnded('data', path);
+          }
           if (header.err === -101) {
             if (watcher) this.addWatch(gen, 'exist', path, watcher);
             return null;
@@ -305,6 +350,8 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
         true,
       );
     });
+    if (watcher) reply.catch(() => arming?.watches.armEnded('data', path));
+    return reply;
   }
 
   /** Deletes a node; `version` -1 (default) means any version. */
@@ -516,6 +563,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       const type = WIRE_EVENT_TYPES[event.getType()];
       if (type) gen.watches.fire(entry, { type, path } satisfies WatchEvent);
     };
+    entry.wire = wireWatcher;
     if (kind === 'data') gen.cm.registerDataWatcher(path, wireWatcher);
     else if (kind === 'child') gen.cm.registerChildWatcher(path, wireWatcher);
     else gen.cm.registerExistenceWatcher(path, wireWatcher);

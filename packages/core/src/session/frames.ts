@@ -19,6 +19,7 @@ export const OP = {
   check: 13,
   multi: 14,
   create2: 15,
+  removeWatches: 18,
   createContainer: 19,
   ping: 11,
   auth: 100,

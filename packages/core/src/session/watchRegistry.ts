@@ -7,12 +7,15 @@
  */
 import { SmallSet } from '../util/SmallSet.js';
 import type { WatchEvent, Watcher } from './types.js';
+import type { WireEvent } from './wire.js';
 
 /** data: getData / exists on an existing node; exist: exists on a missing node; child: getChildren. */
 export type WatchKind = 'data' | 'exist' | 'child';
 
 /** The user watchers of one (kind, path): usually one (a waiter watching its predecessor). */
 export class WatchEntry extends SmallSet<Watcher> {
+  /** The one wire-level watcher registered for this key (set by the session). */
+  wire: ((event: WireEvent) => void) | undefined;
   constructor(readonly key: string) {
     super();
   }
@@ -20,6 +23,8 @@ export class WatchEntry extends SmallSet<Watcher> {
 
 export class WatchRegistry {
   private readonly entries = new Map<string, WatchEntry>();
+  /** Requests in flight that will set a watch on a key (see {@link takeIfIdle}). */
+  private readonly arming = new Map<string, number>();
   private dropped = false;
 
   /**
@@ -34,7 +39,7 @@ export class WatchRegistry {
    */
   add(kind: WatchKind, path: string, watcher: Watcher): WatchEntry | null {
     if (this.dropped) return null;
-    const key = `${kind}\u0000${path}`;
+    const key = keyOf(kind, path);
     const existing = this.entries.get(key);
     if (existing) {
       existing.add(watcher);
@@ -73,7 +78,36 @@ export class WatchRegistry {
    * nothing that grows.
    */
   remove(path: string, watcher: Watcher): void {
-    for (const kind of ['data', 'exist', 'child'] as const) this.entries.get(`${kind}\u0000${path}`)?.delete(watcher);
+    for (const kind of ['data', 'exist', 'child'] as const) this.entries.get(keyOf(kind, path))?.delete(watcher);
+  }
+
+  /** A request that sets a watch on (kind, path) was sent; call {@link armEnded} when it settles. */
+  armStarted(kind: WatchKind, path: string): void {
+    const key = keyOf(kind, path);
+    this.arming.set(key, (this.arming.get(key) ?? 0) + 1);
+  }
+
+  armEnded(kind: WatchKind, path: string): void {
+    const key = keyOf(kind, path);
+    const left = (this.arming.get(key) ?? 1) - 1;
+    if (left > 0) this.arming.set(key, left);
+    else this.arming.delete(key);
+  }
+
+  /**
+   * Forgets `watcher` on (kind, path), and when it was the last of ours there and no request that
+   * sets that watch is in flight, takes the entry out and returns it: the caller may then remove
+   * the watch from the server without stranding anyone (a request in flight would set the watch
+   * again after the removal, and its waiter would then never be told).
+   */
+  takeIfIdle(kind: WatchKind, path: string, watcher: Watcher): WatchEntry | null {
+    const key = keyOf(kind, path);
+    const entry = this.entries.get(key);
+    if (entry === undefined) return null;
+    entry.delete(watcher);
+    if (entry.size > 0 || this.arming.has(key)) return null;
+    this.entries.delete(key);
+    return entry;
   }
 
   /** Number of (kind, path) keys with a wire-level watcher outstanding. */
@@ -92,5 +126,10 @@ export class WatchRegistry {
   dropAll(): void {
     this.dropped = true;
     this.entries.clear();
+    this.arming.clear();
   }
+}
+
+function keyOf(kind: WatchKind, path: string): string {
+  return `${kind}\u0000${path}`;
 }

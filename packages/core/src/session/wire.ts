@@ -67,7 +67,26 @@ export interface ConnectionManager {
   registerDataWatcher(path: string, watcher: (event: WireEvent) => void): void;
   registerChildWatcher(path: string, watcher: (event: WireEvent) => void): void;
   registerExistenceWatcher(path: string, watcher: (event: WireEvent) => void): void;
+  /** lib/WatcherManager.js: one EventEmitter per watched path, listeners on 'notification'. */
+  watcherManager: { dataWatchers: Record<string, WireWatchEmitter | undefined> };
   on(event: 'state', listener: (state: number) => void): void;
+}
+
+/** The per-path emitter of the wire client's WatcherManager. */
+export interface WireWatchEmitter {
+  removeListener(event: 'notification', listener: (event: WireEvent) => void): void;
+  listenerCount(event: 'notification'): number;
+}
+
+/**
+ * Forgets a data watcher in the wire client, so it is not set again on the server (SetWatches)
+ * after a reconnection. The wire client has no API for this; its WatcherManager is plain data.
+ */
+export function forgetWireDataWatcher(cm: ConnectionManager, path: string, watcher: (event: WireEvent) => void): void {
+  const emitter = cm.watcherManager.dataWatchers[path];
+  if (emitter === undefined) return;
+  emitter.removeListener('notification', watcher);
+  if (emitter.listenerCount('notification') === 0) delete cm.watcherManager.dataWatchers[path];
 }
 
 /** lib/Event.js */

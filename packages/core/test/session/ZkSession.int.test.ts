@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '../../src/session/index.js';
 import { SessionClosedError, ZooKeeperError, InvalidArgumentError } from '../../src/errors.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
+import { fourLetterWord } from '@zk-recipes/testing';
 import { nextEvent, pollUntil, sharedServer, uniqueRoot } from './support.js';
 
 let server: ReturnType<typeof sharedServer>;
@@ -256,6 +257,63 @@ describe('watches', () => {
       await t.close();
       await proxy.close();
     }
+  });
+});
+
+describe('removeDataWatch', () => {
+  /** Whether the server holds a watch on `path` for our session (`wchp`: paths, then session ids). */
+  async function serverWatches(path: string): Promise<boolean> {
+    const answer = await fourLetterWord(server.host, server.port, 'wchp');
+    const lines = answer.split('\n').map((line) => line.trim());
+    const at = lines.indexOf(path);
+    if (at < 0) return false;
+    const sessions: string[] = [];
+    for (const line of lines.slice(at + 1)) {
+      if (!line.startsWith('0x')) break;
+      sessions.push(line);
+    }
+    return sessions.some((id) => BigInt(id) === s.sessionIdBigInt);
+  }
+
+  it('removes the server-side watch once the last local watcher goes, and a change then reaches nobody', async () => {
+    const p = `${root}/remove-watch`;
+    await s.create(p, null);
+    const seen: string[] = [];
+    const a = (e: { type: string }) => void seen.push(`a:${e.type}`);
+    const b = (e: { type: string }) => void seen.push(`b:${e.type}`);
+    await s.getData(p, a);
+    await s.getData(p, b);
+    expect(await serverWatches(p)).toBe(true);
+    s.removeDataWatch(p, a);
+    await s.exists(root); // a round trip: anything sent before it has been handled
+    expect(await serverWatches(p)).toBe(true); // b still watches
+    s.removeDataWatch(p, b);
+    await s.exists(root);
+    expect(await serverWatches(p)).toBe(false);
+    expect(s.diagnostics.watchKeys).toBe(0);
+    await s.setData(p, Buffer.from('changed'));
+    await s.exists(root);
+    expect(seen).toEqual([]);
+    // Watching again registers afresh.
+    const fired = new Promise<string>((resolve) => void s.getData(p, (e) => resolve(e.type)));
+    await pollUntil(async () => serverWatches(p), 5000, 'watch set again');
+    await s.setData(p, Buffer.from('again'));
+    expect(await fired).toBe('dataChanged');
+  });
+
+  it('keeps the watch when another request of ours is setting it at that moment', async () => {
+    const p = `${root}/remove-watch-race`;
+    await s.create(p, null);
+    const first = () => undefined;
+    await s.getData(p, first);
+    // A second waiter's getData is on the wire when the first one gives up: removing the server
+    // watch now would strip the watch the second request is about to rely on.
+    const fired = new Promise<string>((resolve) => void s.getData(p, (e) => resolve(e.type)));
+    s.removeDataWatch(p, first);
+    await s.exists(root);
+    expect(await serverWatches(p)).toBe(true);
+    await s.setData(p, Buffer.from('x'));
+    expect(await fired).toBe('dataChanged');
   });
 });
 
