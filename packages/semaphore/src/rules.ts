@@ -7,14 +7,23 @@ function weightOf(entry: QueueEntry): number {
 }
 
 /**
+ * Above this many holders ahead of it, the first waiter watches the directory instead of each
+ * holder: one child watch then costs less than that many data watches, at the price of waking on
+ * arrivals too.
+ */
+export const MAX_WATCHED_HOLDERS = 64;
+
+/**
  * The `queue` layout's rule, FIFO by sequence: a node holds its leases iff the leases of every
  * node before it plus its own fit in `maxLeases()`. So holders are always a prefix of the queue, a
  * large request at the head is never overtaken, and a node gets all its leases or none (two
  * clients asking for more than half can never each hold a part and wait for each other).
  *
- * Waiting is herd-free: only the first waiter watches the directory (any release may admit it);
- * every later waiter watches its predecessor, which nudges it on becoming a holder, so a release
- * wakes at most one waiting process and a freed lease is taken at once.
+ * Waiting is herd-free. The first waiter (every node ahead of it holds) watches each holder:
+ * whichever releases wakes it, and only it, and it decides again without listing; arrivals wake
+ * nobody. Every later waiter watches its predecessor, which nudges it on becoming a holder; it
+ * then lists and is the first waiter. So a release wakes at most one waiting process, and a
+ * freed lease is taken as soon as the first waiter hears of it.
  *
  * `maxLeases` is read at every decision, so a shared count's current value applies.
  */
@@ -31,7 +40,8 @@ export function leaseQueueRule(maxLeases: () => number): OrderingRule {
       }
     }
     if (!waiterAhead && before + weightOf(queue[ownIndex]!) <= max) return { held: true, nudgeSuccessor: true };
-    if (!waiterAhead) return { held: false, waitForChildren: true };
+    if (!waiterAhead && ownIndex > MAX_WATCHED_HOLDERS) return { held: false, waitForChildren: true };
+    if (!waiterAhead) return { held: false, waitForAnyOf: queue.slice(0, ownIndex).map((entry) => entry.name) };
     return { held: false, waitFor: queue[ownIndex - 1]!.name, lastObstacle: false, confirmAfterWatch: true };
   };
 }

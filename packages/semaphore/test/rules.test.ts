@@ -1,7 +1,7 @@
 import { sortedChildren, type Decision } from '@zk-recipes/core';
 import { describe, expect, it } from 'vitest';
 import { leaseKind, weightOfKind } from '../src/leaseKinds.js';
-import { curatorCountRule, failInsteadOfWaiting, leaseQueueRule } from '../src/rules.js';
+import { curatorCountRule, failInsteadOfWaiting, leaseQueueRule, MAX_WATCHED_HOLDERS } from '../src/rules.js';
 
 const GUID = '0f6c3e2a-1b2c-4d5e-8f90-123456789abc';
 /** Builds a lease queue from weights: node i has sequence i. */
@@ -10,6 +10,10 @@ function queueOf(weights: number[]) {
 }
 function decide(weights: number[], own: number, max: number): Decision {
   return leaseQueueRule(() => max)(queueOf(weights), own);
+}
+/** The names of the first `n` nodes of the queue built from `weights`. */
+function namesAhead(weights: number[], n: number): string[] {
+  return queueOf(weights).slice(0, n).map((entry) => entry.name);
 }
 
 describe('lease kinds', () => {
@@ -39,8 +43,14 @@ describe('leaseQueueRule', () => {
     for (const own of [0, 1, 2]) expect(decide([1, 1, 1, 1, 1], own, 3)).toEqual({ held: true, nudgeSuccessor: true });
   });
 
-  it('makes the first waiter, and only it, watch the whole directory', () => {
-    expect(decide([1, 1, 1, 1, 1], 3, 3)).toEqual({ held: false, waitForChildren: true });
+  it('makes the first waiter, and only it, wait for any of the holders ahead of it', () => {
+    expect(decide([1, 1, 1, 1, 1], 3, 3)).toEqual({ held: false, waitForAnyOf: namesAhead([1, 1, 1, 1, 1], 3) });
+  });
+
+  it(`makes a first waiter behind more than ${MAX_WATCHED_HOLDERS} holders watch the directory instead`, () => {
+    const many = new Array<number>(MAX_WATCHED_HOLDERS + 2).fill(1);
+    expect(decide(many, MAX_WATCHED_HOLDERS, MAX_WATCHED_HOLDERS)).toMatchObject({ held: false, waitForAnyOf: expect.any(Array) });
+    expect(decide(many, MAX_WATCHED_HOLDERS + 1, MAX_WATCHED_HOLDERS + 1)).toEqual({ held: false, waitForChildren: true });
   });
 
   it('makes every later waiter watch its predecessor, confirming after the watch', () => {
@@ -50,22 +60,22 @@ describe('leaseQueueRule', () => {
   });
 
   it('holds all n leases of a weighted node or none', () => {
-    expect(decide([1, 3], 1, 3)).toEqual({ held: false, waitForChildren: true });
+    expect(decide([1, 3], 1, 3)).toEqual({ held: false, waitForAnyOf: namesAhead([1, 3], 1) });
     expect(decide([3], 0, 3)).toEqual({ held: true, nudgeSuccessor: true });
     expect(decide([2, 1], 1, 3)).toMatchObject({ held: true });
-    expect(decide([2, 2], 1, 3)).toMatchObject({ held: false, waitForChildren: true });
+    expect(decide([2, 2], 1, 3)).toMatchObject({ held: false, waitForAnyOf: namesAhead([2, 2], 1) });
   });
 
   it('is FIFO: a big request at the head is not overtaken by smaller ones behind it', () => {
     // 1 held, then a request for 3 waits; a single lease behind it must wait although one is free.
-    expect(decide([1, 3, 1], 1, 3)).toEqual({ held: false, waitForChildren: true });
+    expect(decide([1, 3, 1], 1, 3)).toEqual({ held: false, waitForAnyOf: namesAhead([1, 3, 1], 1) });
     expect(decide([1, 3, 1], 2, 3)).toMatchObject({ held: false, waitFor: queueOf([1, 3, 1])[1]!.name });
   });
 
   it('cannot deadlock two requests for more than half: the first gets all, the second none', () => {
     // maxLeases 3, two clients ask for 2 each.
     expect(decide([2, 2], 0, 3)).toMatchObject({ held: true });
-    expect(decide([2, 2], 1, 3)).toMatchObject({ held: false, waitForChildren: true });
+    expect(decide([2, 2], 1, 3)).toMatchObject({ held: false, waitForAnyOf: namesAhead([2, 2], 1) });
     // When the first goes, the second holds.
     expect(decide([2], 0, 3)).toMatchObject({ held: true });
   });
@@ -82,10 +92,14 @@ describe('leaseQueueRule', () => {
       const firstWaiting = held.indexOf(false);
       if (firstWaiting >= 0) expect(held.slice(firstWaiting).every((h) => !h)).toBe(true);
       expect(weights.filter((_, i) => held[i]).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(max);
-      // Exactly one waiter watches the directory; the others watch their predecessor.
-      const childWatchers = decisions.filter((d) => !d.held && 'waitForChildren' in d).length;
-      expect(childWatchers).toBe(firstWaiting >= 0 ? 1 : 0);
-      if (firstWaiting >= 0) expect('waitForChildren' in decisions[firstWaiting]!).toBe(true);
+      // Exactly one waiter watches the holders, all of them (so any release reaches it and
+      // deciding again without the one that went is exact); the others watch their predecessor.
+      const holderWatchers = decisions.filter((d) => !d.held && 'waitForAnyOf' in d).length;
+      expect(holderWatchers).toBe(firstWaiting >= 0 ? 1 : 0);
+      if (firstWaiting >= 0) expect(decisions[firstWaiting]).toEqual({ held: false, waitForAnyOf: queue.slice(0, firstWaiting).map((e) => e.name) });
+      for (const [i, d] of decisions.entries()) {
+        if (i > firstWaiting && firstWaiting >= 0) expect(d).toMatchObject({ held: false, waitFor: queue[i - 1]!.name });
+      }
       // No lease idle while someone waits: the first waiter does not fit.
       if (firstWaiting >= 0) {
         const heldSum = weights.slice(0, firstWaiting).reduce((a, b) => a + b, 0);
@@ -106,7 +120,7 @@ describe('leaseQueueRule', () => {
 
   it('counts a lease node of an unknown weight as one lease', () => {
     const queue = sortedChildren([`_c_${GUID}-lease-0000000001`, `_c_${GUID}-other-0000000002`, `_c_${GUID}-lease-0000000003`]);
-    expect(leaseQueueRule(() => 2)(queue, 2)).toMatchObject({ held: false, waitForChildren: true });
+    expect(leaseQueueRule(() => 2)(queue, 2)).toMatchObject({ held: false, waitForAnyOf: [queue[0]!.name, queue[1]!.name] });
   });
 });
 

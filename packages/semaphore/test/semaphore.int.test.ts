@@ -19,32 +19,41 @@ async function connect(connectString = testConnectString()): Promise<ZkSession> 
 interface WakeUps {
   /** Watch notifications delivered (each one wakes the waiting process up). */
   count: number;
-  /** Children count of the latest listing that set a directory watch (-1: none yet). */
-  watchedListing: number;
+  /** Paths of the data watches this session set, in order (one entry per watch set). */
+  watchesSet: string[];
 }
 
-/** Counts the watch notifications a session delivers, and notes its directory watches. */
+/** Counts the watch notifications a session delivers, and notes the data watches it sets. */
 function countWakeUps(session: ZkSession): WakeUps {
-  const counter: WakeUps = { count: 0, watchedListing: -1 };
+  const counter: WakeUps = { count: 0, watchesSet: [] };
   for (const method of ['getChildren', 'getData', 'exists'] as const) {
     const original = session[method].bind(session) as (path: string, watcher?: (event: unknown) => void) => Promise<unknown>;
+    const wrapped = new Map<unknown, (event: unknown) => void>();
     (session as unknown as Record<string, unknown>)[method] = (path: string, watcher?: (event: unknown) => void) => {
-      const reply = original(
-        path,
-        watcher &&
-          ((event: unknown) => {
-            counter.count++;
-            watcher(event);
-          }),
-      );
-      if (method !== 'getChildren' || watcher === undefined) return reply;
-      return reply.then((result) => {
-        counter.watchedListing = (result as { children: string[] }).children.length;
-        return result;
-      });
+      let counting: ((event: unknown) => void) | undefined;
+      if (watcher !== undefined) {
+        counting = (event: unknown) => {
+          counter.count++;
+          watcher(event);
+        };
+        wrapped.set(watcher, counting);
+      }
+      const reply = original(path, counting);
+      if (method === 'getData' && watcher !== undefined) void reply.then(() => counter.watchesSet.push(path), () => undefined);
+      return reply;
     };
+    if (method === 'getData') {
+      // The engine gives up watches with the watcher it set them with: map it to ours.
+      const remove = session.removeDataWatch.bind(session);
+      session.removeDataWatch = (path, watcher) => remove(path, (wrapped.get(watcher) as typeof watcher | undefined) ?? watcher);
+    }
   }
   return counter;
+}
+
+/** Resolves once `counter` has set a data watch on `path` after its first `since` watches. */
+function untilWatched(counter: WakeUps, path: string, since: number): Promise<void> {
+  return until(() => counter.watchesSet.slice(since).includes(path));
 }
 
 /** Resolves once `condition()` holds (checked after each turn of the event loop). */
@@ -270,36 +279,59 @@ describe('InterProcessSemaphore (queue layout)', () => {
     await Promise.all((await Promise.all(waiters.slice(3))).map((l) => l.release()));
   });
 
-  it('a release wakes at most one waiting process (no herd)', async () => {
+  it('a release wakes at most one waiting process (no herd), and arrivals wake nobody', async () => {
     const path = `${root}/herd`;
     const sem = new InterProcessSemaphore(main, path, { maxLeases: 1 });
     let lease = await sem.acquire();
     const waiterCount = 5;
     const counters: WakeUps[] = [];
     const waiters: Array<Promise<Lease>> = [];
+    const total = () => counters.reduce((sum, c) => sum + c.count, 0);
     for (let i = 0; i < waiterCount; i++) {
       const session = await connect();
-      counters.push(countWakeUps(session));
+      const counter = countWakeUps(session);
+      counters.push(counter);
+      const before = total();
       waiters.push(new InterProcessSemaphore(session, path, { maxLeases: 1 }).acquire());
       await untilParticipants(sem, 2 + i);
+      await until(() => counter.watchesSet.length > 0); // its wait has begun
+      expect(total()).toBe(before); // nobody already waiting was woken by the arrival
     }
     const perRelease: number[] = [];
     for (let i = 0; i < waiterCount; i++) {
-      // Waiter i is the first waiter: it watches the directory (holder + waiters i..).
-      await until(() => counters[i]!.watchedListing === waiterCount - i + 1);
       const before = counters.map((c) => c.count);
+      const setBefore = counters[i + 1]?.watchesSet.length ?? 0;
       await lease.release();
       lease = await waiters[i]!;
-      // The new holder's nudge promotes waiter i+1, which then watches the directory.
-      if (i + 1 < waiterCount) await until(() => counters[i + 1]!.watchedListing === waiterCount - i);
+      // The new holder's nudge makes waiter i+1 the first waiter: it lists and watches the holder.
+      if (i + 1 < waiterCount) await untilWatched(counters[i + 1]!, lease.path, setBefore);
       const woken = counters.map((c, j) => c.count - before[j]!);
       perRelease.push(woken.reduce((a, b) => a + b, 0));
       // Waiters further back than the next one were not woken at all.
       expect(woken.slice(i + 2)).toEqual(new Array(Math.max(0, waiterCount - i - 2)).fill(0));
     }
     await lease.release();
-    // Per release: the first waiter's directory watch, plus the nudge that promotes the next one.
+    // Per release: the first waiter's watch on the holder, plus the nudge that promotes the next one.
     expect(Math.max(...perRelease)).toBeLessThanOrEqual(2);
+  });
+
+  it('a first waiter watches every holder, and once admitted is not woken by the others', async () => {
+    const path = `${root}/holders`;
+    const sem = new InterProcessSemaphore(main, path, { maxLeases: 2 });
+    const [a, b] = await Promise.all([sem.acquire(), sem.acquire()]);
+    const session = await connect();
+    const counter = countWakeUps(session);
+    const waiting = new InterProcessSemaphore(session, path, { maxLeases: 2 }).acquire();
+    await untilWatched(counter, a!.path, 0);
+    await untilWatched(counter, b!.path, 0);
+    await b!.release(); // the second holder goes first: any holder admits the first waiter
+    const lease = await waiting;
+    expect(counter.count).toBe(1);
+    await a!.release();
+    await session.exists(root); // the deletion's notification, had it been sent, came before this reply
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(counter.count).toBe(1); // its watch on `a` was removed when it was admitted
+    await lease.release();
   });
 });
 

@@ -1,5 +1,6 @@
 import { isZkError } from '../errors.js';
-import { joinPath } from '../nodes/index.js';
+import { joinPath, type QueueEntry } from '../nodes/index.js';
+import { AnyOfWait, type AnyOfSink } from './AnyOfWait.js';
 import type { EnterOptions, Created, LockQueue } from './LockQueue.js';
 import { localSeats, type LocalSeatState } from './localSeats.js';
 import type { Decision } from './OrderingRule.js';
@@ -16,7 +17,7 @@ import type { WaitResult, WaitSink, WatchedListing } from './waitResult.js';
  * a suspended async frame with its promises costs about as much again as this object. Each step's
  * ZooKeeper work is the queue's ({@link LockQueue}); this class only sequences the steps.
  */
-export class Contender implements WaitSink {
+export class Contender implements WaitSink, AnyOfSink {
   /** Settles with our seat once held; rejects with LOCK_TIMEOUT, ABORTED, SESSION_LOST or the failure. */
   readonly done: Promise<QueueSeat>;
   private resolve!: (seat: QueueSeat) => void;
@@ -34,6 +35,8 @@ export class Contender implements WaitSink {
   private behind: string | undefined;
   /** The last wait's decision asked us to announce when it ends with the lock (see exclusiveRule). */
   private announceAfterWait = false;
+  /** A wait for any of several nodes, with the queue it was decided on (see `waitForAnyOf`). */
+  private anyOf: { wait: AnyOfWait; queue: QueueEntry[] } | undefined;
 
   constructor(
     private readonly queue: LockQueue,
@@ -78,11 +81,6 @@ export class Contender implements WaitSink {
         (children) => this.decide(children, undefined),
         (err: unknown) => this.fail(err),
       );
-    } else if (next === 'relist-watched') {
-      this.queue.listWatchedAfterReconnect(this.stop).then(
-        (listing) => this.decide(listing.children, listing),
-        (err: unknown) => this.fail(err),
-      );
     } else if (Array.isArray(next)) {
       this.decide(next, undefined);
     } else {
@@ -107,29 +105,65 @@ export class Contender implements WaitSink {
   }
 
   /**
-   * Steps 2 and 3: ask the rule about `children`; hold, or wait for what it names.
+   * A node the current {@link AnyOfWait} watches is gone: decide again on the queue we waited on,
+   * without it. No listing: nodes never appear ahead of ours, and the rule named every node
+   * ahead whose going matters, so this queue is as good as a fresh one.
+   */
+  nodeGone(name: string): void {
+    const current = this.anyOf;
+    if (current === undefined) return;
+    const queue = current.queue.filter((entry) => entry.name !== name);
+    current.queue = queue;
+    this.decideOn(queue, queue.findIndex((entry) => entry.name === this.seat!.name), false, undefined);
+  }
+
+  /** The {@link AnyOfWait} failed (stopped, or a watch could not be set). */
+  anyOfFailed(reason: unknown): void {
+    this.anyOf = undefined;
+    this.waitFailed(reason);
+  }
+
+  /**
+   * Steps 2 and 3 on a fresh listing: ask the rule about `children`; hold, or wait for what it names.
    * @param armed the child watch the listing `children` came with, if any
    */
   private decide(children: string[], armed: WatchedListing | undefined): void {
-    const { queue, options, stop, recheck } = this;
-    const seat = this.seat!;
-    let decision: Decision;
-    let ownIndex: number;
-    let length: number;
+    let place: { queue: QueueEntry[]; ownIndex: number };
     try {
-      const place = queue.placeIn(children, seat, stop);
-      recheck?.arm();
-      decision = options.rule(place.queue, place.ownIndex);
-      ownIndex = place.ownIndex;
-      length = place.queue.length;
-      this.behind = place.queue[ownIndex + 1]?.name;
-      stop.firstLookDone();
+      place = this.queue.placeIn(children, this.seat!, this.stop);
     } catch (err) {
+      this.endAnyOf();
       this.fail(err);
       return;
     }
+    this.decideOn(place.queue, place.ownIndex, true, armed, children);
+  }
+
+  /**
+   * Asks the rule about `queue` (a fresh listing, or the last one without nodes seen gone) and
+   * acts on the answer.
+   */
+  private decideOn(queue: readonly QueueEntry[], ownIndex: number, fresh: boolean, armed: WatchedListing | undefined, children?: string[]): void {
+    const { options, stop, recheck, seat } = this;
+    let decision: Decision;
+    try {
+      recheck?.arm();
+      decision = options.rule(queue, ownIndex);
+      this.behind = queue[ownIndex + 1]?.name;
+      stop.firstLookDone();
+    } catch (err) {
+      this.endAnyOf();
+      this.fail(err);
+      return;
+    }
+    if ('waitForAnyOf' in decision && this.anyOf !== undefined && decision.waitForAnyOf.every((name) => this.anyOf!.wait.watches(name))) {
+      return; // still waiting for the nodes we watch
+    }
+    this.endAnyOf();
     if (decision.held) {
-      if (decision.nudgeSuccessor === true && ownIndex < length - 1) queue.nudge(seat, options.data);
+      // A waiter behind us may have listed while we still waited, and so watches us for the
+      // nudge: on a fresh listing it is in it, on an old one it may not be.
+      if (decision.nudgeSuccessor === true && (!fresh || ownIndex < queue.length - 1)) this.queue.nudge(seat!, options.data);
       // Only a waiter that listed while we still waited can need it, and such a waiter is in this
       // listing: the one right behind us, if another process's.
       const behind = this.behind;
@@ -137,16 +171,33 @@ export class Contender implements WaitSink {
       return;
     }
     this.hasWaited = true;
-    if ('waitForChildren' in decision) {
+    if ('waitForAnyOf' in decision) {
       this.announceAfterWait = false;
-      queue.waitForChildren(children, armed, recheck, stop).then(
+      const wait = new AnyOfWait(this.queue.session, this.queue.path, stop, this);
+      this.anyOf = { wait, queue: [...queue] };
+      wait.begin(decision.waitForAnyOf);
+      recheck?.next().then(() => {
+        if (this.anyOf?.wait !== wait) return;
+        this.endAnyOf();
+        this.waited('relist');
+      });
+    } else if ('waitForChildren' in decision) {
+      this.announceAfterWait = false;
+      this.queue.waitForChildren(children ?? queue.map((entry) => entry.name), armed, recheck, stop).then(
         (next) => this.waited(next),
         (err: unknown) => this.waitFailed(err),
       );
     } else {
       this.announceAfterWait = decision.announceHolding === true;
-      queue.waitForNode(seat, decision, options.rule, recheck, stop, this);
+      this.queue.waitForNode(seat!, decision, options.rule, recheck, stop, this);
     }
+  }
+
+  /** Ends the current {@link AnyOfWait}, if any (its leftover watches are removed). */
+  private endAnyOf(): void {
+    const current = this.anyOf;
+    this.anyOf = undefined;
+    current?.wait.cancel();
   }
 
   /** Whether `name` in our directory is a node of this process (session). */

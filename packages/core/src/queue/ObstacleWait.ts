@@ -12,7 +12,7 @@ export type NodeDecision = Extract<Decision, { waitFor: string }>;
 /**
  * A waiter's wait for the node its rule named, reporting straight what the engine does next:
  * 'held' when that node was the last obstacle (or was a holder of this process, which hands over
- * as it leaves, without a server round trip), 'relist-watched' after a nudge, else 'relist'.
+ * as it leaves, without a server round trip), else 'relist' (it went, or it was nudged).
  */
 export class ObstacleWait extends NodeWatch implements LocalSuccessor {
   /** The watched node announced that it holds the lock (see exclusiveRule). */
@@ -55,8 +55,6 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor {
     let next: WaitResult = 'relist';
     if (outcome === 'handed-over') next = 'held';
     else if (outcome === 'gone' && (decision.lastObstacle || (decision.lastObstacleIfHeld === true && heldAhead))) next = 'held';
-    // A nudge: our predecessor was promoted, so we are probably the first waiter now.
-    else if (outcome === 'changed' && decision.confirmAfterWatch === true) next = 'relist-watched';
     this.sink.waited(next);
   }
 

@@ -9,7 +9,8 @@ export type Decision =
       readonly held: true;
       /**
        * Touch our node's data once held, waking a successor that watches us (a semaphore's next
-       * waiter, which must now watch the whole queue). Costs one write, not awaited.
+       * waiter, which is now the first waiter and must watch the holders). Costs one write, not
+       * awaited; the engine skips it when a fresh listing shows nobody behind us.
        */
       readonly nudgeSuccessor?: boolean;
       /** See {@link exclusiveRule}: touch our node now that we hold, for the waiter behind us. */
@@ -45,6 +46,18 @@ export type Decision =
        * ends with the lock held.
        */
       readonly announceHolding?: boolean;
+    }
+  | {
+      readonly held: false;
+      /**
+       * Wait until any of these nodes goes, then decide again on the same listing without the
+       * nodes seen gone: no new listing. Name every node ahead of ours whose going could change
+       * the answer (a semaphore's first waiter: all the holders). The engine watches each, so
+       * whichever goes wakes this contender, and only it; arrivals behind it wake nobody.
+       * Deciding on the old listing is exact because nodes never appear ahead of ours (sequences
+       * only grow) and every node that matters is watched.
+       */
+      readonly waitForAnyOf: readonly string[];
     }
   | {
       readonly held: false;

@@ -5,12 +5,10 @@ export interface WatchedListing {
 }
 
 /**
- * How one wait ended: we hold the lock; here is a fresh listing (perhaps with a child watch armed);
- * list again; or list again with a child watch (a nudge said our predecessor was promoted, so we
- * are probably the first waiter now, who waits on the directory: one listing then serves both the
- * decision and the watch).
+ * How one wait ended: we hold the lock; here is a fresh listing (perhaps with a child watch
+ * armed); or list again.
  */
-export type WaitResult = 'held' | 'relist' | 'relist-watched' | string[] | WatchedListing;
+export type WaitResult = 'held' | 'relist' | string[] | WatchedListing;
 
 /** Where a wait reports how it ended: the waiting contender itself, or a promise's settle functions. */
 export interface WaitSink {

@@ -1,0 +1,102 @@
+import { isZkError } from '../errors.js';
+import { joinPath } from '../nodes/index.js';
+import type { ZkSession } from '../session/ZkSession.js';
+import type { Watcher } from '../session/types.js';
+import type { StopListener, Stoppable } from './stoppable.js';
+
+/** Where an {@link AnyOfWait} reports. */
+export interface AnyOfSink {
+  /** `name` is gone (deleted, or already gone when its watch was set). The wait goes on. */
+  nodeGone(name: string): void;
+  /** The stop fired (its reason), or a watch could not be set. The wait is over. */
+  anyOfFailed(reason: unknown): void;
+}
+
+/**
+ * A wait for any of several nodes of one directory to go: a counting semaphore's first waiter
+ * watching every holder ahead of it, so that whichever holder releases wakes it, and only it.
+ *
+ * One data watch per node (a data watch is not set on a node already gone: nothing dangles). Each
+ * departure is reported as soon as it is known and the others stay watched until the sink ends
+ * the wait ({@link cancel}); their watches are then removed from the server, so a holder that
+ * releases later does not wake a process that no longer waits. A data change of a watched node
+ * is not a departure: its watch is set again.
+ */
+export class AnyOfWait implements StopListener {
+  private ended = false;
+  /** Watched (or being watched) nodes by name, with the watcher of their current watch. */
+  private readonly watching = new Map<string, Watcher>();
+
+  constructor(
+    private readonly session: ZkSession,
+    private readonly dir: string,
+    private readonly stop: Stoppable,
+    private readonly sink: AnyOfSink,
+  ) {}
+
+  /** Sets a watch on each of `names` (pipelined) and subscribes to the stop. */
+  begin(names: readonly string[]): void {
+    this.stop.addStopListener(this);
+    for (const name of names) {
+      if (this.ended) return;
+      this.arm(name);
+    }
+  }
+
+  /** Whether `name` is watched by this wait now. */
+  watches(name: string): boolean {
+    return this.watching.has(name);
+  }
+
+  /** Ends the wait: nothing more is reported, and every watch still set is removed. */
+  cancel(): void {
+    if (!this.end()) return;
+    for (const [name, watcher] of this.watching) this.session.removeDataWatch(joinPath(this.dir, name), watcher);
+    this.watching.clear();
+  }
+
+  /** @internal The stop fired. */
+  stopped(): void {
+    if (this.ended) return;
+    const reason = this.stop.reason;
+    this.cancel();
+    this.sink.anyOfFailed(reason);
+  }
+
+  private arm(name: string): void {
+    const path = joinPath(this.dir, name);
+    const watcher: Watcher = (event) => {
+      if (this.ended || this.watching.get(name) !== watcher) return;
+      if (event.type === 'deleted') this.gone(name);
+      else this.arm(name); // changed, not gone: watch again
+    };
+    this.watching.set(name, watcher);
+    this.session.getData(path, watcher).then(
+      () => {
+        // Ended while the request was out: the watch it set has nobody to tell.
+        if (this.ended) this.session.removeDataWatch(path, watcher);
+      },
+      (err: unknown) => {
+        if (this.ended || this.watching.get(name) !== watcher) return;
+        if (isZkError(err, 'NO_NODE')) {
+          this.gone(name);
+          return;
+        }
+        this.cancel();
+        this.sink.anyOfFailed(err);
+      },
+    );
+  }
+
+  private gone(name: string): void {
+    this.watching.delete(name);
+    this.sink.nodeGone(name);
+  }
+
+  private end(): boolean {
+    if (this.ended) return false;
+    this.ended = true;
+    this.stop.removeStopListener(this);
+    return true;
+  }
+}
