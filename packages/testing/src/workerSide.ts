@@ -19,9 +19,25 @@ export function workerName(): string {
   return process.env['ZKR_WORKER_NAME'] ?? `pid-${process.pid}`;
 }
 
-/** Prints one JSON line to stdout; bigints become decimal strings. */
+/**
+ * `ZKR_REPORT=at-end` in a worker's environment: keep its lines and print them all with its `done`
+ * line (`ready` lines still go out at once). Benchmarks set it so that no contender spends CPU on
+ * output, nor wakes the parent to parse it, while the others are being measured; tests that watch
+ * a worker live (e.g. for its `acquired` line) leave it unset.
+ */
+const AT_END = process.env['ZKR_REPORT'] === 'at-end';
+const held: string[] = [];
+
+/** Prints one JSON line to stdout (or keeps it, see `ZKR_REPORT`); bigints become decimal strings. */
 export function report(line: object): void {
-  process.stdout.write(`${JSON.stringify(line, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}\n`);
+  const text = `${JSON.stringify(line, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}\n`;
+  const type = (line as { type?: unknown }).type;
+  if (!AT_END || type === 'ready') {
+    process.stdout.write(text);
+    return;
+  }
+  held.push(text);
+  if (type === 'done') process.stdout.write(held.splice(0).join(''));
 }
 
 /** Prints the ready line and resolves when the parent says go (runWorkers with `barrier: true`). */

@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { intervalFromJson, maxConcurrency } from '../src/criticalSections.js';
+import { nodeScriptArgs } from '../src/nodeScriptArgs.js';
 import { runWorkers, WorkersFailedError } from '../src/runWorkers.js';
 
 const SCRIPT = fileURLToPath(new URL('./fixtures/worker.ts', import.meta.url));
@@ -25,6 +28,34 @@ describe('runWorkers', { timeout: 60_000 }, () => {
     });
     expect(results.map((r) => r.lines)).toEqual([0, 1, 2].map((i) => [{ name: `worker-${i}`, extra: 'x', args: [`a${i}`] }]));
     expect(results.every((r) => r.exitCode === 0)).toBe(true);
+  });
+
+  it('ZKR_REPORT=at-end: a worker keeps its lines until its done line; ready still goes out at once', async () => {
+    const child = spawn(process.execPath, [...nodeScriptArgs(SCRIPT), 'at-end'], {
+      env: { ...process.env, ZKR_REPORT: 'at-end' },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const closed = new Promise((resolve) => child.once('close', resolve));
+    const received: Array<{ type: string }> = [];
+    let changed: () => void = () => undefined;
+    createInterface({ input: child.stdout! }).on('line', (text) => {
+      received.push(JSON.parse(text) as { type: string });
+      changed();
+    });
+    const untilReceived = async (n: number) => {
+      while (received.length < n) await new Promise<void>((resolve) => (changed = resolve));
+    };
+    await untilReceived(1);
+    expect(received.map((l) => l.type)).toEqual(['ready']);
+    child.stdin!.write('go\n');
+    // The section line is written now, but held: the worker waits for our answer, which it only
+    // gets once we have checked that nothing arrived.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(received.map((l) => l.type)).toEqual(['ready']);
+    child.stdin!.end('ok\n');
+    await untilReceived(3);
+    await closed;
+    expect(received).toEqual([{ type: 'ready' }, { type: 'section', i: 0 }, { type: 'done', answer: 'ok' }]);
   });
 
   it('barrier: releases all workers at once, after every one is ready', async () => {

@@ -275,8 +275,22 @@ public final class CuratorWorker {
                 "elapsedNs", Long.toString(System.nanoTime() - began)));
     }
 
+    /** ZKR_REPORT=at-end: keep lines until the done line (ready and error lines go out at once). */
+    private static final boolean AT_END = "at-end".equals(System.getenv("ZKR_REPORT"));
+    private static final StringBuilder HELD = new StringBuilder();
+
     static synchronized void emit(Map<String, Object> fields) {
-        System.out.println(Json.write(fields));
+        Object type = fields.get("type");
+        if (AT_END && !"ready".equals(type) && !"error".equals(type)) {
+            HELD.append(Json.write(fields)).append('\n');
+            if (!"done".equals(type)) return;
+            System.out.print(HELD);
+            HELD.setLength(0);
+        } else {
+            System.out.print(HELD);
+            HELD.setLength(0);
+            System.out.println(Json.write(fields));
+        }
         System.out.flush();
     }
 

@@ -219,23 +219,6 @@ export class LockQueue {
     return adopted;
   }
 
-  /**
-   * Lists with a child watch, once connected. The watch lives until the next change or until this
-   * acquisition stops (then it is unregistered).
-   */
-  /** @internal */
-  async listWatchedAfterReconnect(stop: StopSignal): Promise<WatchedListing> {
-    for (let attempt = 0; ; attempt++) {
-      await this.whenConnected(stop);
-      try {
-        return await stop.race(listAndWatchChildren(this.session, this.path, stop.signal));
-      } catch (err) {
-        if (stop.aborted || !isZkError(err, 'CONNECTION_LOSS')) throw err;
-        await this.pauseBeforeRetry(attempt, err, stop.signal);
-      }
-    }
-  }
-
   /** @internal Lists once connected, retrying connection losses. */
   async listAfterReconnect(stop: StopSignal): Promise<string[]> {
     for (let attempt = 0; ; attempt++) {

@@ -9,6 +9,7 @@
  */
 import { ZkSession } from '@zk-recipes/core';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
+import { report } from '@zk-recipes/testing';
 
 const [connectString, lockPath, mode, iterationsArg, holdMsArg, namingArg, startAtArg] = process.argv.slice(2);
 if (connectString === undefined || lockPath === undefined || (mode !== 'read' && mode !== 'write')) {
@@ -18,7 +19,8 @@ const iterations = Number(iterationsArg ?? 20);
 const holdMs = Number(holdMsArg ?? 1);
 const naming = namingArg === 'curator' ? 'curator' : 'zk-recipes';
 const worker = `node-${process.pid}`;
-const emit = (fields: Record<string, unknown>) => process.stdout.write(`${JSON.stringify({ ...fields, worker })}\n`);
+// report(): with ZKR_REPORT=at-end (benchmarks) the lines wait for the done line.
+const emit = (fields: Record<string, unknown>) => report({ ...fields, worker });
 
 const session = await ZkSession.connect({ connectString, sessionTimeoutMs: 10_000 });
 const rw = new InterProcessReadWriteLock(session, lockPath, { naming });

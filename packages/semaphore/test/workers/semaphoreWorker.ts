@@ -9,6 +9,7 @@
 import { createInterface } from 'node:readline';
 import { ZkSession } from '@zk-recipes/core';
 import { InterProcessSemaphore } from '@zk-recipes/semaphore';
+import { report } from '@zk-recipes/testing';
 
 const argv = process.argv.slice(2);
 const waitGo = argv[0] === '--wait-go';
@@ -31,19 +32,17 @@ if (waitGo) {
   lines.close();
 }
 const began = process.hrtime.bigint();
-const sections: string[] = [];
 for (let i = 0; i < iterations; i++) {
   const lease = await semaphore.acquire();
   const start = process.hrtime.bigint();
   if (holdMs > 0) await new Promise((resolve) => setTimeout(resolve, holdMs));
   const end = process.hrtime.bigint();
   await lease.release();
-  // Printed after the release so that writing output never lengthens the hold.
-  sections.push(JSON.stringify({ type: 'section', worker, lock: 'lease', i, start: String(start), end: String(end) }));
-  if (sections.length >= 10) process.stdout.write(`${sections.splice(0).join('\n')}\n`);
+  // Printed after the release so that writing output never lengthens the hold; with
+  // ZKR_REPORT=at-end (benchmarks) report() keeps the lines until the done line.
+  report({ type: 'section', worker, lock: 'lease', i, start, end });
 }
-if (sections.length > 0) process.stdout.write(`${sections.join('\n')}\n`);
-const elapsedNs = String(process.hrtime.bigint() - began);
+const elapsedNs = process.hrtime.bigint() - began;
 await session.close();
-process.stdout.write(`${JSON.stringify({ type: 'done', done: true, worker, iterations, elapsedNs })}\n`);
+report({ type: 'done', done: true, worker, iterations, elapsedNs });
 process.exit(0);
