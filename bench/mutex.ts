@@ -152,7 +152,11 @@ function partial<T>(scenario: string, result: T): T {
     const p50 = (xs: number[]) => (percentile(xs, 0.5) / 1e6).toFixed(3);
     log(`uncontended acquire p50 ms: ours ${p50(u.acquireNs.ours)} Curator ${p50(u.acquireNs.curator)} raw ${p50(u.acquireNs.raw)}`);
   } else {
-    log(`${scenario}: ${JSON.stringify(result)}`);
+    // Sample arrays (thousands of delete-to-watch times) would bury the log: show their size.
+    const summary = JSON.stringify(result, (_key, value: unknown) =>
+      Array.isArray(value) && value.length > 20 && typeof value[0] === 'number' ? `[${value.length} samples]` : value,
+    );
+    log(`${scenario}: ${summary}`);
   }
   return result;
 }

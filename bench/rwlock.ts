@@ -8,7 +8,7 @@
  * the span from the first section's start to the last section's end. Every run is also checked:
  * a write section overlapping any other section fails the benchmark.
  *
- * Usage: node --conditions=source --import tsx bench/rwlock.ts [--iterations N] [--hold-ms N] [--rounds N]
+ * Usage: node --conditions=source --import tsx bench/rwlock.ts [--iterations N] [--hold-ms N] [--rounds 3] [--warmup-rounds 1]
  * With several rounds (ours and Curator's alternate), the table shows each library's median round:
  * on a shared machine one round can be skewed by someone else's load.
  * Uses ZK_CONNECT when set; otherwise starts a throw-away ZooKeeper server.
@@ -45,6 +45,8 @@ export interface RwBenchResult {
    * follows everyone else's load; this shows the protocol's cost and does not.
    */
   requestsPerSection: number;
+  /** Sections per second of every measured round (the row shows the median round). */
+  perRound?: number[];
 }
 
 export const RW_MIXES: readonly Mix[] = [
@@ -59,13 +61,18 @@ const START_DELAY_MS = 8000;
 /** Runs every mix for both libraries and returns the results (ours first in each mix). */
 export async function runRwLockBench(
   connectString: string,
-  options: { iterations?: number; holdMs?: number; rounds?: number } = {},
+  options: { iterations?: number; holdMs?: number; rounds?: number; warmupRounds?: number } = {},
 ): Promise<RwBenchResult[]> {
   const iterations = options.iterations ?? 100;
   const holdMs = options.holdMs ?? 1;
-  const rounds = options.rounds ?? 1;
+  const rounds = options.rounds ?? 3;
   const results: RwBenchResult[] = [];
   const base = `/zk-recipes-bench/rwlock-${Date.now().toString(36)}`;
+  // Discarded: a fresh server JVM is still JIT-compiling (C2) during the first runs.
+  for (let w = 0; w < (options.warmupRounds ?? 1); w++) {
+    await runOurs(connectString, `${base}/warmup-ours-${w}`, RW_MIXES[0]!, iterations, holdMs);
+    await runCurator(connectString, `${base}/warmup-curator-${w}`, RW_MIXES[0]!, iterations, holdMs);
+  }
   for (const [m, mix] of RW_MIXES.entries()) {
     const ours: RwBenchResult[] = [];
     const theirs: RwBenchResult[] = [];
@@ -78,10 +85,10 @@ export async function runRwLockBench(
   return results;
 }
 
-/** The round with the median throughput. */
+/** The round with the median throughput, with every round's figure. */
 function median(results: readonly RwBenchResult[]): RwBenchResult {
   const sorted = [...results].sort((a, b) => a.sectionsPerSecond - b.sectionsPerSecond);
-  return sorted[(sorted.length - 1) >> 1]!;
+  return { ...sorted[(sorted.length - 1) >> 1]!, perRound: results.map((r) => Math.round(r.sectionsPerSecond)) };
 }
 
 async function runOurs(connectString: string, path: string, mix: Mix, iterations: number, holdMs: number): Promise<RwBenchResult> {
@@ -181,14 +188,14 @@ export function rwBenchTable(results: readonly RwBenchResult[], iterations: numb
   const rows = [
     `Read/write lock: each process loops ${iterations} x (acquire, hold ${holdMs} ms, release); one ZooKeeper session per process.`,
     '',
-    '| mix | library | critical sections | span (ms) | sections/s | vs Curator | max concurrent readers | ZooKeeper requests / section |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '| mix | library | critical sections | span (ms) | sections/s (median round) | per round | vs Curator | max concurrent readers | ZooKeeper requests / section |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
     const curator = results.find((c) => c.mix === r.mix && c.library === 'Curator 5.4');
     const ratio = curator === undefined ? '' : `${(r.sectionsPerSecond / curator.sectionsPerSecond).toFixed(2)}x`;
     rows.push(
-      `| ${r.mix} | ${r.library} | ${r.sections} | ${r.spanMs.toFixed(0)} | ${r.sectionsPerSecond.toFixed(0)} | ${ratio} | ${r.maxConcurrentReaders} | ${r.requestsPerSection.toFixed(1)} |`,
+      `| ${r.mix} | ${r.library} | ${r.sections} | ${r.spanMs.toFixed(0)} | ${r.sectionsPerSecond.toFixed(0)} | ${(r.perRound ?? []).join(', ')} | ${ratio} | ${r.maxConcurrentReaders} | ${r.requestsPerSection.toFixed(1)} |`,
     );
   }
   return rows.join('\n');
@@ -209,14 +216,15 @@ async function main(): Promise<void> {
   };
   const iterations = flag('--iterations', 100);
   const holdMs = flag('--hold-ms', 1);
-  const rounds = flag('--rounds', 1);
+  const rounds = flag('--rounds', 3);
+  const warmupRounds = flag('--warmup-rounds', 1);
   const explicit = process.env['ZK_CONNECT'];
   const server = explicit === undefined || explicit === '' ? await TestingServer.start() : undefined;
   try {
     const loadBefore = loadAverage();
-    const results = await runRwLockBench(explicit || server!.connectString, { iterations, holdMs, rounds });
+    const results = await runRwLockBench(explicit || server!.connectString, { iterations, holdMs, rounds, warmupRounds });
     process.stdout.write(`${rwBenchTable(results, iterations, holdMs)}\n\n`);
-    process.stdout.write(`${cpus().length} CPUs; load average (1/5/15 min) before: ${loadBefore}, after: ${loadAverage()}; ${rounds} round(s).\n`);
+    process.stdout.write(`${cpus().length} CPUs; load average (1/5/15 min) before: ${loadBefore}, after: ${loadAverage()}; ${warmupRounds} warm-up round(s) of the first mix discarded, then ${rounds} measured round(s), ours and Curator's alternating.\n`);
     if (argv.includes('--json')) for (const r of results) process.stdout.write(`${JSON.stringify(r)}\n`);
   } finally {
     await server?.stop();

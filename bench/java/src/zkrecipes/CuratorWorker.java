@@ -104,7 +104,7 @@ public final class CuratorWorker {
             code = 1;
         }
         // Curator and ZooKeeper leave non-daemon threads behind; do not wait for them.
-        System.out.flush();
+        flushHeld();
         System.exit(code);
     }
 
@@ -275,7 +275,17 @@ public final class CuratorWorker {
                 "elapsedNs", Long.toString(System.nanoTime() - began)));
     }
 
-    /** ZKR_REPORT=at-end: keep lines until the done line (ready and error lines go out at once). */
+    /** Prints the lines kept back (ZKR_REPORT=at-end); every exit path calls it. */
+    static synchronized void flushHeld() {
+        System.out.print(HELD);
+        HELD.setLength(0);
+        System.out.flush();
+    }
+
+    /**
+     * ZKR_REPORT=at-end: keep lines until the done line or the exit (ready and error lines go out
+     * at once, after what was kept).
+     */
     private static final boolean AT_END = "at-end".equals(System.getenv("ZKR_REPORT"));
     private static final StringBuilder HELD = new StringBuilder();
 
