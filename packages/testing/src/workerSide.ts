@@ -21,12 +21,14 @@ export function workerName(): string {
 
 /**
  * `ZKR_REPORT=at-end` in a worker's environment: keep its lines and print them all with its `done`
- * line (`ready` lines still go out at once). Benchmarks set it so that no contender spends CPU on
+ * line, or at exit (`ready` lines still go out at once). Benchmarks set it so that no contender spends CPU on
  * output, nor wakes the parent to parse it, while the others are being measured; tests that watch
  * a worker live (e.g. for its `acquired` line) leave it unset.
  */
 const AT_END = process.env['ZKR_REPORT'] === 'at-end';
 const held: string[] = [];
+// Also at exit, for workers that end without a done line (stdout to a pipe is synchronous on Linux).
+if (AT_END) process.on('exit', () => process.stdout.write(held.splice(0).join('')));
 
 /** Prints one JSON line to stdout (or keeps it, see `ZKR_REPORT`); bigints become decimal strings. */
 export function report(line: object): void {
