@@ -33,6 +33,9 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor {
   override begin(): void {
     if (this.predecessor !== undefined) followLocalHolder(this.predecessor, this);
     super.begin();
+    // The announcement uses up the data watch; the child watch still tells us when the node goes.
+    // A predecessor of this process never announces: it hands over locally.
+    if (this.decision.announceHolding === true && this.predecessor === undefined) this.watchDeletionToo();
   }
 
   protected override watched(stat: Stat): void {
@@ -41,9 +44,9 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor {
 
   protected override onEvent(outcome: 'gone' | 'changed'): void {
     if (outcome === 'changed' && this.decision.announceHolding === true) {
-      // It holds now: keep waiting for it to go, which then leaves the lock to us.
+      // It holds now: keep waiting for it to go (the child watch tells us), which then leaves the
+      // lock to us.
       this.announcedHolder = true;
-      this.rearm();
       return;
     }
     this.settle(outcome);

@@ -64,9 +64,26 @@ export abstract class NodeWatch implements StopListener {
     if (!this.ended) this.arm();
   }
 
-  /** Sets the watch again (after a data change the subclass chose to see through). */
-  protected rearm(): void {
-    if (!this.ended) this.arm();
+  /**
+   * Also sets a child watch on the node (a getChildren right behind the getData, same round trip).
+   * ZooKeeper fires a node's child watch when the node itself is deleted but not when its data
+   * changes, so after a data change has used up the data watch, the node's going is still told
+   * without setting a watch again: no round trip between a change and a deletion that follows it
+   * closely (a holder's announcement committed late, then its release). The node must be one that
+   * never has children (our lock nodes are ephemeral). Call right after {@link begin}.
+   */
+  protected watchDeletionToo(): void {
+    if (this.ended) return;
+    const { session, path, watcher } = this;
+    session.getChildren(path, watcher).then(
+      () => {
+        if (this.ended) session.unwatch(path, watcher);
+      },
+      (err: unknown) => {
+        if (isZkError(err, 'NO_NODE')) this.settle('gone');
+        else if (this.end()) this.failed(err);
+      },
+    );
   }
 
   /** The watch is set; `stat` is the node's as of then. */
