@@ -14,3 +14,4 @@ export * from './runWorkers.js';
 export * from './workerSide.js';
 export * from './observeNodes.js';
 export * from './nodeScriptArgs.js';
+export * from './serverWatches.js';

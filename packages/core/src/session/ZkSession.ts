@@ -40,9 +40,9 @@ import type {
   Watcher,
   ZkSessionEvents,
 } from './types.js';
-import { CM_STATES, createWireClient, forgetWireDataWatcher, type ConnectionManager, type WireClient, type WireEvent } from './wire.js';
+import { CM_STATES, createWireClient, forgetWireWatcher, type ConnectionManager, type WireClient, type WireEvent } from './wire.js';
 import { OwnRequest, installHardening } from './wireHardening.js';
-import { WatchRegistry, type WatchKind } from './watchRegistry.js';
+import { WatchRegistry, type WatchClass, type WatchKind } from './watchRegistry.js';
 
 const WIRE_EVENT_TYPES: Record<number, WatchEventType> = {
   1: 'created',
@@ -51,8 +51,8 @@ const WIRE_EVENT_TYPES: Record<number, WatchEventType> = {
   4: 'childrenChanged',
 };
 
-/** RemoveWatchesRequest type for a data watch (Watcher.WatcherType.Data in ZooKeeper). */
-const WATCHER_TYPE_DATA = 2;
+/** RemoveWatchesRequest types (Watcher.WatcherType in ZooKeeper: Children 1, Data 2). */
+const WATCHER_TYPES = { child: 1, data: 2 } as const;
 
 /** How long close() waits for the server to confirm the session close before dropping the socket. */
 const CLOSE_WAIT_MS = 2_000;
@@ -264,52 +264,45 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
         if (watcher) this.addWatch(gen, 'child', path, watcher);
         return { children, stat };
       });
-    });
+    }, watcher === undefined ? undefined : 'child');
   }
 
   /** Reads a node's data and stat; `watcher` fires on its next change or deletion. */
   getData(path: string, watcher?: Watcher): Promise<{ data: Buffer; stat: Stat }> {
-    let arming: Generation | undefined;
-    const reply = this.call<{ data: Buffer; stat: Stat }>('getData', path, (gen) => {
-      const w = new JuteWriter().ustring(withChroot(gen.cm.chrootPath, path)).bool(watcher !== undefined);
-      if (watcher) {
-        arming = gen;
-        gen.watches.armStarted('data', path);
-      }
-      return new OwnRequest(OP.getData, body(w), (r) => {
-        const data = r.buffer();
-        const stat = r.stat();
-        if (watcher) {
-          arming = undefined;
-          gen.watches.armEnded('data', path);
-          this.addWatch(gen, 'data', path, watcher);
-        }
-        return { data, stat };
-      });
-    });
-    // No watch was set (NO_NODE, connection loss, ...): the arming is over all the same.
-    if (watcher) reply.catch(() => arming?.watches.armEnded('data', path));
-    return reply;
+    return this.call(
+      'getData',
+      path,
+      (gen) => {
+        const w = new JuteWriter().ustring(withChroot(gen.cm.chrootPath, path)).bool(watcher !== undefined);
+        return new OwnRequest(OP.getData, body(w), (r) => {
+          const data = r.buffer();
+          const stat = r.stat();
+          if (watcher) this.addWatch(gen, 'data', path, watcher);
+          return { data, stat };
+        });
+      },
+      watcher === undefined ? undefined : 'data',
+    );
   }
 
   /**
-   * Stops calling `watcher` for the data watch on `path` and, when no other watcher of this session
-   * remains there (and none is being set), removes the watch from the server too (REMOVE_WATCHES,
-   * ZooKeeper 3.5+, not awaited) and from the wire client, so no reconnection sets it again. For a
-   * wait given up on a node that stays put: its later change would otherwise still be sent to,
-   * and wake, this process. Costs one request; {@link unwatch} costs none but leaves the watch
-   * until the node changes.
+   * Stops calling `watcher` for `path` (every kind of watch) and removes from the server (REMOVE_WATCHES,
+   * ZooKeeper 3.5+, not awaited) and from the wire client (so no reconnection sets it again) each
+   * watch that no other watcher of this session still needs, unless a request that sets such a
+   * watch is in flight. For a wait given up on a node that stays put: its later change or deletion
+   * would otherwise still be sent to, and wake, this process. Costs one request per watch removed;
+   * {@link unwatch} costs none but leaves the watches until they fire.
    */
-  removeDataWatch(path: string, watcher: Watcher): void {
+  removeWatches(path: string, watcher: Watcher): void {
     const gen = this.gen;
-    const entry = gen.watches.takeIfIdle('data', path, watcher);
-    if (entry === null) return;
-    if (entry.wire !== undefined) forgetWireDataWatcher(gen.cm, path, entry.wire);
-    if (gen.retired || this.closing) return;
-    this.call<void>('removeWatches', path, (g) => {
-      const w = new JuteWriter().ustring(withChroot(g.cm.chrootPath, path)).int(WATCHER_TYPE_DATA);
-      return new OwnRequest(OP.removeWatches, body(w), () => undefined);
-    }).catch(() => undefined); // NO_WATCHER: it fired meanwhile; a lost connection: forgotten anyway
+    for (const { watchClass, entries } of gen.watches.takeIfIdle(path, watcher)) {
+      for (const { kind, entry } of entries) if (entry.wire !== undefined) forgetWireWatcher(gen.cm, kind, path, entry.wire);
+      if (gen.retired || this.closing) continue;
+      this.call<void>('removeWatches', path, (g) => {
+        const w = new JuteWriter().ustring(withChroot(g.cm.chrootPath, path)).int(WATCHER_TYPES[watchClass]);
+        return new OwnRequest(OP.removeWatches, body(w), () => undefined);
+      }).catch(() => undefined); // NO_WATCHER: it fired meanwhile; a lost connection: forgotten anyway
+    }
   }
 
   /**
@@ -322,36 +315,29 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
 
   /** The node's stat, or null if it does not exist; `watcher` fires on its creation/change/deletion. */
   exists(path: string, watcher?: Watcher): Promise<Stat | null> {
-    let arming: Generation | undefined;
-    const reply = this.call<Stat | null>('exists', path, (gen) => {
-      const w = new JuteWriter().ustring(withChroot(gen.cm.chrootPath, path)).bool(watcher !== undefined);
-      // It sets a data watch when the node exists (see removeDataWatch).
-      if (watcher) {
-        arming = gen;
-        gen.watches.armStarted('data', path);
-      }
-      return new OwnRequest(
-        OP.exists,
-        body(w),
-        (r, header) => {
-          if (watcher) {
-            arming = undefined;
-            gen.watches.armEnded('data', path);
-          }
-          if (header.err === -101) {
-            if (watcher) this.addWatch(gen, 'exist', path, watcher);
-            return null;
-          }
-          if (header.err !== 0) return fromZkCode(header.err, 'exists', path);
-          const stat = r.stat();
-          if (watcher) this.addWatch(gen, 'data', path, watcher);
-          return stat;
-        },
-        true,
-      );
-    });
-    if (watcher) reply.catch(() => arming?.watches.armEnded('data', path));
-    return reply;
+    return this.call(
+      'exists',
+      path,
+      (gen) => {
+        const w = new JuteWriter().ustring(withChroot(gen.cm.chrootPath, path)).bool(watcher !== undefined);
+        return new OwnRequest(
+          OP.exists,
+          body(w),
+          (r, header) => {
+            if (header.err === -101) {
+              if (watcher) this.addWatch(gen, 'exist', path, watcher);
+              return null;
+            }
+            if (header.err !== 0) return fromZkCode(header.err, 'exists', path);
+            const stat = r.stat();
+            if (watcher) this.addWatch(gen, 'data', path, watcher);
+            return stat;
+          },
+          true,
+        );
+      },
+      watcher === undefined ? undefined : 'data',
+    );
   }
 
   /** Deletes a node; `version` -1 (default) means any version. */
@@ -541,13 +527,28 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
    * Validates, builds and queues one request SYNCHRONOUSLY (pipelining is part of the contract),
    * tracking it so it settles on lost/close even if the wire client forgets it.
    */
-  private call<T>(op: string, path: string | undefined, build: (gen: Generation) => OwnRequest): Promise<T> {
+  private call<T>(op: string, path: string | undefined, build: (gen: Generation) => OwnRequest, arms?: WatchClass): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (path !== undefined) assertPath(op, path);
       if (this.closing) throw new SessionClosedError(`${op}: ZkSession is closed`, { op, ...(path === undefined ? {} : { path }) });
       const gen = this.gen;
       const request = build(gen);
-      const settle = gen.pending.track<T>(op, path, resolve, reject);
+      // A request that sets a watch: removeWatches must not remove that watch while it is out.
+      let onResolve: (value: T) => void = resolve;
+      let onReject: (error: Error) => void = reject;
+      if (arms !== undefined && path !== undefined) {
+        gen.watches.armStarted(arms, path);
+        const ended = () => gen.watches.armEnded(arms, path);
+        onResolve = (value) => {
+          ended();
+          resolve(value);
+        };
+        onReject = (error) => {
+          ended();
+          reject(error);
+        };
+      }
+      const settle = gen.pending.track<T>(op, path, onResolve, onReject);
       gen.cm.queue(request, (error, response) => {
         if (error) settle.reject(toZkError(error, op, path));
         else settle.resolve(response as T);

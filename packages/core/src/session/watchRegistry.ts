@@ -12,6 +12,17 @@ import type { WireEvent } from './wire.js';
 /** data: getData / exists on an existing node; exist: exists on a missing node; child: getChildren. */
 export type WatchKind = 'data' | 'exist' | 'child';
 
+/**
+ * The server's two watch tables: `data` holds the watches of getData and exists (on an existing
+ * node or a missing one), `child` those of getChildren. REMOVE_WATCHES names one of them.
+ */
+export type WatchClass = 'data' | 'child';
+
+const CLASS_KINDS: ReadonlyArray<[WatchClass, readonly WatchKind[]]> = [
+  ['data', ['data', 'exist']],
+  ['child', ['child']],
+];
+
 /** The user watchers of one (kind, path): usually one (a waiter watching its predecessor). */
 export class WatchEntry extends SmallSet<Watcher> {
   /** The one wire-level watcher registered for this key (set by the session). */
@@ -81,33 +92,41 @@ export class WatchRegistry {
     for (const kind of ['data', 'exist', 'child'] as const) this.entries.get(keyOf(kind, path))?.delete(watcher);
   }
 
-  /** A request that sets a watch on (kind, path) was sent; call {@link armEnded} when it settles. */
-  armStarted(kind: WatchKind, path: string): void {
-    const key = keyOf(kind, path);
+  /** A request that may set a watch of `watchClass` on `path` was sent; call {@link armEnded} when it settles. */
+  armStarted(watchClass: WatchClass, path: string): void {
+    const key = keyOf(watchClass, path);
     this.arming.set(key, (this.arming.get(key) ?? 0) + 1);
   }
 
-  armEnded(kind: WatchKind, path: string): void {
-    const key = keyOf(kind, path);
+  armEnded(watchClass: WatchClass, path: string): void {
+    const key = keyOf(watchClass, path);
     const left = (this.arming.get(key) ?? 1) - 1;
     if (left > 0) this.arming.set(key, left);
     else this.arming.delete(key);
   }
 
   /**
-   * Forgets `watcher` on (kind, path), and when it was the last of ours there and no request that
-   * sets that watch is in flight, takes the entry out and returns it: the caller may then remove
-   * the watch from the server without stranding anyone (a request in flight would set the watch
-   * again after the removal, and its waiter would then never be told).
+   * Forgets `watcher` on `path` (every kind), and for each server-side watch class that it was the
+   * last of ours on, with no request that sets such a watch in flight, takes the entries out and
+   * returns them: the caller may then remove that watch from the server without stranding anyone
+   * (a request in flight would set the watch again after the removal, and its waiter would then
+   * never be told).
    */
-  takeIfIdle(kind: WatchKind, path: string, watcher: Watcher): WatchEntry | null {
-    const key = keyOf(kind, path);
-    const entry = this.entries.get(key);
-    if (entry === undefined) return null;
-    entry.delete(watcher);
-    if (entry.size > 0 || this.arming.has(key)) return null;
-    this.entries.delete(key);
-    return entry;
+  takeIfIdle(path: string, watcher: Watcher): Array<{ watchClass: WatchClass; entries: Array<{ kind: WatchKind; entry: WatchEntry }> }> {
+    const idle: Array<{ watchClass: WatchClass; entries: Array<{ kind: WatchKind; entry: WatchEntry }> }> = [];
+    for (const [watchClass, kinds] of CLASS_KINDS) {
+      const found: Array<{ kind: WatchKind; entry: WatchEntry }> = [];
+      for (const kind of kinds) {
+        const entry = this.entries.get(keyOf(kind, path));
+        if (entry === undefined) continue;
+        entry.delete(watcher);
+        found.push({ kind, entry });
+      }
+      if (found.length === 0 || found.some(({ entry }) => entry.size > 0) || this.arming.has(keyOf(watchClass, path))) continue;
+      for (const { entry } of found) this.entries.delete(entry.key);
+      idle.push({ watchClass, entries: found });
+    }
+    return idle;
   }
 
   /** Number of (kind, path) keys with a wire-level watcher outstanding. */
@@ -130,6 +149,6 @@ export class WatchRegistry {
   }
 }
 
-function keyOf(kind: WatchKind, path: string): string {
+function keyOf(kind: WatchKind | WatchClass, path: string): string {
   return `${kind}\u0000${path}`;
 }

@@ -67,8 +67,8 @@ export interface ConnectionManager {
   registerDataWatcher(path: string, watcher: (event: WireEvent) => void): void;
   registerChildWatcher(path: string, watcher: (event: WireEvent) => void): void;
   registerExistenceWatcher(path: string, watcher: (event: WireEvent) => void): void;
-  /** lib/WatcherManager.js: one EventEmitter per watched path, listeners on 'notification'. */
-  watcherManager: { dataWatchers: Record<string, WireWatchEmitter | undefined> };
+  /** lib/WatcherManager.js: one EventEmitter per watched path and kind, listeners on 'notification'. */
+  watcherManager: Record<'dataWatchers' | 'existenceWatchers' | 'childWatchers', Record<string, WireWatchEmitter | undefined>>;
   on(event: 'state', listener: (state: number) => void): void;
 }
 
@@ -79,14 +79,15 @@ export interface WireWatchEmitter {
 }
 
 /**
- * Forgets a data watcher in the wire client, so it is not set again on the server (SetWatches)
- * after a reconnection. The wire client has no API for this; its WatcherManager is plain data.
+ * Forgets a watcher in the wire client, so it is not set again on the server (SetWatches) after a
+ * reconnection. The wire client has no API for this; its WatcherManager is plain data.
  */
-export function forgetWireDataWatcher(cm: ConnectionManager, path: string, watcher: (event: WireEvent) => void): void {
-  const emitter = cm.watcherManager.dataWatchers[path];
+export function forgetWireWatcher(cm: ConnectionManager, kind: 'data' | 'exist' | 'child', path: string, watcher: (event: WireEvent) => void): void {
+  const table = cm.watcherManager[kind === 'data' ? 'dataWatchers' : kind === 'exist' ? 'existenceWatchers' : 'childWatchers'];
+  const emitter = table[path];
   if (emitter === undefined) return;
   emitter.removeListener('notification', watcher);
-  if (emitter.listenerCount('notification') === 0) delete cm.watcherManager.dataWatchers[path];
+  if (emitter.listenerCount('notification') === 0) delete table[path];
 }
 
 /** lib/Event.js */

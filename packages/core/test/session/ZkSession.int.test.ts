@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '../../src/session/index.js';
 import { SessionClosedError, ZooKeeperError, InvalidArgumentError } from '../../src/errors.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
-import { fourLetterWord } from '@zk-recipes/testing';
+import { serverWatchedPaths } from '@zk-recipes/testing';
 import { nextEvent, pollUntil, sharedServer, uniqueRoot } from './support.js';
 
 let server: ReturnType<typeof sharedServer>;
@@ -260,22 +260,10 @@ describe('watches', () => {
   });
 });
 
-describe('removeDataWatch', () => {
-  /** Whether the server holds a watch on `path` for our session (`wchp`: paths, then session ids). */
-  async function serverWatches(path: string): Promise<boolean> {
-    const answer = await fourLetterWord(server.host, server.port, 'wchp');
-    const lines = answer.split('\n').map((line) => line.trim());
-    const at = lines.indexOf(path);
-    if (at < 0) return false;
-    const sessions: string[] = [];
-    for (const line of lines.slice(at + 1)) {
-      if (!line.startsWith('0x')) break;
-      sessions.push(line);
-    }
-    return sessions.some((id) => BigInt(id) === s.sessionIdBigInt);
-  }
+describe('removeWatches', () => {
+  const watched = (path: string) => serverWatchedPaths(server.connectString, s.sessionIdBigInt).then((paths) => paths.has(path));
 
-  it('removes the server-side watch once the last local watcher goes, and a change then reaches nobody', async () => {
+  it('removes a data watch from the server once the last local watcher goes, and a change then reaches nobody', async () => {
     const p = `${root}/remove-watch`;
     await s.create(p, null);
     const seen: string[] = [];
@@ -283,22 +271,60 @@ describe('removeDataWatch', () => {
     const b = (e: { type: string }) => void seen.push(`b:${e.type}`);
     await s.getData(p, a);
     await s.getData(p, b);
-    expect(await serverWatches(p)).toBe(true);
-    s.removeDataWatch(p, a);
+    expect(await watched(p)).toBe(true);
+    s.removeWatches(p, a);
     await s.exists(root); // a round trip: anything sent before it has been handled
-    expect(await serverWatches(p)).toBe(true); // b still watches
-    s.removeDataWatch(p, b);
+    expect(await watched(p)).toBe(true); // b still watches
+    s.removeWatches(p, b);
     await s.exists(root);
-    expect(await serverWatches(p)).toBe(false);
+    expect(await watched(p)).toBe(false);
     expect(s.diagnostics.watchKeys).toBe(0);
     await s.setData(p, Buffer.from('changed'));
     await s.exists(root);
     expect(seen).toEqual([]);
     // Watching again registers afresh.
     const fired = new Promise<string>((resolve) => void s.getData(p, (e) => resolve(e.type)));
-    await pollUntil(async () => serverWatches(p), 5000, 'watch set again');
+    await pollUntil(async () => watched(p), 5000, 'watch set again');
     await s.setData(p, Buffer.from('again'));
     expect(await fired).toBe('dataChanged');
+  });
+
+  it('removes an exists watch on a missing node too', async () => {
+    const missing = `${root}/remove-missing-watch`;
+    const w = () => undefined;
+    await s.exists(missing, w);
+    expect(await watched(missing)).toBe(true);
+    s.removeWatches(missing, w);
+    await s.exists(root);
+    expect(await watched(missing)).toBe(false);
+    expect(s.diagnostics.watchKeys).toBe(0);
+  });
+
+  it('removes a child watch: the server sends no notification afterwards', async () => {
+    // `wchp` lists only data watches; the proxy's frame log shows what the server still sends.
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const t = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
+    try {
+      const p = `${root}/remove-child-watch`;
+      await s.create(p, null);
+      const kept = () => undefined;
+      const given = () => undefined;
+      const notifications = () => proxy.frames.filter((f) => f.direction === 'reply' && f.xid === -1).length;
+      // Control: a child watch that is kept does send its notification.
+      await t.getChildren(p, kept);
+      await s.create(`${p}/a`, null);
+      await pollUntil(() => notifications() === 1, 5000, 'the kept watch notification');
+      await t.getChildren(p, given);
+      t.removeWatches(p, given);
+      await t.exists(root);
+      await s.create(`${p}/b`, null);
+      await t.exists(root); // a notification would have come before this reply
+      expect(notifications()).toBe(1);
+      expect(t.diagnostics.watchKeys).toBe(0);
+    } finally {
+      await t.close();
+      await proxy.close();
+    }
   });
 
   it('keeps the watch when another request of ours is setting it at that moment', async () => {
@@ -309,9 +335,9 @@ describe('removeDataWatch', () => {
     // A second waiter's getData is on the wire when the first one gives up: removing the server
     // watch now would strip the watch the second request is about to rely on.
     const fired = new Promise<string>((resolve) => void s.getData(p, (e) => resolve(e.type)));
-    s.removeDataWatch(p, first);
+    s.removeWatches(p, first);
     await s.exists(root);
-    expect(await serverWatches(p)).toBe(true);
+    expect(await watched(p)).toBe(true);
     await s.setData(p, Buffer.from('x'));
     expect(await fired).toBe('dataChanged');
   });
