@@ -51,7 +51,7 @@ export class AnyOfWait implements StopListener {
   /** Ends the wait: nothing more is reported, and every watch still set is removed. */
   cancel(): void {
     if (!this.end()) return;
-    for (const [name, watcher] of this.watching) this.session.removeDataWatch(joinPath(this.dir, name), watcher);
+    for (const [name, watcher] of this.watching) this.session.removeWatches(joinPath(this.dir, name), watcher);
     this.watching.clear();
   }
 
@@ -74,7 +74,7 @@ export class AnyOfWait implements StopListener {
     this.session.getData(path, watcher).then(
       () => {
         // Ended while the request was out: the watch it set has nobody to tell.
-        if (this.ended) this.session.removeDataWatch(path, watcher);
+        if (this.ended) this.session.removeWatches(path, watcher);
       },
       (err: unknown) => {
         if (this.ended || this.watching.get(name) !== watcher) return;

@@ -112,6 +112,12 @@ export class Contender implements WaitSink, AnyOfSink {
   nodeGone(name: string): void {
     const current = this.anyOf;
     if (current === undefined) return;
+    if (name === this.seat!.name) {
+      // Deleted by someone else while we waited (a fresh listing would have shown it: placeIn).
+      this.endAnyOf();
+      this.fail(this.stop.reason ?? this.queue.ownNodeDeleted(this.seat!));
+      return;
+    }
     const queue = current.queue.filter((entry) => entry.name !== name);
     current.queue = queue;
     this.decideOn(queue, queue.findIndex((entry) => entry.name === this.seat!.name), false, undefined);
@@ -175,7 +181,8 @@ export class Contender implements WaitSink, AnyOfSink {
       this.announceAfterWait = false;
       const wait = new AnyOfWait(this.queue.session, this.queue.path, stop, this);
       this.anyOf = { wait, queue: [...queue] };
-      wait.begin(decision.waitForAnyOf);
+      // Our own node too: deciding without listing must still notice that it was deleted.
+      wait.begin([...decision.waitForAnyOf, seat!.name]);
       recheck?.next().then(() => {
         if (this.anyOf?.wait !== wait) return;
         this.endAnyOf();

@@ -239,12 +239,17 @@ export class LockQueue {
     const ownIndex = indexOf.get(seat.name) ?? -1;
     if (ownIndex < 0) {
       stop.throwIfStopped();
-      throw new ZooKeeperError('NO_NODE', -101, `lock ${this.path}: our queue node ${seat.name} was deleted by someone else`, {
-        op: 'getChildren',
-        path: seat.path,
-      });
+      throw this.ownNodeDeleted(seat);
     }
     return { queue, ownIndex };
+  }
+
+  /** @internal The error of an acquisition whose node someone else deleted (an operator, a tool). */
+  ownNodeDeleted(seat: QueueSeat): ZooKeeperError {
+    return new ZooKeeperError('NO_NODE', -101, `lock ${this.path}: our queue node ${seat.name} was deleted by someone else`, {
+      op: 'getChildren',
+      path: seat.path,
+    });
   }
 
   /**

@@ -48,6 +48,8 @@ export function waitUntilGone(session: ZkSession, path: string, signal: AbortSig
  */
 export abstract class NodeWatch implements StopListener {
   private ended = false;
+  /** Ended by cancel() or the stop while the node may stay: its watches are removed from the server. */
+  private givenUp = false;
   private readonly watcher: (event: WatchEvent) => void;
 
   constructor(
@@ -77,11 +79,11 @@ export abstract class NodeWatch implements StopListener {
     const { session, path, watcher } = this;
     session.getChildren(path, watcher).then(
       () => {
-        if (this.ended) session.unwatch(path, watcher);
+        if (this.ended) this.forget();
       },
       (err: unknown) => {
         if (isZkError(err, 'NO_NODE')) this.settle('gone');
-        else if (this.end()) this.failed(err);
+        else if (this.end(false)) this.failed(err);
       },
     );
   }
@@ -99,29 +101,32 @@ export abstract class NodeWatch implements StopListener {
     session.getData(path, watcher).then(
       ({ stat }) => {
         // Ended before the reply registered the watch: unregister it now.
-        if (this.ended) session.unwatch(path, watcher);
+        if (this.ended) this.forget();
         else this.watched(stat);
       },
       (err: unknown) => {
         if (isZkError(err, 'NO_NODE')) this.settle('gone');
-        else if (this.end()) this.failed(err);
+        else if (this.end(false)) this.failed(err);
       },
     );
   }
 
   /** Ends the wait now with `outcome` (nothing happens if it has already ended). */
   settle(outcome: NodeWaitOutcome): void {
-    if (this.end()) this.settled(outcome);
+    if (this.end(false)) this.settled(outcome);
   }
 
-  /** Gives the wait up: unregisters everything; neither {@link settled} nor {@link failed} is called. */
+  /**
+   * Gives the wait up: unregisters everything, and removes its watches from the server (the node
+   * may stay for long); neither {@link settled} nor {@link failed} is called.
+   */
   cancel(): void {
-    this.end();
+    this.end(true);
   }
 
   /** @internal The stop fired. */
   stopped(): void {
-    if (this.end()) this.failed(this.stop.reason);
+    if (this.end(true)) this.failed(this.stop.reason);
   }
 
   /** The node went, changed, or the wait was settled by hand. Called at most once. */
@@ -133,14 +138,24 @@ export abstract class NodeWatch implements StopListener {
   /** Called once when the wait ends, however it ends. */
   protected onEnd(): void {}
 
-  /** Marks the wait ended and unregisters it; false if it had ended already. */
-  private end(): boolean {
+  /**
+   * Marks the wait ended and unregisters it; false if it had ended already.
+   * @param givenUp the node may stay (cancel, stop): also remove our watches from the server. When
+   *   the node went, or a local holder handed over (its delete is on the wire), they fire anyway.
+   */
+  private end(givenUp: boolean): boolean {
     if (this.ended) return false;
     this.ended = true;
+    this.givenUp = givenUp;
     this.stop.removeStopListener(this);
-    this.session.unwatch(this.path, this.watcher);
+    this.forget();
     this.onEnd();
     return true;
+  }
+
+  private forget(): void {
+    if (this.givenUp) this.session.removeWatches(this.path, this.watcher);
+    else this.session.unwatch(this.path, this.watcher);
   }
 }
 

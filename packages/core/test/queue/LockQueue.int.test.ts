@@ -9,6 +9,7 @@ import { exclusiveRule } from '../../src/queue/OrderingRule.js';
 import { waitUntilGone } from '../../src/watch/waitUntilGone.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { childrenOf, pollUntil, untilChildCount } from '../../../testing/src/observeNodes.js';
+import { serverWatchedPaths } from '../../../testing/src/serverWatches.js';
 import { expireSession, sharedServer, uniqueRoot } from '../session/support.js';
 
 const OP_CREATE2 = 15;
@@ -143,6 +144,33 @@ describe('LockQueue', () => {
       expect(requests.map((f) => f.type)).not.toContain(OP_GET_DATA);
       await new LockQueue(third, path).leave(last);
       expect(await children(path)).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a wait given up (timeout, abort) leaves no watch on its predecessor: its later release notifies nobody', async () => {
+    const path = `${root}/watch-cleanup`;
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const waiter = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
+    opened.push(waiter);
+    try {
+      const holder = await enterExclusive(new LockQueue(session, path));
+      const waiting = new LockQueue(waiter, path);
+      // Another process's holder ahead: the waiter sets a data watch and a child watch on it.
+      await expect(enterExclusive(waiting, { timeoutMs: 300 })).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
+      const controller = new AbortController();
+      const aborted = enterExclusive(waiting, { signal: controller.signal });
+      await pollUntil(() => waiter.diagnostics.watchKeys >= 2, 5000, 'the second wait to watch');
+      controller.abort();
+      await expect(aborted).rejects.toMatchObject({ code: 'ABORTED' });
+      await waiter.exists(root); // the removals were sent before this request
+      expect(waiter.diagnostics.watchKeys).toBe(0);
+      expect(await serverWatchedPaths(server.connectString, waiter.sessionIdBigInt)).toEqual(new Set());
+      const mark = proxy.frames.length;
+      await new LockQueue(session, path).leave(holder);
+      await waiter.exists(root); // a notification would have come before this reply
+      expect(proxy.frames.slice(mark).filter((f) => f.direction === 'reply' && f.xid === -1)).toEqual([]);
     } finally {
       await proxy.close();
     }
