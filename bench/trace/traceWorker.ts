@@ -73,7 +73,7 @@ function traceSession(s: ZkSession): void {
     };
   }
   // The engine gives watches up with the watcher it set them with: map it to the traced one.
-  for (const op of ['unwatch', 'removeDataWatch'] as const) {
+  for (const op of ['unwatch', 'removeWatches'] as const) {
     const original = s[op].bind(s);
     s[op] = (nodePath: string, watcher: Watcher) => original(nodePath, wrappedWatchers.get(watcher) ?? watcher);
   }

@@ -1,5 +1,5 @@
 import { ZkSession } from '@zk-recipes/core';
-import { expireSession, FaultProxy, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { expireSession, FaultProxy, serverWatchedPaths, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterProcessSemaphore, SharedCount, type Lease } from '../src/index.js';
 
@@ -26,9 +26,10 @@ interface WakeUps {
 /** Counts the watch notifications a session delivers, and notes the data watches it sets. */
 function countWakeUps(session: ZkSession): WakeUps {
   const counter: WakeUps = { count: 0, watchesSet: [] };
+  // The engine's watchers → the counting wrappers given to the session in their place.
+  const wrapped = new Map<unknown, (event: unknown) => void>();
   for (const method of ['getChildren', 'getData', 'exists'] as const) {
     const original = session[method].bind(session) as (path: string, watcher?: (event: unknown) => void) => Promise<unknown>;
-    const wrapped = new Map<unknown, (event: unknown) => void>();
     (session as unknown as Record<string, unknown>)[method] = (path: string, watcher?: (event: unknown) => void) => {
       let counting: ((event: unknown) => void) | undefined;
       if (watcher !== undefined) {
@@ -42,11 +43,11 @@ function countWakeUps(session: ZkSession): WakeUps {
       if (method === 'getData' && watcher !== undefined) void reply.then(() => counter.watchesSet.push(path), () => undefined);
       return reply;
     };
-    if (method === 'getData') {
-      // The engine gives up watches with the watcher it set them with: map it to ours.
-      const remove = session.removeDataWatch.bind(session);
-      session.removeDataWatch = (path, watcher) => remove(path, (wrapped.get(watcher) as typeof watcher | undefined) ?? watcher);
-    }
+  }
+  // The engine gives watches up with the watcher it set them with: hand the session ours.
+  for (const giveUp of ['unwatch', 'removeWatches'] as const) {
+    const original = session[giveUp].bind(session);
+    session[giveUp] = (path, watcher) => original(path, (wrapped.get(watcher) as typeof watcher | undefined) ?? watcher);
   }
   return counter;
 }
@@ -295,6 +296,9 @@ describe('InterProcessSemaphore (queue layout)', () => {
       waiters.push(new InterProcessSemaphore(session, path, { maxLeases: 1 }).acquire());
       await untilParticipants(sem, 2 + i);
       await until(() => counter.watchesSet.length > 0); // its wait has begun
+      // A notification caused by the arrival would reach each session before these replies.
+      await Promise.all(sessions.slice(-counters.length).map((each) => each.exists(root)));
+      await new Promise((resolve) => setImmediate(resolve));
       expect(total()).toBe(before); // nobody already waiting was woken by the arrival
     }
     const perRelease: number[] = [];
@@ -327,11 +331,33 @@ describe('InterProcessSemaphore (queue layout)', () => {
     await b!.release(); // the second holder goes first: any holder admits the first waiter
     const lease = await waiting;
     expect(counter.count).toBe(1);
+    // Its watches on `a` and on its own node were removed from the server when it was admitted.
+    await session.exists(root);
+    const left = await serverWatchedPaths(testConnectString(), session.sessionIdBigInt);
+    expect([...left].filter((p) => p.startsWith(path))).toEqual([]);
     await a!.release();
     await session.exists(root); // the deletion's notification, had it been sent, came before this reply
     await new Promise((resolve) => setImmediate(resolve));
-    expect(counter.count).toBe(1); // its watch on `a` was removed when it was admitted
+    expect(counter.count).toBe(1);
     await lease.release();
+  });
+
+  it('a first waiter whose node someone else deletes fails with NO_NODE, as a listing would show', async () => {
+    const path = `${root}/deleted-waiter`;
+    const sem = new InterProcessSemaphore(main, path, { maxLeases: 1 });
+    const holder = await sem.acquire();
+    const session = await connect();
+    const counter = countWakeUps(session);
+    const waiting = new InterProcessSemaphore(session, path, { maxLeases: 1 }).acquire().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    await untilWatched(counter, holder.path, 0);
+    const [, waiterNode] = await sem.getParticipantNodes();
+    await main.delete(waiterNode!); // an operator, a cleanup script
+    expect(await waiting).toMatchObject({ code: 'NO_NODE' });
+    expect(await sem.getParticipantNodes()).toEqual([holder.path]);
+    await holder.release();
   });
 });
 
