@@ -57,6 +57,14 @@ function untilWatched(counter: WakeUps, path: string, since: number): Promise<vo
   return until(() => counter.watchesSet.slice(since).includes(path));
 }
 
+/** Resolves with what `promise` rejects with (undefined if it resolves): a failure to inspect later. */
+function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+}
+
 /** Resolves once `condition()` holds (checked after each turn of the event loop). */
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setImmediate(resolve));
@@ -199,10 +207,7 @@ describe('InterProcessSemaphore (queue layout)', () => {
     const holder = await sem.acquire();
     const doomed = await connect();
     const doomedSem = new InterProcessSemaphore(doomed, path, { maxLeases: 1 });
-    const failure = doomedSem.acquire().then(
-      () => undefined,
-      (err: unknown) => err,
-    );
+    const failure = failureOf(doomedSem.acquire());
     await untilParticipants(sem, 2);
     await expireSession(testConnectString(), doomed.credentials);
     expect(await failure).toMatchObject({ code: 'SESSION_LOST' });
@@ -246,10 +251,7 @@ describe('InterProcessSemaphore (queue layout)', () => {
       const sem = new InterProcessSemaphore(await connect(proxy.connectString), path, { maxLeases: 1 });
       await sem.tryAcquire().then((l) => l?.release()); // records maxLeases: the next create is the lease
       const healed = proxy.blackhole(400); // the create is held, then delivered and answered
-      const failure = sem.acquire({ signal: AbortSignal.timeout(100) }).then(
-        () => undefined,
-        (err: unknown) => err,
-      );
+      const failure = failureOf(sem.acquire({ signal: AbortSignal.timeout(100) }));
       expect(await failure).toMatchObject({ code: 'ABORTED' });
       await healed;
       expect(await new InterProcessSemaphore(main, path, { maxLeases: 1 }).getParticipantNodes()).toEqual([]);
@@ -348,10 +350,7 @@ describe('InterProcessSemaphore (queue layout)', () => {
     const holder = await sem.acquire();
     const session = await connect();
     const counter = countWakeUps(session);
-    const waiting = new InterProcessSemaphore(session, path, { maxLeases: 1 }).acquire().then(
-      () => undefined,
-      (err: unknown) => err,
-    );
+    const waiting = failureOf(new InterProcessSemaphore(session, path, { maxLeases: 1 }).acquire());
     await untilWatched(counter, holder.path, 0);
     const [, waiterNode] = await sem.getParticipantNodes();
     await main.delete(waiterNode!); // an operator, a cleanup script
