@@ -76,16 +76,7 @@ export abstract class NodeWatch implements StopListener {
    */
   protected watchDeletionToo(): void {
     if (this.ended) return;
-    const { session, path, watcher } = this;
-    session.getChildren(path, watcher).then(
-      () => {
-        if (this.ended) this.forget();
-      },
-      (err: unknown) => {
-        if (isZkError(err, 'NO_NODE')) this.settle('gone');
-        else if (this.end(false)) this.failed(err);
-      },
-    );
+    this.onWatchReply(this.session.getChildren(this.path, this.watcher), () => undefined);
   }
 
   /** The watch is set; `stat` is the node's as of then. */
@@ -97,12 +88,16 @@ export abstract class NodeWatch implements StopListener {
   }
 
   private arm(): void {
-    const { session, path, watcher } = this;
-    session.getData(path, watcher).then(
-      ({ stat }) => {
+    this.onWatchReply(this.session.getData(this.path, this.watcher), ({ stat }) => this.watched(stat));
+  }
+
+  /** What every request that sets one of our watches does with its reply. */
+  private onWatchReply<T>(reply: Promise<T>, set: (value: T) => void): void {
+    reply.then(
+      (value) => {
         // Ended before the reply registered the watch: unregister it now.
         if (this.ended) this.forget();
-        else this.watched(stat);
+        else set(value);
       },
       (err: unknown) => {
         if (isZkError(err, 'NO_NODE')) this.settle('gone');
