@@ -1,5 +1,6 @@
 /** What the benchmark ran on: the machine and the ZooKeeper server, for docs/benchmarks.md. */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fourLetterWord } from '@zk-recipes/testing';
 
@@ -52,4 +53,16 @@ export async function watchCount(connectString: string): Promise<number> {
   const [host, port] = connectString.split(',')[0]!.split('/')[0]!.split(':');
   const wchs = await fourLetterWord(host!, Number(port), 'wchs');
   return Number(/Total watches:\s*(\d+)/.exec(wchs)?.[1] ?? Number.NaN);
+}
+
+/** CPU milliseconds a process has used so far (utime + stime from /proc; 100 jiffies per second). */
+export function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Total and idle CPU jiffies of the machine (/proc/stat): busy share = 1 - Δidle / Δtotal. */
+export function machineCpu(): { total: number; idle: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { total: fields.reduce((a, b) => a + b, 0), idle: fields[3]! + fields[4]! };
 }

@@ -7,10 +7,10 @@
  * Usage: node --import tsx bench/trace/requestCost.ts [--n 3000]
  * Starts its own server (the server's CPU needs its PID).
  */
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { ZkSession } from '@zk-recipes/core';
 import { TestingServer } from '@zk-recipes/testing';
+import { processCpuMs } from '../lib/machine.js';
 
 interface RawClient {
   once(event: 'connected', listener: () => void): void;
@@ -24,12 +24,6 @@ const raw = createRequire(import.meta.url)('node-zookeeper-client') as {
   createClient(connectString: string, options: { sessionTimeout: number }): RawClient;
   CreateMode: { EPHEMERAL_SEQUENTIAL: number };
 };
-
-/** CPU milliseconds a process has used (utime + stime; 100 jiffies per second). */
-function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 async function measure(name: string, serverPid: number, n: number, op: () => Promise<unknown>): Promise<void> {
   for (let i = 0; i < Math.min(n, 2000); i++) await op(); // warm V8 and the server's JIT

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runWorkers, TestingServer } from '@zk-recipes/testing';
+import { machineCpu, processCpuMs } from '../lib/machine.js';
 import { handOffs, mergeTraces, nudgeChain, quantile, requestsPerSection, timeAtConcurrency, type Step, type TraceEntry } from './traceLog.js';
 
 const WORKER = fileURLToPath(new URL('./traceWorker.ts', import.meta.url));
@@ -28,18 +29,6 @@ interface TraceOptions {
   holdMs: number;
   writers: number;
   leases: number;
-}
-
-/** Total and idle CPU jiffies of the machine (/proc/stat). */
-function machineCpu(): { total: number; idle: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  return { total: fields.reduce((a, b) => a + b, 0), idle: fields[3]! + fields[4]! };
-}
-
-/** CPU milliseconds a process has used (utime + stime; 100 jiffies per second). */
-function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 async function traceRun(connectString: string, serverPid: number | undefined, o: TraceOptions): Promise<{ steps: Step[]; busy: number; serverCpuMs: number }> {

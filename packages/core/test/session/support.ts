@@ -7,6 +7,7 @@ import {
   TestingCluster,
   TestingServer,
   expireSession,
+  firstServerAddress,
   fourLetterWord,
   testConnectString,
   uniqueRoot,
@@ -99,9 +100,7 @@ export async function startCluster(
  */
 export function sharedServer(): { connectString: string; host: string; port: number } {
   const connectString = testConnectString();
-  const first = connectString.split('/')[0]!.split(',')[0]!.trim();
-  const colon = first.lastIndexOf(':');
-  return { connectString, host: first.slice(0, colon).replace(/^\[|\]$/g, ''), port: Number(first.slice(colon + 1)) };
+  return { connectString, ...firstServerAddress(connectString) };
 }
 
 /** Which of `servers` currently holds a connection of session `sessionIdHex` (-1: none). */
