@@ -3,7 +3,7 @@ import { joinPath, newProtectedName, sortedChildren, type QueueEntry } from '../
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Stat } from '../session/types.js';
 import { listAndWatchChildren } from '../watch/waitForChildrenChange.js';
-import { handOver, localSeats } from './localSeats.js';
+import { handOver, handsOverWhenLeaving, localSeats } from './localSeats.js';
 import { Contender } from './Contender.js';
 import { ObstacleWait, type NodeDecision } from './ObstacleWait.js';
 import type { WaitResult, WaitSink, WatchedListing } from './waitResult.js';
@@ -83,7 +83,7 @@ export class LockQueue {
     try {
       // deleteSeat sends the delete before its first await, unless the session is gone.
       const deleted = this.deleteSeat(seat);
-      if (state?.held === true && !seat.signal.aborted && this.session.generation === seat.generation) handOver(state);
+      if (state !== undefined && handsOverWhenLeaving(state) && !seat.signal.aborted && this.session.generation === seat.generation) handOver(state);
       await deleted;
     } finally {
       seats.delete(seat.path);

@@ -1,7 +1,9 @@
+import { joinPath, parentOf } from '../nodes/index.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Stat } from '../session/types.js';
+import { CreationWatch, type CreationSink } from '../watch/CreationWatch.js';
 import { NodeWatch, type NodeWaitOutcome } from '../watch/waitUntilGone.js';
-import { followLocalHolder, unfollowLocalHolder, type LocalSeatState, type LocalSuccessor } from './localSeats.js';
+import { followLocalHolder, handsOverWhenLeaving, unfollowLocalHolder, type LocalSeatState, type LocalSuccessor } from './localSeats.js';
 import type { Decision } from './OrderingRule.js';
 import type { StopSignal } from './stopSignal.js';
 import type { WaitResult, WaitSink } from './waitResult.js';
@@ -14,9 +16,15 @@ export type NodeDecision = Extract<Decision, { waitFor: string }>;
  * 'held' when that node was the last obstacle (or was a holder of this process, which hands over
  * as it leaves, without a server round trip), else 'relist' (it went, or it was nudged).
  */
-export class ObstacleWait extends NodeWatch implements LocalSuccessor {
+export class ObstacleWait extends NodeWatch implements LocalSuccessor, CreationSink {
   /** The watched node announced that it holds the lock (see exclusiveRule). */
   private announcedHolder = false;
+  /** The watch for the node the rule named in `relistIfCreated`, if any. */
+  private readonly creation: CreationWatch | undefined;
+  /** `relistIfCreated`: the node's absence is not confirmed yet. */
+  private creationUnknown: boolean;
+  /** The watched node went before that absence was confirmed: decided once it is. */
+  private goneEarly = false;
 
   constructor(
     session: ZkSession,
@@ -28,6 +36,9 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor {
     private readonly sink: WaitSink,
   ) {
     super(session, path, stop);
+    const appears = decision.relistIfCreated;
+    this.creation = appears === undefined ? undefined : new CreationWatch(session, joinPath(parentOf(path), appears), this);
+    this.creationUnknown = appears !== undefined;
   }
 
   override begin(): void {
@@ -35,26 +46,47 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor {
     super.begin();
     // The announcement uses up the data watch; the child watch still tells us when the node goes.
     // A predecessor of this process never announces: it hands over locally.
-    if (this.decision.announceHolding === true && this.predecessor === undefined) this.watchDeletionToo();
+    if (this.decision.watchedAnnounces === true && this.predecessor === undefined) this.watchDeletionToo();
+    this.creation?.begin();
   }
 
   protected override watched(stat: Stat): void {
-    if (this.decision.announceHolding === true && stat.version > 0) this.announcedHolder = true;
+    if (this.decision.watchedAnnounces === true && stat.version > 0) this.announcedHolder = true;
   }
 
   protected override onEvent(outcome: 'gone' | 'changed'): void {
-    if (outcome === 'changed' && this.decision.announceHolding === true) {
+    if (outcome === 'changed' && this.decision.watchedAnnounces === true) {
       // It holds now: keep waiting for it to go (the child watch tells us), which then leaves the
       // lock to us.
       this.announcedHolder = true;
       return;
     }
+    if (outcome === 'gone' && this.creationUnknown) {
+      this.goneEarly = true; // is the node that would stand in its place there? The reply is on its way
+      return;
+    }
     this.settle(outcome);
+  }
+
+  /** @internal The node of `relistIfCreated` exists: something changed ahead of us. */
+  created(): void {
+    this.settle('changed');
+  }
+
+  /** @internal The node of `relistIfCreated` was absent when its watch was set. */
+  absent(): void {
+    this.creationUnknown = false;
+    if (this.goneEarly) this.settle('gone');
+  }
+
+  /** @internal */
+  creationWatchFailed(reason: unknown): void {
+    this.fail(reason);
   }
 
   protected settled(outcome: NodeWaitOutcome): void {
     const decision = this.decision;
-    const heldAhead = this.predecessor?.held === true || this.announcedHolder;
+    const heldAhead = (this.predecessor !== undefined && handsOverWhenLeaving(this.predecessor)) || this.announcedHolder;
     let next: WaitResult = 'relist';
     if (outcome === 'handed-over') next = 'held';
     else if (outcome === 'gone' && (decision.lastObstacle || (decision.lastObstacleIfHeld === true && heldAhead))) next = 'held';
@@ -67,5 +99,6 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor {
 
   protected override onEnd(): void {
     if (this.predecessor !== undefined) unfollowLocalHolder(this.predecessor, this);
+    this.creation?.cancel();
   }
 }

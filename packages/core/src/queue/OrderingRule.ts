@@ -39,13 +39,21 @@ export type Decision =
        * changed. Costs one pipelined listing per wait.
        */
       readonly confirmAfterWatch?: boolean;
-      /**
-       * See {@link exclusiveRule}: nodes of this kind announce when they hold, so a data change
-       * of `waitFor` (or a version above 0) means it holds; with `lastObstacleIfHeld`, its going
-       * then leaves us the lock without listing again. Also: announce ourselves when this wait
-       * ends with the lock held.
-       */
+      /** See {@link exclusiveRule}: announce ourselves when this wait ends with the lock held. */
       readonly announceHolding?: boolean;
+      /**
+       * `waitFor` announces when it holds (see {@link exclusiveRule}): a data change, or a version
+       * above 0 when our watch is set, means it holds; with `lastObstacleIfHeld` its going then
+       * leaves us the lock without listing again.
+       */
+      readonly watchedAnnounces?: boolean;
+      /**
+       * The name of a node, absent now, whose creation would put a node ahead of us at `waitFor`'s
+       * place (a read/write lock's downgrade read node). The engine watches for it from the start
+       * of the wait: if it is there, or appears, we list again. Its creation precedes `waitFor`'s
+       * going in the server's order, so the last-obstacle shortcuts stay exact.
+       */
+      readonly relistIfCreated?: string;
     }
   | {
       readonly held: false;
@@ -86,5 +94,12 @@ export type OrderingRule = (queue: readonly QueueEntry[], ownIndex: number) => D
 export const exclusiveRule: OrderingRule = (queue, ownIndex) => {
   if (ownIndex === 0) return { held: true, announceHolding: true };
   const predecessor = queue[ownIndex - 1]!;
-  return { held: false, waitFor: predecessor.name, lastObstacle: ownIndex === 1, lastObstacleIfHeld: true, announceHolding: true };
+  return {
+    held: false,
+    waitFor: predecessor.name,
+    lastObstacle: ownIndex === 1,
+    lastObstacleIfHeld: true,
+    announceHolding: true,
+    watchedAnnounces: true,
+  };
 };

@@ -9,6 +9,11 @@ export interface LocalSeatState {
    * `lastObstacleIfHeld`). Called as soon as the delete of this node is sent.
    */
   successors?: LocalSuccessor[];
+  /**
+   * Another node of ours stands at this node's place and stays when it goes (a read/write lock's
+   * downgrade read node): its going as a holder then hands nothing over.
+   */
+  keepsPlace?: boolean;
 }
 
 /** A local waiter told when its predecessor hands over (a node wait, ended with 'handed-over'). */
@@ -59,4 +64,19 @@ export function handOver(state: LocalSeatState): void {
   const successors = state.successors;
   state.successors = undefined;
   if (successors !== undefined) for (const successor of successors) successor.settle('handed-over');
+}
+
+/**
+ * Marks our queue node at `path` as one whose place stays taken after it goes (see
+ * {@link LocalSeatState.keepsPlace}): its release then hands over to no local waiter, which lists
+ * again instead. Call before the node that keeps the place is created.
+ */
+export function keepPlaceAfterLeaving(session: ZkSession, path: string): void {
+  const state = localSeats(session).get(path);
+  if (state !== undefined) state.keepsPlace = true;
+}
+
+/** Whether `state` is a node of ours that went, or will go, as a holder leaving nothing in its place. */
+export function handsOverWhenLeaving(state: LocalSeatState): boolean {
+  return state.held && state.keepsPlace !== true;
 }

@@ -87,7 +87,8 @@ export abstract class NodeWatch implements StopListener {
     this.settle(outcome);
   }
 
-  private arm(): void {
+  /** Sets (or, after a data change used it up, sets again) the data watch; its reply goes to {@link watched}. */
+  protected arm(): void {
     this.onWatchReply(this.session.getData(this.path, this.watcher), ({ stat }) => this.watched(stat));
   }
 
@@ -117,6 +118,11 @@ export abstract class NodeWatch implements StopListener {
    */
   cancel(): void {
     this.end(true);
+  }
+
+  /** Ends the wait with an error (its watches are removed from the server). */
+  protected fail(reason: unknown): void {
+    if (this.end(true)) this.failed(reason);
   }
 
   /** @internal The stop fired. */

@@ -13,7 +13,7 @@ describe('exclusiveRule (mutex)', () => {
     expect(exclusiveRule(queue, 0)).toEqual({ held: true, announceHolding: true });
   });
   it('waits for the immediate predecessor; the head is the last obstacle; a holder predecessor would be the last', () => {
-    expect(exclusiveRule(queue, 1)).toEqual({ held: false, waitFor: queue[0]!.name, lastObstacle: true, lastObstacleIfHeld: true, announceHolding: true });
-    expect(exclusiveRule(queue, 2)).toEqual({ held: false, waitFor: 'lock-0000000002', lastObstacle: false, lastObstacleIfHeld: true, announceHolding: true });
+    expect(exclusiveRule(queue, 1)).toEqual({ held: false, waitFor: queue[0]!.name, lastObstacle: true, lastObstacleIfHeld: true, announceHolding: true, watchedAnnounces: true });
+    expect(exclusiveRule(queue, 2)).toEqual({ held: false, waitFor: 'lock-0000000002', lastObstacle: false, lastObstacleIfHeld: true, announceHolding: true, watchedAnnounces: true });
   });
 });
