@@ -25,7 +25,7 @@ export class ReadLock extends QueueLock {
     data: Uint8Array | null,
     private readonly writeLock: WriteLock,
   ) {
-    super({ queue, kind: naming.read, rule: readRule(naming.read), reentrant: true, data, name: 'InterProcessReadWriteLock.readLock' });
+    super({ queue, kind: naming.read, rule: readRule(naming), reentrant: true, data, name: 'InterProcessReadWriteLock.readLock' });
   }
 
   /** A context that holds the write lock (and not yet the read lock) downgrades instead of queueing. */
@@ -38,8 +38,7 @@ export class ReadLock extends QueueLock {
       session: this.config.queue.session,
       dir: this.path,
       writeSeat,
-      writeKind: this.naming.write,
-      readKind: this.naming.read,
+      naming: this.naming,
       data: this.config.data ?? null,
       signal: options.signal,
       what: `${this.config.name}.acquire ${this.path}`,

@@ -1,55 +1,59 @@
 import type { Decision, OrderingRule, QueueEntry } from '@zk-recipes/core';
+import { downgradeNameOf } from './downgradeName.js';
+import type { ReadWriteNaming } from './naming.js';
 
 /**
  * The ordering rules of the read/write lock: pure functions of the sorted queue, unit-tested
  * without a server.
  *
- * Three facts shape them:
+ * Four facts shape them:
  * - Nodes carrying the SAME sequence as ours never count as "before" us. The only way two nodes
  *   share a sequence is a downgrade: the write-lock holder creates a read node named with its write
  *   node's sequence, so it sorts at the writer's place (see `downgrade.ts`).
  * - So a node CAN appear ahead of a waiting writer: the downgrade read node, next to the write node
- *   the writer waits for. The engine's shortcut ("my predecessor was the last obstacle, so when it
- *   goes I hold the lock without listing again") is still safe for writers because a downgrade
- *   touches the write node's data right after creating the read node: a writer waiting on that
- *   write node wakes up and lists again. A writer that set its watch after the touch must still
- *   see the read node: `confirmAfterWatch` (asked only with the shortcut: a writer with more than one
- *   node ahead lists again anyway) lists once more behind the watch, and the rule then
- *   names a different node to wait for (the read node of the predecessor's sequence), so the engine
- *   decides again. Both steps are off the hand-off path: a plain hand-off costs no listing.
- * - Readers may always take the shortcut: only read nodes ever appear ahead of anyone, and read
- *   nodes never block a reader.
+ *   the writer waits for. Its name is known in advance (`downgradeNameOf`: the write node's name
+ *   with the read kind), so a writer waiting on a write node watches for that name's creation too
+ *   (`relistIfCreated`) and lists again if it appears. The creation precedes the write node's
+ *   going in the server's order, so the writer never takes the lock while the read node stands.
+ * - Writers announce when they are granted the lock after waiting (see the core's
+ *   `exclusiveRule`). A writer is first when it holds, so nothing but its own downgrade read node
+ *   can be ahead of it: when an announced writer goes, the writer behind it holds the lock, and so
+ *   does a reader whose nearest writer it was, without listing again (`lastObstacleIfHeld`).
+ *   Readers do not announce: a read node's going proves nothing about the nodes ahead of it.
+ * - Readers may always take the last-obstacle shortcuts: only read nodes ever appear ahead of
+ *   anyone, and read nodes never block a reader.
  *
  * Any node whose kind is not the read kind is treated as exclusive: a reader never shares the lock
- * with a node it does not understand. Writers deliberately do not set `lastObstacleIfHeld`: a
- * write holder that goes may leave its downgrade read node behind.
+ * with a node it does not understand. Only write nodes this library names are taken to announce.
  */
 
 /** Reader: holds when no exclusive node precedes it; else waits for the nearest preceding one. */
-export function readRule(readKind: string): OrderingRule {
+export function readRule(naming: ReadWriteNaming): OrderingRule {
   return (queue, ownIndex): Decision => {
     const own = queue[ownIndex]!;
     let nearest = -1;
     let obstacles = 0;
     for (let i = 0; i < ownIndex; i++) {
       const entry = queue[i]!;
-      if (entry.kind === readKind || entry.sequence === own.sequence) continue;
+      if (entry.kind === naming.read || entry.sequence === own.sequence) continue;
       obstacles++;
       nearest = i;
     }
     if (nearest < 0) return { held: true };
-    return { held: false, waitFor: queue[nearest]!.name, lastObstacle: obstacles === 1 };
+    const obstacle = queue[nearest]!;
+    const lastObstacle = obstacles === 1;
+    if (downgradeNameOf(obstacle.name, naming) === null) return { held: false, waitFor: obstacle.name, lastObstacle };
+    return { held: false, waitFor: obstacle.name, lastObstacle, lastObstacleIfHeld: true, watchedAnnounces: true };
   };
 }
 
 /**
  * Writer: holds when it is first (ignoring nodes of its own sequence); else waits for its immediate
  * predecessor. When a downgrade put a read node next to that predecessor (same sequence), it waits
- * for the read node, whatever the two names' order: a decision that names a different node than
- * the one the writer watched is what makes the engine decide again. The predecessor is the last
- * obstacle only when it is the one node ahead.
+ * for the read node, whatever the two names' order. The predecessor is the last obstacle only when
+ * it is the one node ahead; a writer predecessor that announced is one as well.
  */
-export function writeRule(readKind: string): OrderingRule {
+export function writeRule(naming: ReadWriteNaming): OrderingRule {
   return (queue, ownIndex): Decision => {
     const own = queue[ownIndex]!;
     let ahead = 0;
@@ -59,11 +63,20 @@ export function writeRule(readKind: string): OrderingRule {
       if (entry.sequence === own.sequence) continue;
       ahead++;
       const sameGroup = predecessor !== undefined && entry.sequence === predecessor.sequence;
-      if (!sameGroup || entry.kind === readKind) predecessor = entry;
+      if (!sameGroup || entry.kind === naming.read) predecessor = entry;
     }
-    if (predecessor === undefined) return { held: true };
-    // Only a last obstacle's wait ends without listing again, so only it needs the confirmation.
-    if (ahead === 1) return { held: false, waitFor: predecessor.name, lastObstacle: true, confirmAfterWatch: true };
-    return { held: false, waitFor: predecessor.name, lastObstacle: false };
+    if (predecessor === undefined) return { held: true, announceHolding: true };
+    const lastObstacle = ahead === 1;
+    const placeTakenBy = downgradeNameOf(predecessor.name, naming);
+    if (placeTakenBy === null) return { held: false, waitFor: predecessor.name, lastObstacle, announceHolding: true };
+    return {
+      held: false,
+      waitFor: predecessor.name,
+      lastObstacle,
+      lastObstacleIfHeld: true,
+      announceHolding: true,
+      watchedAnnounces: true,
+      relistIfCreated: placeTakenBy,
+    };
   };
 }

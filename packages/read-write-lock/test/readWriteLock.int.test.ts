@@ -1,6 +1,6 @@
 import { ZkSession } from '@zk-recipes/core';
 import { InterProcessReadWriteLock, type LockHandle } from '@zk-recipes/read-write-lock';
-import { expireSession, FaultProxy, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { expireSession, FaultProxy, pollUntil, serverWatchedPaths, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { childrenOf, deferred, untilChildren, untilWatched } from './support/zk.js';
 
@@ -16,6 +16,23 @@ async function connect(): Promise<ZkSession> {
 }
 /** ZooKeeper's CREATE2 opcode: ZkSession sends every non-container create as CREATE2. */
 const OP_CREATE2 = 15;
+const OP_GET_DATA = 4;
+const OP_GET_CHILDREN2 = 12;
+
+/** A session whose frames a proxy in front of the test server records. */
+async function connectThroughProxy(): Promise<{ session: ZkSession; proxy: FaultProxy }> {
+  const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
+  const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+  const session = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
+  sessions.push(session);
+  return { session, proxy };
+}
+
+/** Opcodes of the requests a proxied session sent since `mark` (pings and other negative xids left out). */
+const requestsSince = (proxy: FaultProxy, mark: number) =>
+  proxy.frames.slice(mark).filter((f) => f.direction === 'request' && (f.xid ?? 0) >= 0).map((f) => f.type);
+/** Child names sorted by their sequence suffix (queue order). */
+const queueOrder = (children: string[]) => [...children].sort((x, y) => sequenceOf(x).localeCompare(sequenceOf(y)));
 const nameOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 const sequenceOf = (path: string) => path.slice(-10);
 
@@ -179,8 +196,7 @@ describe('InterProcessReadWriteLock', () => {
       return handle;
     });
     await untilChildren(s1, path, (ch) => ch.length === 2);
-    // B has decided to wait for A's write node as its last obstacle (and confirmed it by listing
-    // again behind its watch: our request on B's session is answered after that listing).
+    // B has decided to wait for A's write node as its last obstacle.
     await untilWatched(testConnectString(), aWrite.path);
     await s2.getChildren(path);
 
@@ -204,6 +220,98 @@ describe('InterProcessReadWriteLock', () => {
     expect(await childrenOf(s1, path)).toEqual([nameOf(bWrite.path)]);
     await bWrite.release();
   });
+
+  for (const third of ['writer', 'reader'] as const) {
+    it(`a writer granted after waiting announces itself: the ${third} of another process behind it takes over without listing again`, async () => {
+      const [s1, s2] = await Promise.all([connect(), connect()]);
+      const { session: s3, proxy } = await connectThroughProxy();
+      try {
+        const path = freshPath();
+        const first = await new InterProcessReadWriteLock(s1, path).writeLock().acquire();
+        // Held at its first look: nobody can have listed while it waited, so no announcement.
+        expect((await s1.exists(first.path))?.version).toBe(0);
+        const secondWriting = new InterProcessReadWriteLock(s2, path).writeLock().acquire();
+        await untilChildren(s1, path, (ch) => ch.length === 2);
+        const rw3 = new InterProcessReadWriteLock(s3, path);
+        const thirdAcquiring = (third === 'writer' ? rw3.writeLock() : rw3.readLock()).acquire();
+        await untilChildren(s1, path, (ch) => ch.length === 3);
+        await untilWatched(testConnectString(), `${path}/${queueOrder(await childrenOf(s1, path))[1]!}`);
+        const mark = proxy.frames.length;
+        await first.release();
+        const second = await secondWriting;
+        await pollUntil(async () => (await s1.exists(second.path))?.version === 1, 5000, 'the announcement');
+        await second.release();
+        const last = await thirdAcquiring;
+        // The announcement reached the third as a data change, and the second's going through the
+        // child watch set next to the data watch: it took the lock without listing or watching again.
+        const requests = requestsSince(proxy, mark);
+        expect(requests).not.toContain(OP_GET_CHILDREN2);
+        expect(requests).not.toContain(OP_GET_DATA);
+        // A writer also watched for the second's downgrade read node, which never came: that watch
+        // is removed from the server, not left behind for every hand-off.
+        await s3.exists(path); // after the removal
+        expect(await serverWatchedPaths(testConnectString(), s3.sessionIdBigInt)).toEqual(new Set());
+        await last.release();
+        expect(await childrenOf(s1, path)).toEqual([]);
+      } finally {
+        await proxy.close();
+      }
+    });
+  }
+
+  for (const where of ['another process', 'the same process'] as const) {
+    it(`CURATOR-621 after waiting: a writer of ${where} queued behind a writer that was granted after waiting and downgraded does not get the lock until the read lock is released`, async () => {
+      const [s0, s1] = await Promise.all([connect(), connect()]);
+      const s2 = where === 'another process' ? await connect() : s1;
+      const path = freshPath();
+      const blocker = await new InterProcessReadWriteLock(s0, path).writeLock().acquire();
+      const a = new InterProcessReadWriteLock(s1, path);
+      const aGranted = deferred<string>();
+      const downgradeAndReleaseWrite = deferred();
+      const writeReleased = deferred<string>();
+      const releaseRead = deferred();
+      let readReleaseStarted = false;
+      // A and B each in its own async context: in the same process they queue like two processes.
+      const aSide = (async () => {
+        const write = await a.writeLock().acquire();
+        aGranted.resolve(write.path);
+        await downgradeAndReleaseWrite.promise;
+        const read = await a.readLock().acquire(); // downgrade: at once, though B waits
+        await write.release();
+        writeReleased.resolve(read.path);
+        await releaseRead.promise;
+        readReleaseStarted = true;
+        await read.release();
+      })();
+      await untilChildren(s0, path, (ch) => ch.length === 2);
+      let bGotItEarly = false;
+      const bSide = (async () => {
+        const handle = await new InterProcessReadWriteLock(s2, path).writeLock().acquire();
+        bGotItEarly = !readReleaseStarted;
+        return handle;
+      })();
+      await untilChildren(s0, path, (ch) => ch.length === 3);
+      // B waits for A's write node, the shortcut allowed if A goes as a clean holder.
+      await untilWatched(testConnectString(), `${path}/${queueOrder(await childrenOf(s0, path))[1]!}`);
+      await blocker.release();
+      const aWritePath = await aGranted.promise;
+      // Granted after waiting, with a listing older than B's node: A announces (version 1).
+      await pollUntil(async () => (await s0.exists(aWritePath))?.version === 1, 5000, 'the announcement');
+      downgradeAndReleaseWrite.resolve();
+      const readPath = await writeReleased.promise;
+      expect(sequenceOf(readPath)).toBe(sequenceOf(aWritePath));
+      // B's watch event (or its local hand-over) came before the replies to these.
+      for (let i = 0; i < 3; i++) await s2.getChildren(path);
+      expect(bGotItEarly).toBe(false);
+      expect(await childrenOf(s0, path)).toHaveLength(2);
+      releaseRead.resolve();
+      await aSide;
+      const b = await bSide;
+      expect(bGotItEarly).toBe(false);
+      await b.release();
+      expect(await childrenOf(s0, path)).toEqual([]);
+    });
+  }
 
   it('downgrade lets readers queued behind the writer in when the write lock is released, still ahead of the next writer', async () => {
     const [s1, s2, s3] = await Promise.all([connect(), connect(), connect()]);

@@ -1,6 +1,7 @@
 import { sortedChildren } from '@zk-recipes/core';
 import { describe, expect, it } from 'vitest';
 import { CURATOR_NAMING, ZK_RECIPES_NAMING } from '../src/naming.js';
+import { downgradeNameOf } from '../src/downgradeName.js';
 import { readRule, writeRule } from '../src/rules.js';
 
 const G = ['11111111', '22222222', '33333333', '44444444', '55555555', '66666666'];
@@ -11,10 +12,15 @@ function node(n: number, kind: string, seq: number): string {
 }
 const R = 'read-';
 const W = 'write-';
-const read = readRule(R);
-const write = writeRule(R);
-const curatorWrite = writeRule(CURATOR_NAMING.read);
+const read = readRule(ZK_RECIPES_NAMING);
+const write = writeRule(ZK_RECIPES_NAMING);
+const curatorWrite = writeRule(CURATOR_NAMING);
+/** A reader's wait for a writer of ours, which announces when it holds. */
+const readerWaits = (name: string, lastObstacle: boolean) => ({ held: false, waitFor: name, lastObstacle, lastObstacleIfHeld: true, watchedAnnounces: true });
 const indexOf = (queue: ReturnType<typeof sortedChildren>, name: string) => queue.findIndex((e) => e.name === name);
+
+/** A writer's wait for a reader (or a node it does not understand): no announcement to rely on. */
+const waitsForReader = (name: string, lastObstacle: boolean) => ({ held: false, waitFor: name, lastObstacle, announceHolding: true });
 
 describe('readRule', () => {
   it('holds when only readers precede it (readers share)', () => {
@@ -24,15 +30,15 @@ describe('readRule', () => {
 
   it('waits for the nearest preceding writer, not the first one', () => {
     const queue = sortedChildren([node(0, W, 1), node(1, R, 2), node(2, W, 3), node(3, R, 4)]);
-    expect(read(queue, 3)).toEqual({ held: false, waitFor: node(2, W, 3), lastObstacle: false });
-    expect(read(queue, 1)).toEqual({ held: false, waitFor: node(0, W, 1), lastObstacle: true });
+    expect(read(queue, 3)).toEqual(readerWaits(node(2, W, 3), false));
+    expect(read(queue, 1)).toEqual(readerWaits(node(0, W, 1), true));
   });
 
   it('is strictly FIFO: a reader arriving after a waiting writer queues behind it', () => {
     // r0 holds, w1 waits for r0, r2 arrives: it must not join r0.
     const queue = sortedChildren([node(0, R, 1), node(1, W, 2), node(2, R, 3)]);
-    expect(write(queue, 1)).toEqual({ held: false, waitFor: node(0, R, 1), lastObstacle: true, confirmAfterWatch: true });
-    expect(read(queue, 2)).toEqual({ held: false, waitFor: node(1, W, 2), lastObstacle: true });
+    expect(write(queue, 1)).toEqual(waitsForReader(node(0, R, 1), true));
+    expect(read(queue, 2)).toEqual(readerWaits(node(1, W, 2), true));
   });
 
   it('ignores writers that follow it', () => {
@@ -52,11 +58,11 @@ describe('readRule', () => {
 
   it('a reader behind a downgraded writer waits for the write node; once it is gone it shares', () => {
     const before = sortedChildren([node(0, R, 5), node(0, W, 5), node(1, R, 6), node(2, W, 7), node(3, R, 8)]);
-    expect(read(before, 2)).toEqual({ held: false, waitFor: node(0, W, 5), lastObstacle: true });
+    expect(read(before, 2)).toEqual(readerWaits(node(0, W, 5), true));
     const after = sortedChildren([node(0, R, 5), node(1, R, 6), node(2, W, 7), node(3, R, 8)]);
     expect(read(after, 1)).toEqual({ held: true });
-    expect(write(after, 2)).toStrictEqual({ held: false, waitFor: node(1, R, 6), lastObstacle: false });
-    expect(read(after, 3)).toEqual({ held: false, waitFor: node(2, W, 7), lastObstacle: true });
+    expect(write(after, 2)).toStrictEqual(waitsForReader(node(1, R, 6), false));
+    expect(read(after, 3)).toEqual(readerWaits(node(2, W, 7), true));
   });
 
   it('treats nodes it does not understand as exclusive', () => {
@@ -65,27 +71,38 @@ describe('readRule', () => {
   });
 
   it("works with Curator's names", () => {
-    const curatorRead = readRule(CURATOR_NAMING.read);
+    const curatorRead = readRule(CURATOR_NAMING);
     const queue = sortedChildren([node(0, '__READ__', 1), node(1, '__WRIT__', 2), node(2, '__READ__', 3)]);
     expect(curatorRead(queue, 0)).toEqual({ held: true });
-    expect(curatorWrite(queue, 1)).toEqual({ held: false, waitFor: node(0, '__READ__', 1), lastObstacle: true, confirmAfterWatch: true });
-    expect(curatorRead(queue, 2)).toEqual({ held: false, waitFor: node(1, '__WRIT__', 2), lastObstacle: true });
+    expect(curatorWrite(queue, 1)).toEqual(waitsForReader(node(0, '__READ__', 1), true));
+    expect(curatorRead(queue, 2)).toEqual(readerWaits(node(1, '__WRIT__', 2), true));
     expect(ZK_RECIPES_NAMING).toEqual({ read: 'read-', write: 'write-' });
   });
 });
 
 describe('writeRule', () => {
-  const waits = (name: string, lastObstacle: boolean) =>
-    lastObstacle ? { held: false, waitFor: name, lastObstacle, confirmAfterWatch: true } : { held: false, waitFor: name, lastObstacle };
+  /**
+   * A writer's wait for a writer: it announces when it holds, and is then the last obstacle too,
+   * unless its downgrade read node (the write node's name with the read kind) appears.
+   */
+  const waits = (name: string, lastObstacle: boolean) => ({
+    held: false,
+    waitFor: name,
+    lastObstacle,
+    lastObstacleIfHeld: true,
+    announceHolding: true,
+    watchedAnnounces: true,
+    relistIfCreated: name.replace(/-write-(\d{10})$/, '-read-$1').replace(/-__WRIT__(\d{10})$/, '-__READ__$1'),
+  });
 
   it('holds only when first', () => {
     const queue = sortedChildren([node(0, W, 1), node(1, W, 2), node(2, R, 3)]);
-    expect(write(queue, 0)).toEqual({ held: true });
+    expect(write(queue, 0)).toEqual({ held: true, announceHolding: true });
   });
 
   it('waits for its immediate predecessor, whatever its kind; the one node ahead is the last obstacle', () => {
     const queue = sortedChildren([node(0, R, 1), node(1, R, 2), node(2, W, 3), node(3, W, 4)]);
-    expect(write(queue, 2)).toStrictEqual(waits(node(1, R, 2), false));
+    expect(write(queue, 2)).toStrictEqual(waitsForReader(node(1, R, 2), false));
     expect(write(queue, 3)).toEqual(waits(node(2, W, 3), false));
     const single = sortedChildren([node(0, W, 1), node(1, W, 2)]);
     expect(write(single, 1)).toEqual(waits(node(0, W, 1), true));
@@ -95,30 +112,39 @@ describe('writeRule', () => {
     // The downgrade read node sorts before the write node of the same sequence ("read-" < "write-").
     const downgraded = sortedChildren([node(1, W, 6), node(0, W, 5), node(0, R, 5)]);
     const b = indexOf(downgraded, node(1, W, 6));
-    // A different node than the write node it watched before the downgrade: the engine's
-    // confirmation listing therefore decides again instead of keeping the shortcut.
-    expect(write(downgraded, b)).toEqual(waits(node(0, R, 5), false));
+    // The read node, not the write node it watched before the downgrade, and no shortcut.
+    expect(write(downgraded, b)).toEqual(waitsForReader(node(0, R, 5), false));
     const writeReleased = sortedChildren([node(1, W, 6), node(0, R, 5)]);
-    expect(write(writeReleased, indexOf(writeReleased, node(1, W, 6)))).toEqual(waits(node(0, R, 5), true));
+    expect(write(writeReleased, indexOf(writeReleased, node(1, W, 6)))).toEqual(waitsForReader(node(0, R, 5), true));
     const readReleasedFirst = sortedChildren([node(1, W, 6), node(0, W, 5)]);
     expect(write(readReleasedFirst, indexOf(readReleasedFirst, node(1, W, 6)))).toEqual(waits(node(0, W, 5), true));
-    expect(write(sortedChildren([node(1, W, 6)]), 0)).toEqual({ held: true });
+    expect(write(sortedChildren([node(1, W, 6)]), 0)).toEqual({ held: true, announceHolding: true });
   });
 
   it('waits for the downgrade read node even when its name sorts after the write node (fresh GUID)', () => {
     // node(5, ...) has the GUID 66666666-..., which sorts after 11111111-...: read after write.
     const downgraded = sortedChildren([node(1, W, 6), node(0, W, 5), node(5, R, 5)]);
     expect(downgraded.map((e) => e.kind)).toEqual([W, R, W]);
-    expect(write(downgraded, 2)).toEqual(waits(node(5, R, 5), false));
+    expect(write(downgraded, 2)).toEqual(waitsForReader(node(5, R, 5), false));
   });
 
   it("with Curator's names too (__READ__ sorts before __WRIT__)", () => {
     const downgraded = sortedChildren([node(1, '__WRIT__', 6), node(0, '__WRIT__', 5), node(0, '__READ__', 5)]);
-    expect(curatorWrite(downgraded, 2)).toEqual(waits(node(0, '__READ__', 5), false));
+    expect(curatorWrite(downgraded, 2)).toEqual(waitsForReader(node(0, '__READ__', 5), false));
+  });
+
+  it("names the downgrade read node it watches for as the downgrade creates it: the write node's name with the read kind", () => {
+    expect(downgradeNameOf(node(0, W, 5), ZK_RECIPES_NAMING)).toBe(node(0, R, 5));
+    expect(downgradeNameOf(node(0, '__WRIT__', 5), CURATOR_NAMING)).toBe(node(0, '__READ__', 5));
+    // Not a write node this library names: never downgraded by us, so no shortcut behind it.
+    expect(downgradeNameOf('write-0000000005', ZK_RECIPES_NAMING)).toBeNull();
+    expect(downgradeNameOf(node(0, R, 5), ZK_RECIPES_NAMING)).toBeNull();
+    const foreign = sortedChildren(['write-0000000001', node(1, W, 2)]);
+    expect(write(foreign, 1)).toEqual(waitsForReader('write-0000000001', true));
   });
 
   it("the holder's own downgrade read node (same sequence) does not count as before it", () => {
     const queue = sortedChildren([node(0, W, 5), node(0, R, 5), node(1, W, 6)]);
-    expect(write(queue, indexOf(queue, node(0, W, 5)))).toEqual({ held: true });
+    expect(write(queue, indexOf(queue, node(0, W, 5)))).toEqual({ held: true, announceHolding: true });
   });
 });
