@@ -6,11 +6,12 @@
  *
  * Usage: npm run bench:trace -- <mutex|rw|semaphore> (builds, then runs the compiled library)
  *   [--processes 8] [--iterations 80] [--hold-ms 1] [--writers 2] [--leases 3] [--warmup-runs 3]
+ *   [--steps <file>] (also writes every merged step as JSON, for questions the report does not answer)
  * With ZK_CONNECT (and ZK_PID for the server's CPU) it uses that server; otherwise it starts one
  * and first does `--warmup-runs` discarded runs (a fresh server JVM JIT-compiles for a while).
  * Findings quoted in docs/benchmarks.md come from this tool.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,10 +86,11 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const recipe = argv[0];
   if (recipe !== 'mutex' && recipe !== 'rw' && recipe !== 'semaphore') throw new Error('usage: trace.ts <mutex|rw|semaphore> [options]');
-  const flag = (name: string, fallback: number): number => {
+  const flagText = (name: string): string | undefined => {
     const i = argv.indexOf(name);
-    return i >= 0 ? Number(argv[i + 1]) : fallback;
+    return i >= 0 ? argv[i + 1] : undefined;
   };
+  const flag = (name: string, fallback: number): number => Number(flagText(name) ?? fallback);
   const o: TraceOptions = {
     recipe,
     processes: flag('--processes', recipe === 'semaphore' ? 12 : 8),
@@ -105,6 +107,8 @@ async function main(): Promise<void> {
     for (let i = 0; i < (server === undefined ? 0 : flag('--warmup-runs', 3)); i++) await traceRun(connectString, serverPid, o);
     const { steps, busy, serverCpuMs } = await traceRun(connectString, serverPid, o);
     process.stdout.write(`${report(steps, busy, serverCpuMs, o)}\n`);
+    const dump = flagText('--steps');
+    if (dump !== undefined) writeFileSync(dump, JSON.stringify(steps, (_key, value: unknown) => (typeof value === 'bigint' ? Number(value) : value)));
   } finally {
     await server?.stop();
   }
