@@ -42,7 +42,7 @@ export function leaseQueueRule(maxLeases: () => number): OrderingRule {
     if (!waiterAhead && before + weightOf(queue[ownIndex]!) <= max) return { held: true, nudgeSuccessor: true };
     if (!waiterAhead && ownIndex > MAX_WATCHED_HOLDERS) return { held: false, waitForChildren: true };
     if (!waiterAhead) return { held: false, waitForAnyOf: queue.slice(0, ownIndex).map((entry) => entry.name) };
-    return { held: false, waitFor: queue[ownIndex - 1]!.name, lastObstacle: false, confirmAfterWatch: true };
+    return { held: false, waitFor: queue[ownIndex - 1]!.name, lastObstacle: false, relistIfTouched: true };
   };
 }
 

@@ -55,8 +55,8 @@ describe('leaseQueueRule', () => {
 
   it('makes every later waiter watch its predecessor, confirming after the watch', () => {
     const queue = queueOf([1, 1, 1, 1, 1, 1]);
-    expect(decide([1, 1, 1, 1, 1, 1], 4, 3)).toEqual({ held: false, waitFor: queue[3]!.name, lastObstacle: false, confirmAfterWatch: true });
-    expect(decide([1, 1, 1, 1, 1, 1], 5, 3)).toEqual({ held: false, waitFor: queue[4]!.name, lastObstacle: false, confirmAfterWatch: true });
+    expect(decide([1, 1, 1, 1, 1, 1], 4, 3)).toEqual({ held: false, waitFor: queue[3]!.name, lastObstacle: false, relistIfTouched: true });
+    expect(decide([1, 1, 1, 1, 1, 1], 5, 3)).toEqual({ held: false, waitFor: queue[4]!.name, lastObstacle: false, relistIfTouched: true });
   });
 
   it('holds all n leases of a weighted node or none', () => {

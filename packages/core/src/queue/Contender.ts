@@ -35,6 +35,8 @@ export class Contender implements WaitSink, AnyOfSink {
   private behind: string | undefined;
   /** The last wait's decision asked us to announce when it ends with the lock (see exclusiveRule). */
   private announceAfterWait = false;
+  /** The last `relistIfTouched` wait that ended on a version found at once (see ObstacleWait). */
+  private touch: { name: string; version: number } | undefined;
   /** A wait for any of several nodes, with the queue it was decided on (see `waitForAnyOf`). */
   private anyOf: { wait: AnyOfWait; queue: QueueEntry[] } | undefined;
 
@@ -86,6 +88,11 @@ export class Contender implements WaitSink, AnyOfSink {
     } else {
       this.decide(next.children, next);
     }
+  }
+
+  /** @internal The node we waited for had been touched before our watch (see `relistIfTouched`). */
+  touchFound(name: string, version: number): void {
+    this.touch = { name, version };
   }
 
   /** The wait we started failed. */
@@ -196,7 +203,8 @@ export class Contender implements WaitSink, AnyOfSink {
       );
     } else {
       this.announceAfterWait = decision.announceHolding === true;
-      this.queue.waitForNode(seat!, decision, options.rule, recheck, stop, this);
+      const touchActedOn = this.touch?.name === decision.waitFor ? this.touch.version : 0;
+      this.queue.waitForNode(decision, recheck, stop, this, touchActedOn);
     }
   }
 

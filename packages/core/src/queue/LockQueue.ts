@@ -256,52 +256,31 @@ export class LockQueue {
    * @internal Waits for the node `decision` names and reports to `sink` how it ended (see
    * {@link ObstacleWait}). On the common path that is one wait object and no promise.
    */
-  waitForNode(seat: QueueSeat, decision: NodeDecision, rule: OrderingRule, recheck: Recheck | undefined, stop: StopSignal, sink: WaitSink): void {
-    if (decision.confirmAfterWatch !== true && recheck === undefined) {
-      this.obstacleWait(decision, stop, sink).begin();
+  waitForNode(decision: NodeDecision, recheck: Recheck | undefined, stop: StopSignal, sink: WaitSink, touchActedOn: number): void {
+    if (recheck === undefined) {
+      this.obstacleWait(decision, stop, sink, touchActedOn).begin();
       return;
     }
-    this.confirmThenWait(seat, decision, rule, recheck, stop).then(
+    this.waitOrRecheck(decision, recheck, stop, sink, touchActedOn).then(
       (next) => sink.waited(next),
       (err: unknown) => sink.waitFailed(err),
     );
   }
 
-  private obstacleWait(decision: NodeDecision, stop: StopSignal, sink: WaitSink): ObstacleWait {
+  private obstacleWait(decision: NodeDecision, stop: StopSignal, sink: WaitSink, touchActedOn: number): ObstacleWait {
     const path = joinPath(this.path, decision.waitFor);
     const predecessor = decision.lastObstacleIfHeld === true ? localSeats(this.session).get(path) : undefined;
-    return new ObstacleWait(this.session, path, stop, decision, predecessor, sink);
+    return new ObstacleWait(this.session, path, stop, decision, predecessor, sink, touchActedOn);
   }
 
-  /**
-   * The slower node wait of rules that need it: lists once more behind the watch when the watched
-   * node can change state without going (`confirmAfterWatch`; returns that listing if the answer
-   * changed), and ends early ('relist') when the recipe says something outside the queue changed.
-   */
-  private async confirmThenWait(seat: QueueSeat, decision: NodeDecision, rule: OrderingRule, recheck: Recheck | undefined, stop: StopSignal): Promise<WaitResult> {
+  /** The node wait of a recipe with outside changes: ends early ('relist') when one is signalled. */
+  private async waitOrRecheck(decision: NodeDecision, recheck: Recheck, stop: StopSignal, caller: WaitSink, touchActedOn: number): Promise<WaitResult> {
     let sink!: WaitSink;
-    const outcome = new Promise<WaitResult>((resolve, reject) => (sink = { waited: resolve, waitFailed: reject }));
+    const outcome = new Promise<WaitResult>((resolve, reject) => (sink = { waited: resolve, waitFailed: reject, touchFound: caller.touchFound?.bind(caller) }));
     outcome.catch(() => undefined); // we may return before it settles (and then cancel the wait)
-    const wait = this.obstacleWait(decision, stop, sink);
+    const wait = this.obstacleWait(decision, stop, sink, touchActedOn);
     wait.begin();
     try {
-      if (decision.confirmAfterWatch === true) {
-        const behindWatch = await this.listAfterReconnect(stop);
-        const { queue, indexOf } = sortedQueueOf(behindWatch);
-        const index = indexOf.get(seat.name) ?? -1;
-        const again = index < 0 ? undefined : rule(queue, index);
-        if (
-          again === undefined ||
-          again.held ||
-          !('waitFor' in again) ||
-          again.waitFor !== decision.waitFor ||
-          again.lastObstacle !== decision.lastObstacle ||
-          again.lastObstacleIfHeld !== decision.lastObstacleIfHeld
-        ) {
-          return behindWatch;
-        }
-      }
-      if (recheck === undefined) return await outcome;
       return await Promise.race([outcome, recheck.next().then(() => 'relist' as const)]);
     } finally {
       wait.cancel();

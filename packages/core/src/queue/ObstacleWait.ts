@@ -34,6 +34,8 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor, CreationS
     /** Our predecessor if it is a node of this process and the rule allows the hand-over shortcut. */
     private readonly predecessor: LocalSeatState | undefined,
     private readonly sink: WaitSink,
+    /** `relistIfTouched`: the version of `waitFor` we already decided again for (0: none). */
+    private readonly touchActedOn = 0,
   ) {
     super(session, path, stop);
     const appears = decision.relistIfCreated;
@@ -51,7 +53,14 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor, CreationS
   }
 
   protected override watched(stat: Stat): void {
-    if (this.decision.watchedAnnounces === true && stat.version > 0) this.announcedHolder = true;
+    if (stat.version === 0) return;
+    if (this.decision.watchedAnnounces === true) this.announcedHolder = true;
+    // Touched before our watch was set: its change is already behind us. (Unless we acted on that
+    // very version already: a node touched for another reason must not make us list in a loop.)
+    if (this.decision.relistIfTouched === true && stat.version > this.touchActedOn) {
+      this.sink.touchFound?.(this.decision.waitFor, stat.version);
+      this.settle('changed');
+    }
   }
 
   protected override onEvent(outcome: 'gone' | 'changed'): void {

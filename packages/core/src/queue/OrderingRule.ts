@@ -9,8 +9,9 @@ export type Decision =
       readonly held: true;
       /**
        * Touch our node's data once held, waking a successor that watches us (a semaphore's next
-       * waiter, which is now the first waiter and must watch the holders). Costs one write, not
-       * awaited; the engine skips it when a fresh listing shows nobody behind us.
+       * waiter, which is now the first waiter and must watch the holders: `relistIfTouched`).
+       * Costs one write, not awaited; the engine skips it when a fresh listing shows nobody
+       * behind us (a waiter that listed after it then sees us holding).
        */
       readonly nudgeSuccessor?: boolean;
       /** See {@link exclusiveRule}: touch our node now that we hold, for the waiter behind us. */
@@ -33,12 +34,11 @@ export type Decision =
        */
       readonly lastObstacleIfHeld?: boolean;
       /**
-       * The watched node can change state without going (it is nudged when it becomes a holder).
-       * A nudge that lands before our watch is set would be missed, so the engine lists again
-       * behind the watch (ZooKeeper answers a session in order) and decides again if the answer
-       * changed. Costs one pipelined listing per wait.
+       * The watched node is touched (its version raised) when it becomes a holder, and that
+       * changes our answer (a semaphore's nudge): its data change ends the wait, and a version
+       * above 0 when our watch is set means the touch came first: we decide again at once.
        */
-      readonly confirmAfterWatch?: boolean;
+      readonly relistIfTouched?: boolean;
       /** See {@link exclusiveRule}: announce ourselves when this wait ends with the lock held. */
       readonly announceHolding?: boolean;
       /**

@@ -14,4 +14,6 @@ export type WaitResult = 'held' | 'relist' | string[] | WatchedListing;
 export interface WaitSink {
   waited(result: WaitResult): void;
   waitFailed(reason: unknown): void;
+  /** `relistIfTouched`: the wait ends because `name` was found at `version` when watched. */
+  touchFound?(name: string, version: number): void;
 }

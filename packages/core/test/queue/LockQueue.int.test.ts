@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '../../src/session/index.js';
 import { LockQueue } from '../../src/queue/LockQueue.js';
-import { exclusiveRule } from '../../src/queue/OrderingRule.js';
+import { exclusiveRule, type OrderingRule } from '../../src/queue/OrderingRule.js';
 import { waitUntilGone } from '../../src/watch/waitUntilGone.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { childrenOf, pollUntil, untilChildCount } from '../../../testing/src/observeNodes.js';
@@ -32,6 +32,9 @@ afterAll(async () => {
 });
 
 const children = (path: string) => childrenOf(observer, path);
+/** Opcodes of the requests a proxied session sent since `mark` (pings and other negative xids left out). */
+const requestTypes = (proxy: FaultProxy, mark: number) =>
+  proxy.frames.slice(mark).filter((f) => f.direction === 'request' && (f.xid ?? 0) >= 0).map((f) => f.type);
 
 const enterExclusive = (queue: LockQueue, options: { timeoutMs?: number; signal?: AbortSignal } = {}) =>
   queue.enter({ kind: 'lock-', rule: exclusiveRule, ...options });
@@ -143,6 +146,42 @@ describe('LockQueue', () => {
       expect(requests.map((f) => f.type)).not.toContain(OP_GET_CHILDREN2);
       expect(requests.map((f) => f.type)).not.toContain(OP_GET_DATA);
       await new LockQueue(third, path).leave(last);
+      expect(await children(path)).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('relistIfTouched: a predecessor touched before the watch is set makes the waiter decide again once, not in a loop', async () => {
+    const path = `${root}/touched`;
+    // A semaphore-like rule: the first holds (and nudges); the others wait for their predecessor's touch.
+    const rule: OrderingRule = (queue, i) =>
+      i === 0 ? { held: true, nudgeSuccessor: true } : { held: false, waitFor: queue[i - 1]!.name, lastObstacle: false, relistIfTouched: true };
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const waiterSession = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
+    opened.push(waiterSession);
+    try {
+      const queue = new LockQueue(session, path);
+      const holder = await queue.enter({ kind: 'lock-', rule });
+      const middle = queue.enter({ kind: 'lock-', rule });
+      await untilChildCount(observer, path, 2, 5000);
+      // Touched while it still waits (as no contender of ours would): version 1, not a holder.
+      const middleName = (await children(path)).find((name) => `${path}/${name}` !== holder.path)!;
+      await observer.setData(`${path}/${middleName}`, new Uint8Array(0));
+      const mark = proxy.frames.length;
+      const last = new LockQueue(waiterSession, path).enter({ kind: 'lock-', rule });
+      await untilChildCount(observer, path, 3, 5000);
+      await pollUntil(() => waiterSession.diagnostics.watchers >= 1, 5000, 'the last to watch the middle');
+      // Twenty round trips of its session: a waiter listing in a loop would list about as often.
+      for (let i = 0; i < 20; i++) await waiterSession.exists(path);
+      const listings = requestTypes(proxy, mark).filter((type) => type === OP_GET_CHILDREN2);
+      // The create's listing, and one more for the version found at once; then it waits.
+      expect(listings).toHaveLength(2);
+      await queue.leave(holder);
+      const middleSeat = await middle;
+      await queue.leave(middleSeat);
+      const lastSeat = await last;
+      await new LockQueue(waiterSession, path).leave(lastSeat);
       expect(await children(path)).toEqual([]);
     } finally {
       await proxy.close();
