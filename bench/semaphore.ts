@@ -11,6 +11,8 @@
  * (it includes the release's own round trip). Every run is also checked: more than L sections open
  * at once fails the benchmark.
  *
+ * A fourth row, the raw ceiling, runs the same load with no waiting at all (see CEILING).
+ *
  * Usage: node --conditions=source --import tsx bench/semaphore.ts [--processes 12] [--iterations 50]
  *        [--hold-ms 2] [--leases 3] [--rounds 3] [--warmup-rounds 1] [--json]
  * Uses ZK_CONNECT when set; otherwise starts a throw-away ZooKeeper server. Prints a markdown table.
@@ -27,6 +29,14 @@ import {
   type Section,
 } from '../packages/semaphore/test/support/sections.js';
 
+/**
+ * The machine's ceiling, not a semaphore: the same processes create a node with the listing
+ * pipelined, hold, and delete it, waiting for nobody (bench/raw/cycleWorker.ts). Every queue-based
+ * semaphore does at least this per section, so no semaphore can beat it here.
+ */
+const CEILING = 'raw ceiling: create + listing, hold, delete; no waiting, no exclusion';
+const CYCLE_WORKER = fileURLToPath(new URL('./raw/cycleWorker.ts', import.meta.url));
+
 export interface SemaphoreBenchOptions {
   processes?: number;
   iterations?: number;
@@ -40,7 +50,7 @@ export interface SemaphoreBenchOptions {
 
 /** One measured run. */
 export interface SemaphoreBenchResult {
-  library: "zk-recipes (layout 'queue', default)" | "zk-recipes (layout 'curator')" | 'Curator 5.4 InterProcessSemaphoreV2';
+  library: "zk-recipes (layout 'queue', default)" | "zk-recipes (layout 'curator')" | 'Curator 5.4 InterProcessSemaphoreV2' | typeof CEILING;
   sections: number;
   spanMs: number;
   sectionsPerSecond: number;
@@ -98,6 +108,16 @@ async function runRound(connectString: string, base: string, options: SemaphoreB
     }
   }
 
+  const cyclers = Array.from({ length: processes }, () => spawnNodeWorker(CYCLE_WORKER, [connectString, `${base}/ceiling`, String(iterations), String(holdMs)]));
+  try {
+    await Promise.all(cyclers.map((w) => w.waitForLine((l) => l.type === 'ready')));
+    for (const w of cyclers) w.go();
+    const lines = (await Promise.all(cyclers.map((w) => w.finished()))).flat();
+    results.push(measure(CEILING, sectionsOf(lines), Number.POSITIVE_INFINITY));
+  } finally {
+    for (const w of cyclers) w.kill();
+  }
+
   const jvms = await Promise.all(
     Array.from({ length: processes }, () => spawnCuratorWorker(['--wait-go', 'semaphore', connectString, ...args(`${base}/curator`)])),
   );
@@ -126,7 +146,7 @@ function measure(library: SemaphoreBenchResult['library'], sections: Section[], 
     spanMs: Number(span) / 1e6,
     sectionsPerSecond: (sections.length * 1e9) / Number(span),
     maxConcurrent,
-    allLeasesInUse: Number(timeAtConcurrency(sections, leases)) / Number(span),
+    allLeasesInUse: Number.isFinite(leases) ? Number(timeAtConcurrency(sections, leases)) / Number(span) : Number.NaN,
     handoffP50Ms: percentile(handoffs, 50),
     handoffP99Ms: percentile(handoffs, 99),
     handoffs: handoffs.length,
@@ -149,7 +169,9 @@ export function semaphoreBenchTable(results: readonly SemaphoreBenchResult[], op
     const ratio = curator === undefined ? '' : `${(r.sectionsPerSecond / curator.sectionsPerSecond).toFixed(2)}x`;
     rows.push(
       `| ${r.library} | ${r.sectionsPerSecond.toFixed(0)} | ${(r.perRound ?? []).join(', ')} | ${ratio} | ${r.maxConcurrent} | ` +
-        `${(r.allLeasesInUse * 100).toFixed(1)}% | ${r.handoffP50Ms.toFixed(1)} / ${r.handoffP99Ms.toFixed(1)} (n=${r.handoffs}) |`,
+        (r.library === CEILING
+          ? '— | — |'
+          : `${(r.allLeasesInUse * 100).toFixed(1)}% | ${r.handoffP50Ms.toFixed(1)} / ${r.handoffP99Ms.toFixed(1)} (n=${r.handoffs}) |`),
     );
   }
   return rows.join('\n');
