@@ -87,8 +87,7 @@ export abstract class NodeWatch implements StopListener {
     this.settle(outcome);
   }
 
-  /** Sets (or, after a data change used it up, sets again) the data watch; its reply goes to {@link watched}. */
-  protected arm(): void {
+  private arm(): void {
     this.onWatchReply(this.session.getData(this.path, this.watcher), ({ stat }) => this.watched(stat));
   }
 
