@@ -1,4 +1,4 @@
-import { ZkSession } from '@zk-recipes/core';
+import { sortedChildren, ZkSession } from '@zk-recipes/core';
 import { InterProcessReadWriteLock, type LockHandle } from '@zk-recipes/read-write-lock';
 import { expireSession, FaultProxy, pollUntil, serverWatchedPaths, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -28,11 +28,8 @@ async function connectThroughProxy(): Promise<{ session: ZkSession; proxy: Fault
   return { session, proxy };
 }
 
-/** Opcodes of the requests a proxied session sent since `mark` (pings and other negative xids left out). */
-const requestsSince = (proxy: FaultProxy, mark: number) =>
-  proxy.frames.slice(mark).filter((f) => f.direction === 'request' && (f.xid ?? 0) >= 0).map((f) => f.type);
-/** Child names sorted by their sequence suffix (queue order). */
-const queueOrder = (children: string[]) => [...children].sort((x, y) => sequenceOf(x).localeCompare(sequenceOf(y)));
+/** Child names in queue order (by sequence). */
+const queueOrder = (children: string[]) => sortedChildren(children).map((entry) => entry.name);
 const nameOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 const sequenceOf = (path: string) => path.slice(-10);
 
@@ -244,7 +241,7 @@ describe('InterProcessReadWriteLock', () => {
         const last = await thirdAcquiring;
         // The announcement reached the third as a data change, and the second's going through the
         // child watch set next to the data watch: it took the lock without listing or watching again.
-        const requests = requestsSince(proxy, mark);
+        const requests = proxy.requestTypesSince(mark);
         expect(requests).not.toContain(OP_GET_CHILDREN2);
         expect(requests).not.toContain(OP_GET_DATA);
         // A writer also watched for the second's downgrade read node, which never came: that watch

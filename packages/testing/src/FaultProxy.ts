@@ -106,6 +106,14 @@ export class FaultProxy {
     return `127.0.0.1:${this._port}`;
   }
 
+  /**
+   * Opcodes of the requests clients sent since `frames.length` was `mark`, in order: what a session
+   * asked the server for, without pings and the other negative-xid frames.
+   */
+  requestTypesSince(mark: number): Array<number | undefined> {
+    return this.frames.slice(mark).filter((f) => f.direction === 'request' && (f.xid ?? 0) >= 0).map((f) => f.type);
+  }
+
   /** Number of client connections currently open through the proxy. */
   get connectionCount(): number {
     return this.conns.size;

@@ -32,9 +32,6 @@ afterAll(async () => {
 });
 
 const children = (path: string) => childrenOf(observer, path);
-/** Opcodes of the requests a proxied session sent since `mark` (pings and other negative xids left out). */
-const requestTypes = (proxy: FaultProxy, mark: number) =>
-  proxy.frames.slice(mark).filter((f) => f.direction === 'request' && (f.xid ?? 0) >= 0).map((f) => f.type);
 
 const enterExclusive = (queue: LockQueue, options: { timeoutMs?: number; signal?: AbortSignal } = {}) =>
   queue.enter({ kind: 'lock-', rule: exclusiveRule, ...options });
@@ -139,12 +136,12 @@ describe('LockQueue', () => {
       await pollUntil(async () => (await observer.exists(held.path))?.version === 1, 5000, 'the announcement');
       await secondQueue.leave(held);
       const last = await thirdSeat;
-      const requests = proxy.frames.slice(mark).filter((f) => f.direction === 'request' && (f.xid ?? 0) >= 0);
+      const requests = proxy.requestTypesSince(mark);
       // The announcement reached the third as a data change, and the second's going through the
       // child watch the third set next to its data watch: between the release and its grant it
       // neither listed again nor set a watch again.
-      expect(requests.map((f) => f.type)).not.toContain(OP_GET_CHILDREN2);
-      expect(requests.map((f) => f.type)).not.toContain(OP_GET_DATA);
+      expect(requests).not.toContain(OP_GET_CHILDREN2);
+      expect(requests).not.toContain(OP_GET_DATA);
       await new LockQueue(third, path).leave(last);
       expect(await children(path)).toEqual([]);
     } finally {
@@ -174,7 +171,7 @@ describe('LockQueue', () => {
       await pollUntil(() => waiterSession.diagnostics.watchers >= 1, 5000, 'the last to watch the middle');
       // Twenty round trips of its session: a waiter listing in a loop would list about as often.
       for (let i = 0; i < 20; i++) await waiterSession.exists(path);
-      const listings = requestTypes(proxy, mark).filter((type) => type === OP_GET_CHILDREN2);
+      const listings = proxy.requestTypesSince(mark).filter((type) => type === OP_GET_CHILDREN2);
       // The create's listing, and one more for the version found at once; then it waits.
       expect(listings).toHaveLength(2);
       await queue.leave(holder);
