@@ -9,7 +9,7 @@ export * from './retry/index.js';
 export * from './nodes/index.js';
 export { waitUntilGone, type NodeWaitOutcome } from './watch/waitUntilGone.js';
 export { listAndWatchChildren } from './watch/waitForChildrenChange.js';
-export { exclusiveRule, type Decision, type OrderingRule } from './queue/OrderingRule.js';
+export { exclusiveRule, MAX_ANY_OF_WATCHES, type Decision, type OrderingRule } from './queue/OrderingRule.js';
 export { LockQueue, type EnterOptions } from './queue/LockQueue.js';
 export type { QueueSeat } from './queue/QueueSeat.js';
 export { keepPlaceAfterLeaving } from './queue/localSeats.js';

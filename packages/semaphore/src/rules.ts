@@ -1,4 +1,4 @@
-import type { OrderingRule, QueueEntry } from '@zk-recipes/core';
+import { MAX_ANY_OF_WATCHES, type OrderingRule, type QueueEntry } from '@zk-recipes/core';
 import { weightOfKind } from './leaseKinds.js';
 
 /** A node we cannot read counts as one lease: never fewer leases than really exist. */
@@ -11,7 +11,7 @@ function weightOf(entry: QueueEntry): number {
  * holder: one child watch then costs less than that many data watches, at the price of waking on
  * arrivals too.
  */
-export const MAX_WATCHED_HOLDERS = 64;
+export const MAX_WATCHED_HOLDERS = MAX_ANY_OF_WATCHES;
 
 /**
  * The `queue` layout's rule, FIFO by sequence: a node holds its leases iff the leases of every

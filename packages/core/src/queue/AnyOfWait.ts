@@ -2,19 +2,23 @@ import { isZkError } from '../errors.js';
 import { joinPath } from '../nodes/index.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Watcher } from '../session/types.js';
+import { CreationWatch, type CreationSink } from '../watch/CreationWatch.js';
 import type { StopListener, Stoppable } from './stoppable.js';
 
 /** Where an {@link AnyOfWait} reports. */
 export interface AnyOfSink {
   /** `name` is gone (deleted, or already gone when its watch was set). The wait goes on. */
   nodeGone(name: string): void;
+  /** A node watched for creation exists: something is ahead of us now. The wait is over. */
+  changedAhead(): void;
   /** The stop fired (its reason), or a watch could not be set. The wait is over. */
   anyOfFailed(reason: unknown): void;
 }
 
 /**
  * A wait for any of several nodes of one directory to go: a counting semaphore's first waiter
- * watching every holder ahead of it, so that whichever holder releases wakes it, and only it.
+ * watching every holder ahead of it, so that whichever holder releases wakes it, and only it (or
+ * a writer watching the readers that hold ahead of it).
  *
  * One data watch per node (a data watch is not set on a node already gone: nothing dangles). Each
  * departure is reported as soon as it is known and the others stay watched until the sink ends
@@ -22,10 +26,16 @@ export interface AnyOfSink {
  * releases later does not wake a process that no longer waits. A data change of a watched node
  * is not a departure: its watch is set again.
  */
-export class AnyOfWait implements StopListener {
+export class AnyOfWait implements StopListener, CreationSink {
   private ended = false;
   /** Watched (or being watched) nodes by name, with the watcher of their current watch. */
   private readonly watching = new Map<string, Watcher>();
+  /** Nodes watched for creation (`relistIfCreated`), by name. */
+  private readonly creations = new Map<string, CreationWatch>();
+  /** Creation watches whose node's absence is not confirmed yet. */
+  private unconfirmed = 0;
+  /** Departures heard before every absence was confirmed: reported once they are. */
+  private deferred: string[] | undefined;
 
   constructor(
     private readonly session: ZkSession,
@@ -34,18 +44,29 @@ export class AnyOfWait implements StopListener {
     private readonly sink: AnyOfSink,
   ) {}
 
-  /** Sets a watch on each of `names` (pipelined) and subscribes to the stop. */
-  begin(names: readonly string[]): void {
+  /**
+   * Sets a watch on each of `names` (pipelined) and subscribes to the stop; with `appears`, first
+   * an `exists` watch on each of those names (see `relistIfCreated`). Sent first, they are
+   * answered first: a node created before a departure is then seen before it.
+   */
+  begin(names: readonly string[], appears: readonly string[] = []): void {
     this.stop.addStopListener(this);
+    for (const name of appears) {
+      if (this.ended) return;
+      const watch = new CreationWatch(this.session, joinPath(this.dir, name), this);
+      this.creations.set(name, watch);
+      this.unconfirmed++;
+      watch.begin();
+    }
     for (const name of names) {
       if (this.ended) return;
       this.arm(name);
     }
   }
 
-  /** Whether `name` is watched by this wait now. */
-  watches(name: string): boolean {
-    return this.watching.has(name);
+  /** Whether this wait watches every one of `names` for departure and of `appears` for creation. */
+  covers(names: readonly string[], appears: readonly string[] = []): boolean {
+    return names.every((name) => this.watching.has(name)) && appears.every((name) => this.creations.has(name));
   }
 
   /** Ends the wait: nothing more is reported, and every watch still set is removed. */
@@ -53,6 +74,32 @@ export class AnyOfWait implements StopListener {
     if (!this.end()) return;
     for (const [name, watcher] of this.watching) this.session.removeWatches(joinPath(this.dir, name), watcher);
     this.watching.clear();
+    for (const watch of this.creations.values()) watch.cancel();
+  }
+
+  /** @internal A node watched for creation exists. */
+  created(): void {
+    if (this.ended) return;
+    this.cancel();
+    this.sink.changedAhead();
+  }
+
+  /** @internal A node watched for creation was absent when its watch was set. */
+  absent(): void {
+    if (--this.unconfirmed > 0 || this.deferred === undefined) return;
+    const deferred = this.deferred;
+    this.deferred = undefined;
+    for (const name of deferred) {
+      if (this.ended) return;
+      this.sink.nodeGone(name);
+    }
+  }
+
+  /** @internal */
+  creationWatchFailed(reason: unknown): void {
+    if (this.ended) return;
+    this.cancel();
+    this.sink.anyOfFailed(reason);
   }
 
   /** @internal The stop fired. */
@@ -90,7 +137,8 @@ export class AnyOfWait implements StopListener {
 
   private gone(name: string): void {
     this.watching.delete(name);
-    this.sink.nodeGone(name);
+    if (this.unconfirmed > 0) (this.deferred ??= []).push(name);
+    else this.sink.nodeGone(name);
   }
 
   private end(): boolean {

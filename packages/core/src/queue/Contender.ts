@@ -37,6 +37,8 @@ export class Contender implements WaitSink, AnyOfSink {
   private announceAfterWait = false;
   /** The last `relistIfTouched` wait that ended on a version found at once (see ObstacleWait). */
   private touch: { name: string; version: number } | undefined;
+  /** The nodes behind the one we wait for, in the queue we decided on (see `decideBehindIfHeld`). */
+  private behindWaitedFor: QueueEntry[] | undefined;
   /** A wait for any of several nodes, with the queue it was decided on (see `waitForAnyOf`). */
   private anyOf: { wait: AnyOfWait; queue: QueueEntry[] } | undefined;
 
@@ -78,6 +80,10 @@ export class Contender implements WaitSink, AnyOfSink {
     if (next === 'held') {
       // Held without a fresh listing: a waiter may have queued right behind us since our last one.
       this.hold(this.announceAfterWait && (this.behind === undefined || !this.isLocal(this.behind)));
+    } else if (next === 'passed') {
+      // The node we waited for went as a holder, so did every node ahead of it: decide on the rest.
+      const rest = this.behindWaitedFor!;
+      this.decideOn(rest, rest.findIndex((entry) => entry.name === this.seat!.name), false, undefined);
     } else if (next === 'relist') {
       this.queue.listAfterReconnect(this.stop).then(
         (children) => this.decide(children, undefined),
@@ -130,6 +136,12 @@ export class Contender implements WaitSink, AnyOfSink {
     this.decideOn(queue, queue.findIndex((entry) => entry.name === this.seat!.name), false, undefined);
   }
 
+  /** A node appeared ahead of us (see `relistIfCreated`): decide again on a fresh listing. */
+  changedAhead(): void {
+    this.anyOf = undefined;
+    this.waited('relist');
+  }
+
   /** The {@link AnyOfWait} failed (stopped, or a watch could not be set). */
   anyOfFailed(reason: unknown): void {
     this.anyOf = undefined;
@@ -169,7 +181,7 @@ export class Contender implements WaitSink, AnyOfSink {
       this.fail(err);
       return;
     }
-    if ('waitForAnyOf' in decision && this.anyOf !== undefined && decision.waitForAnyOf.every((name) => this.anyOf!.wait.watches(name))) {
+    if ('waitForAnyOf' in decision && this.anyOf?.wait.covers(decision.waitForAnyOf, decision.relistIfCreated) === true) {
       return; // still waiting for the nodes we watch
     }
     this.endAnyOf();
@@ -177,10 +189,11 @@ export class Contender implements WaitSink, AnyOfSink {
       // A waiter behind us may have listed while we still waited, and so watches us for the
       // nudge: on a fresh listing it is in it, on an old one it may not be.
       if (decision.nudgeSuccessor === true && (!fresh || ownIndex < queue.length - 1)) this.queue.nudge(seat!, options.data);
-      // Only a waiter that listed while we still waited can need it, and such a waiter is in this
-      // listing: the one right behind us, if another process's.
+      // Only a waiter that listed while we still waited can need it. On a fresh listing that is the
+      // one right behind us, if another process's; on an old one, it may be missing from it.
       const behind = this.behind;
-      this.hold(decision.announceHolding === true && this.hasWaited && behind !== undefined && !this.isLocal(behind));
+      const successorMayWatch = behind === undefined ? !fresh : !this.isLocal(behind);
+      this.hold(decision.announceHolding === true && this.hasWaited && successorMayWatch);
       return;
     }
     this.hasWaited = true;
@@ -189,7 +202,7 @@ export class Contender implements WaitSink, AnyOfSink {
       const wait = new AnyOfWait(this.queue.session, this.queue.path, stop, this);
       this.anyOf = { wait, queue: [...queue] };
       // Our own node too: deciding without listing must still notice that it was deleted.
-      wait.begin([...decision.waitForAnyOf, seat!.name]);
+      wait.begin([...decision.waitForAnyOf, seat!.name], decision.relistIfCreated);
       recheck?.next().then(() => {
         if (this.anyOf?.wait !== wait) return;
         this.endAnyOf();
@@ -203,6 +216,7 @@ export class Contender implements WaitSink, AnyOfSink {
       );
     } else {
       this.announceAfterWait = decision.announceHolding === true;
+      this.behindWaitedFor = decision.decideBehindIfHeld === true ? queue.slice(queue.findIndex((entry) => entry.name === decision.waitFor) + 1) : undefined;
       const touchActedOn = this.touch?.name === decision.waitFor ? this.touch.version : 0;
       this.queue.waitForNode(decision, recheck, stop, this, touchActedOn);
     }

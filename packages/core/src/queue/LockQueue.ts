@@ -269,7 +269,8 @@ export class LockQueue {
 
   private obstacleWait(decision: NodeDecision, stop: StopSignal, sink: WaitSink, touchActedOn: number): ObstacleWait {
     const path = joinPath(this.path, decision.waitFor);
-    const predecessor = decision.lastObstacleIfHeld === true ? localSeats(this.session).get(path) : undefined;
+    const shortcut = decision.lastObstacleIfHeld === true || decision.decideBehindIfHeld === true;
+    const predecessor = shortcut ? localSeats(this.session).get(path) : undefined;
     return new ObstacleWait(this.session, path, stop, decision, predecessor, sink, touchActedOn);
   }
 

@@ -96,9 +96,11 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor, CreationS
   protected settled(outcome: NodeWaitOutcome): void {
     const decision = this.decision;
     const heldAhead = (this.predecessor !== undefined && handsOverWhenLeaving(this.predecessor)) || this.announcedHolder;
+    const wentAsHolder = outcome === 'handed-over' || (outcome === 'gone' && heldAhead);
     let next: WaitResult = 'relist';
-    if (outcome === 'handed-over') next = 'held';
-    else if (outcome === 'gone' && (decision.lastObstacle || (decision.lastObstacleIfHeld === true && heldAhead))) next = 'held';
+    if (outcome === 'gone' && decision.lastObstacle) next = 'held';
+    else if (wentAsHolder && decision.lastObstacleIfHeld === true) next = 'held';
+    else if (wentAsHolder && decision.decideBehindIfHeld === true) next = 'passed';
     this.sink.waited(next);
   }
 

@@ -34,6 +34,14 @@ export type Decision =
        */
       readonly lastObstacleIfHeld?: boolean;
       /**
+       * With nodes between `waitFor` and us: had `waitFor` been holding the lock, every node ahead
+       * of it had gone (an exclusive holder is first). When it goes having held, the engine
+       * decides again on the nodes behind it in the listing we decided on, without listing again.
+       * Only `waitFor`'s own downgrade node could appear among them: name it in
+       * `relistIfCreated`.
+       */
+      readonly decideBehindIfHeld?: boolean;
+      /**
        * The watched node is touched (its version raised) when it becomes a holder, and that
        * changes our answer (a semaphore's nudge): its data change ends the wait, and a version
        * above 0 when our watch is set means the touch came first: we decide again at once.
@@ -60,18 +68,32 @@ export type Decision =
       /**
        * Wait until any of these nodes goes, then decide again on the same listing without the
        * nodes seen gone: no new listing. Name every node ahead of ours whose going could change
-       * the answer (a semaphore's first waiter: all the holders). The engine watches each, so
-       * whichever goes wakes this contender, and only it; arrivals behind it wake nobody.
-       * Deciding on the old listing is exact because nodes never appear ahead of ours (sequences
-       * only grow) and every node that matters is watched.
+       * the answer (a semaphore's first waiter: all the holders; a writer behind reading
+       * holders: all of them). The engine watches each, so whichever goes wakes this contender,
+       * and only it; arrivals behind it wake nobody. Deciding on the old listing is exact because
+       * nodes never appear ahead of ours (sequences only grow) and every node that matters is
+       * watched.
        */
       readonly waitForAnyOf: readonly string[];
+      /**
+       * Names of nodes, absent now, that could appear ahead of ours (a read/write lock's downgrade
+       * read nodes): as for a single node's wait, the engine watches for their creation from the
+       * start and lists again if one is there or appears; no departure is acted on before each
+       * absence is confirmed.
+       */
+      readonly relistIfCreated?: readonly string[];
     }
   | {
       readonly held: false;
       /** Wait for any change of the queue's children, then decide again. */
       readonly waitForChildren: true;
     };
+
+/**
+ * The most nodes a rule should name in `waitForAnyOf`. Above it, one watch per node ahead costs
+ * more than it saves: a rule falls back to one node or the directory.
+ */
+export const MAX_ANY_OF_WATCHES = 64;
 
 /**
  * A recipe's only knowledge: given the queue sorted by sequence and our place in it, do we hold

@@ -5,10 +5,11 @@ export interface WatchedListing {
 }
 
 /**
- * How one wait ended: we hold the lock; here is a fresh listing (perhaps with a child watch
- * armed); or list again.
+ * How one wait ended: we hold the lock; the node we waited for went as a holder
+ * (`decideBehindIfHeld`: decide on the nodes behind it); here is a fresh listing (perhaps with a
+ * child watch armed); or list again.
  */
-export type WaitResult = 'held' | 'relist' | string[] | WatchedListing;
+export type WaitResult = 'held' | 'passed' | 'relist' | string[] | WatchedListing;
 
 /** Where a wait reports how it ended: the waiting contender itself, or a promise's settle functions. */
 export interface WaitSink {
