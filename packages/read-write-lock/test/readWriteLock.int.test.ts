@@ -310,6 +310,119 @@ describe('InterProcessReadWriteLock', () => {
     });
   }
 
+  it('a writer behind readers that hold watches them all: it takes the lock when the last goes, in any order, without listing again', async () => {
+    const readerSessions = await Promise.all([connect(), connect(), connect()]);
+    const { session: ws, proxy } = await connectThroughProxy();
+    try {
+      const path = freshPath();
+      const reads = await Promise.all(readerSessions.map((s) => new InterProcessReadWriteLock(s, path).readLock().acquire()));
+      let writerHolds = false;
+      const writing = new InterProcessReadWriteLock(ws, path)
+        .writeLock()
+        .acquire()
+        .then((handle) => ((writerHolds = true), handle));
+      await pollUntil(async () => (await serverWatchedPaths(testConnectString(), ws.sessionIdBigInt)).size === 4, 5000, "the writer's watches");
+      const writerNode = (await childrenOf(readerSessions[0]!, path)).find((name) => name.includes('-write-'));
+      expect(await serverWatchedPaths(testConnectString(), ws.sessionIdBigInt)).toEqual(new Set([...reads.map((r) => r.path), `${path}/${writerNode}`]));
+      const mark = proxy.frames.length;
+      // Its immediate predecessor first (the textbook writer would list again here), then the rest.
+      for (const read of [reads[2]!, reads[0]!]) {
+        await read.release();
+        await ws.exists(path); // the writer's watch events come before this reply
+        expect(writerHolds).toBe(false);
+      }
+      await reads[1]!.release();
+      const write = await writing;
+      expect(proxy.requestTypesSince(mark)).not.toContain(OP_GET_CHILDREN2);
+      expect(proxy.requestTypesSince(mark)).not.toContain(OP_GET_DATA);
+      // The watch on its own node (a deletion by someone else) is removed once it holds.
+      await ws.exists(path);
+      expect(await serverWatchedPaths(testConnectString(), ws.sessionIdBigInt)).toEqual(new Set());
+      await write.release();
+      expect(await childrenOf(ws, path)).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a writer behind readers queued after a writer waits for that writer, then for the readers, without listing again', async () => {
+    const [s0, s1, s2, s3] = await Promise.all([connect(), connect(), connect(), connect()]);
+    const { session: ws, proxy } = await connectThroughProxy();
+    try {
+      const path = freshPath();
+      const first = await new InterProcessReadWriteLock(s0, path).readLock().acquire();
+      const middleWriting = new InterProcessReadWriteLock(s1, path).writeLock().acquire();
+      await untilChildren(s0, path, (ch) => ch.length === 2);
+      const readersReading = [s2, s3].map((s) => new InterProcessReadWriteLock(s, path).readLock().acquire());
+      await untilChildren(s0, path, (ch) => ch.length === 4);
+      let writerHolds = false;
+      const writing = new InterProcessReadWriteLock(ws, path)
+        .writeLock()
+        .acquire()
+        .then((handle) => ((writerHolds = true), handle));
+      const middlePath = `${path}/${queueOrder(await untilChildren(s0, path, (ch) => ch.length === 5))[1]!}`;
+      await pollUntil(async () => (await serverWatchedPaths(testConnectString(), ws.sessionIdBigInt)).has(middlePath), 5000, 'the watch on the middle writer');
+      const mark = proxy.frames.length;
+      await first.release();
+      const middle = await middleWriting;
+      await pollUntil(async () => (await s0.exists(middle.path))?.version === 1, 5000, 'the announcement');
+      await middle.release();
+      const readers = await Promise.all(readersReading);
+      await ws.exists(path);
+      expect(writerHolds).toBe(false);
+      await readers[1]!.release();
+      await ws.exists(path);
+      expect(writerHolds).toBe(false);
+      await readers[0]!.release();
+      const write = await writing;
+      // It watched the readers once the middle writer had gone as a holder, and listed nothing.
+      expect(proxy.requestTypesSince(mark)).not.toContain(OP_GET_CHILDREN2);
+      await write.release();
+      expect(await childrenOf(s0, path)).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  for (const ahead of ['at the head', 'granted after waiting'] as const) {
+    it(`CURATOR-621 with readers between: a writer behind a writer ${ahead} that downgrades does not get the lock until the read lock is released`, async () => {
+      const [s0, s1, s2, s3] = await Promise.all([connect(), connect(), connect(), connect()]);
+      const path = freshPath();
+      // "granted after waiting": a reader holds first, so the writer waits and then announces.
+      const blocker = ahead === 'granted after waiting' ? await new InterProcessReadWriteLock(s0, path).readLock().acquire() : undefined;
+      const a = new InterProcessReadWriteLock(s1, path);
+      const aWriting = a.writeLock().acquire();
+      const before = blocker === undefined ? 1 : 2;
+      if (blocker === undefined) await aWriting;
+      else await untilChildren(s0, path, (ch) => ch.length === before);
+      const reading = new InterProcessReadWriteLock(s2, path).readLock().acquire();
+      await untilChildren(s0, path, (ch) => ch.length === before + 1);
+      let bHolds = false;
+      let readReleased = false;
+      const bWriting = new InterProcessReadWriteLock(s3, path)
+        .writeLock()
+        .acquire()
+        .then((handle) => ((bHolds = true), expect(readReleased).toBe(true), handle));
+      const children = await untilChildren(s0, path, (ch) => ch.length === before + 2);
+      const aPath = `${path}/${queueOrder(children).find((n) => n.includes('-write-'))!}`;
+      await untilWatched(testConnectString(), aPath);
+      await blocker?.release();
+      const aWrite = await aWriting;
+      const aRead = await a.readLock().acquire(); // the downgrade: at the write node's place
+      await aWrite.release();
+      const read = await reading;
+      await read.release();
+      // B's watch events came before the replies to these: the read node still bars its way.
+      for (let i = 0; i < 3; i++) await s3.getChildren(path);
+      expect(bHolds).toBe(false);
+      readReleased = true;
+      await aRead.release();
+      const b = await bWriting;
+      await b.release();
+      expect(await childrenOf(s0, path)).toEqual([]);
+    });
+  }
+
   it('downgrade lets readers queued behind the writer in when the write lock is released, still ahead of the next writer', async () => {
     const [s1, s2, s3] = await Promise.all([connect(), connect(), connect()]);
     const path = freshPath();

@@ -1,4 +1,4 @@
-import { sortedChildren } from '@zk-recipes/core';
+import { MAX_ANY_OF_WATCHES, sortedChildren } from '@zk-recipes/core';
 import { describe, expect, it } from 'vitest';
 import { CURATOR_NAMING, ZK_RECIPES_NAMING } from '../src/naming.js';
 import { downgradeNameOf } from '../src/downgradeName.js';
@@ -21,6 +21,8 @@ const indexOf = (queue: ReturnType<typeof sortedChildren>, name: string) => queu
 
 /** A writer's wait for a reader (or a node it does not understand): no announcement to rely on. */
 const waitsForReader = (name: string, lastObstacle: boolean) => ({ held: false, waitFor: name, lastObstacle, announceHolding: true });
+/** A writer's wait for every node ahead (readers, after at most one writer at the head). */
+const watchesAll = (names: string[], appears?: string[]) => ({ held: false, waitForAnyOf: names, ...(appears === undefined ? {} : { relistIfCreated: appears }) });
 
 describe('readRule', () => {
   it('holds when only readers precede it (readers share)', () => {
@@ -37,7 +39,7 @@ describe('readRule', () => {
   it('is strictly FIFO: a reader arriving after a waiting writer queues behind it', () => {
     // r0 holds, w1 waits for r0, r2 arrives: it must not join r0.
     const queue = sortedChildren([node(0, R, 1), node(1, W, 2), node(2, R, 3)]);
-    expect(write(queue, 1)).toEqual(waitsForReader(node(0, R, 1), true));
+    expect(write(queue, 1)).toStrictEqual(watchesAll([node(0, R, 1)]));
     expect(read(queue, 2)).toEqual(readerWaits(node(1, W, 2), true));
   });
 
@@ -61,7 +63,7 @@ describe('readRule', () => {
     expect(read(before, 2)).toEqual(readerWaits(node(0, W, 5), true));
     const after = sortedChildren([node(0, R, 5), node(1, R, 6), node(2, W, 7), node(3, R, 8)]);
     expect(read(after, 1)).toEqual({ held: true });
-    expect(write(after, 2)).toStrictEqual(waitsForReader(node(1, R, 6), false));
+    expect(write(after, 2)).toStrictEqual(watchesAll([node(0, R, 5), node(1, R, 6)]));
     expect(read(after, 3)).toEqual(readerWaits(node(2, W, 7), true));
   });
 
@@ -74,7 +76,7 @@ describe('readRule', () => {
     const curatorRead = readRule(CURATOR_NAMING);
     const queue = sortedChildren([node(0, '__READ__', 1), node(1, '__WRIT__', 2), node(2, '__READ__', 3)]);
     expect(curatorRead(queue, 0)).toEqual({ held: true });
-    expect(curatorWrite(queue, 1)).toEqual(waitsForReader(node(0, '__READ__', 1), true));
+    expect(curatorWrite(queue, 1)).toStrictEqual(watchesAll([node(0, '__READ__', 1)]));
     expect(curatorRead(queue, 2)).toEqual(readerWaits(node(1, '__WRIT__', 2), true));
     expect(ZK_RECIPES_NAMING).toEqual({ read: 'read-', write: 'write-' });
   });
@@ -100,22 +102,60 @@ describe('writeRule', () => {
     expect(write(queue, 0)).toEqual({ held: true, announceHolding: true });
   });
 
-  it('waits for its immediate predecessor, whatever its kind; the one node ahead is the last obstacle', () => {
+  it('behind readers only, it watches every one of them: whichever goes last leaves it the lock', () => {
+    const queue = sortedChildren([node(0, R, 1), node(1, R, 2), node(2, R, 3), node(3, W, 4), node(4, R, 5)]);
+    expect(write(queue, 3)).toStrictEqual(watchesAll([node(0, R, 1), node(1, R, 2), node(2, R, 3)]));
+    expect(write(sortedChildren([node(2, R, 3), node(3, W, 4)]), 1)).toStrictEqual(watchesAll([node(2, R, 3)]));
+  });
+
+  it('behind a writer at the head and the readers queued after it, it watches them all and watches for that writer\'s downgrade node', () => {
+    const queue = sortedChildren([node(0, W, 1), node(1, R, 2), node(2, R, 3), node(3, W, 4)]);
+    expect(write(queue, 3)).toStrictEqual(watchesAll([node(0, W, 1), node(1, R, 2), node(2, R, 3)], [node(0, R, 1)]));
+    // Not knowing how a foreign writer downgrades, it has nothing to watch for: a Curator
+    // downgrade takes a new sequence, behind us.
+    const foreign = sortedChildren(['write-0000000001', node(1, R, 2), node(3, W, 4)]);
+    expect(write(foreign, 2)).toStrictEqual(watchesAll(['write-0000000001', node(1, R, 2)]));
+  });
+
+  it('behind readers queued after a writer that is not at the head, it waits for that writer, to decide on the readers when it goes having held', () => {
+    const queue = sortedChildren([node(0, R, 1), node(1, W, 2), node(2, R, 3), node(4, R, 4), node(3, W, 5)]);
+    expect(write(queue, 4)).toStrictEqual({
+      held: false,
+      waitFor: node(1, W, 2),
+      lastObstacle: false,
+      decideBehindIfHeld: true,
+      announceHolding: true,
+      watchedAnnounces: true,
+      relistIfCreated: node(1, R, 2),
+    });
+    // Once that writer has gone as a holder, the readers behind it are all that is ahead.
+    expect(write(queue.slice(2), 2)).toStrictEqual(watchesAll([node(2, R, 3), node(4, R, 4)]));
+    // A foreign writer announces nothing, and a downgraded one has its read node there already.
+    const foreign = sortedChildren([node(0, R, 1), 'write-0000000002', node(2, R, 3), node(3, W, 5)]);
+    expect(write(foreign, 3)).toStrictEqual(waitsForReader(node(2, R, 3), false));
+    const downgraded = sortedChildren([node(0, R, 1), node(1, W, 2), node(1, R, 2), node(2, R, 3), node(3, W, 5)]);
+    expect(write(downgraded, 4)).toStrictEqual(waitsForReader(node(2, R, 3), false));
+  });
+
+  it('waits for its immediate predecessor behind a writer (alone or not at the head), or too many readers', () => {
     const queue = sortedChildren([node(0, R, 1), node(1, R, 2), node(2, W, 3), node(3, W, 4)]);
-    expect(write(queue, 2)).toStrictEqual(waitsForReader(node(1, R, 2), false));
     expect(write(queue, 3)).toEqual(waits(node(2, W, 3), false));
     const single = sortedChildren([node(0, W, 1), node(1, W, 2)]);
     expect(write(single, 1)).toEqual(waits(node(0, W, 1), true));
+    const many = sortedChildren([...Array.from({ length: MAX_ANY_OF_WATCHES + 1 }, (_, i) => `read-${String(i).padStart(10, '0')}`), node(1, W, 9999)]);
+    expect(write(many, MAX_ANY_OF_WATCHES + 1)).toStrictEqual(waitsForReader(`read-${String(MAX_ANY_OF_WATCHES).padStart(10, '0')}`, false));
+    const atLimit = many.slice(1);
+    expect(write(atLimit, MAX_ANY_OF_WATCHES)).toMatchObject({ held: false, waitForAnyOf: atLimit.slice(0, -1).map((e) => e.name) });
   });
 
   it('CURATOR-621: behind a downgraded writer it waits for the read node at its place, never as the last obstacle', () => {
     // The downgrade read node sorts before the write node of the same sequence ("read-" < "write-").
     const downgraded = sortedChildren([node(1, W, 6), node(0, W, 5), node(0, R, 5)]);
     const b = indexOf(downgraded, node(1, W, 6));
-    // The read node, not the write node it watched before the downgrade, and no shortcut.
-    expect(write(downgraded, b)).toEqual(waitsForReader(node(0, R, 5), false));
+    // The read node as well as the write node, already there: nothing to watch for.
+    expect(write(downgraded, b)).toStrictEqual(watchesAll([node(0, R, 5), node(0, W, 5)]));
     const writeReleased = sortedChildren([node(1, W, 6), node(0, R, 5)]);
-    expect(write(writeReleased, indexOf(writeReleased, node(1, W, 6)))).toEqual(waitsForReader(node(0, R, 5), true));
+    expect(write(writeReleased, indexOf(writeReleased, node(1, W, 6)))).toStrictEqual(watchesAll([node(0, R, 5)]));
     const readReleasedFirst = sortedChildren([node(1, W, 6), node(0, W, 5)]);
     expect(write(readReleasedFirst, indexOf(readReleasedFirst, node(1, W, 6)))).toEqual(waits(node(0, W, 5), true));
     expect(write(sortedChildren([node(1, W, 6)]), 0)).toEqual({ held: true, announceHolding: true });
@@ -125,12 +165,12 @@ describe('writeRule', () => {
     // node(5, ...) has the GUID 66666666-..., which sorts after 11111111-...: read after write.
     const downgraded = sortedChildren([node(1, W, 6), node(0, W, 5), node(5, R, 5)]);
     expect(downgraded.map((e) => e.kind)).toEqual([W, R, W]);
-    expect(write(downgraded, 2)).toEqual(waitsForReader(node(5, R, 5), false));
+    expect(write(downgraded, 2)).toStrictEqual(watchesAll([node(0, W, 5), node(5, R, 5)], [node(0, R, 5)]));
   });
 
   it("with Curator's names too (__READ__ sorts before __WRIT__)", () => {
     const downgraded = sortedChildren([node(1, '__WRIT__', 6), node(0, '__WRIT__', 5), node(0, '__READ__', 5)]);
-    expect(curatorWrite(downgraded, 2)).toEqual(waitsForReader(node(0, '__READ__', 5), false));
+    expect(curatorWrite(downgraded, 2)).toStrictEqual(watchesAll([node(0, '__READ__', 5), node(0, '__WRIT__', 5)]));
   });
 
   it("names the downgrade read node it watches for as the downgrade creates it: the write node's name with the read kind", () => {
