@@ -28,6 +28,13 @@ async function connectThroughProxy(): Promise<{ session: ZkSession; proxy: Fault
   return { session, proxy };
 }
 
+/** Starts an acquisition; `holds()` tells whether it has been granted yet. */
+function startAcquiring(lock: { acquire(): Promise<LockHandle> }): { granted: Promise<LockHandle>; holds: () => boolean } {
+  let held = false;
+  const granted = lock.acquire().then((handle) => ((held = true), handle));
+  return { granted, holds: () => held };
+}
+
 /** Child names in queue order (by sequence). */
 const queueOrder = (children: string[]) => sortedChildren(children).map((entry) => entry.name);
 const nameOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
@@ -316,11 +323,7 @@ describe('InterProcessReadWriteLock', () => {
     try {
       const path = freshPath();
       const reads = await Promise.all(readerSessions.map((s) => new InterProcessReadWriteLock(s, path).readLock().acquire()));
-      let writerHolds = false;
-      const writing = new InterProcessReadWriteLock(ws, path)
-        .writeLock()
-        .acquire()
-        .then((handle) => ((writerHolds = true), handle));
+      const writer = startAcquiring(new InterProcessReadWriteLock(ws, path).writeLock());
       await pollUntil(async () => (await serverWatchedPaths(testConnectString(), ws.sessionIdBigInt)).size === 4, 5000, "the writer's watches");
       const writerNode = (await childrenOf(readerSessions[0]!, path)).find((name) => name.includes('-write-'));
       expect(await serverWatchedPaths(testConnectString(), ws.sessionIdBigInt)).toEqual(new Set([...reads.map((r) => r.path), `${path}/${writerNode}`]));
@@ -329,10 +332,10 @@ describe('InterProcessReadWriteLock', () => {
       for (const read of [reads[2]!, reads[0]!]) {
         await read.release();
         await ws.exists(path); // the writer's watch events come before this reply
-        expect(writerHolds).toBe(false);
+        expect(writer.holds()).toBe(false);
       }
       await reads[1]!.release();
-      const write = await writing;
+      const write = await writer.granted;
       expect(proxy.requestTypesSince(mark)).not.toContain(OP_GET_CHILDREN2);
       expect(proxy.requestTypesSince(mark)).not.toContain(OP_GET_DATA);
       // The watch on its own node (a deletion by someone else) is removed once it holds.
@@ -355,11 +358,7 @@ describe('InterProcessReadWriteLock', () => {
       await untilChildren(s0, path, (ch) => ch.length === 2);
       const readersReading = [s2, s3].map((s) => new InterProcessReadWriteLock(s, path).readLock().acquire());
       await untilChildren(s0, path, (ch) => ch.length === 4);
-      let writerHolds = false;
-      const writing = new InterProcessReadWriteLock(ws, path)
-        .writeLock()
-        .acquire()
-        .then((handle) => ((writerHolds = true), handle));
+      const writer = startAcquiring(new InterProcessReadWriteLock(ws, path).writeLock());
       const middlePath = `${path}/${queueOrder(await untilChildren(s0, path, (ch) => ch.length === 5))[1]!}`;
       await pollUntil(async () => (await serverWatchedPaths(testConnectString(), ws.sessionIdBigInt)).has(middlePath), 5000, 'the watch on the middle writer');
       const mark = proxy.frames.length;
@@ -369,12 +368,12 @@ describe('InterProcessReadWriteLock', () => {
       await middle.release();
       const readers = await Promise.all(readersReading);
       await ws.exists(path);
-      expect(writerHolds).toBe(false);
+      expect(writer.holds()).toBe(false);
       await readers[1]!.release();
       await ws.exists(path);
-      expect(writerHolds).toBe(false);
+      expect(writer.holds()).toBe(false);
       await readers[0]!.release();
-      const write = await writing;
+      const write = await writer.granted;
       // It watched the readers once the middle writer had gone as a holder, and listed nothing.
       expect(proxy.requestTypesSince(mark)).not.toContain(OP_GET_CHILDREN2);
       await write.release();
@@ -397,12 +396,7 @@ describe('InterProcessReadWriteLock', () => {
       else await untilChildren(s0, path, (ch) => ch.length === before);
       const reading = new InterProcessReadWriteLock(s2, path).readLock().acquire();
       await untilChildren(s0, path, (ch) => ch.length === before + 1);
-      let bHolds = false;
-      let readReleased = false;
-      const bWriting = new InterProcessReadWriteLock(s3, path)
-        .writeLock()
-        .acquire()
-        .then((handle) => ((bHolds = true), expect(readReleased).toBe(true), handle));
+      const b = startAcquiring(new InterProcessReadWriteLock(s3, path).writeLock());
       const children = await untilChildren(s0, path, (ch) => ch.length === before + 2);
       const aPath = `${path}/${queueOrder(children).find((n) => n.includes('-write-'))!}`;
       await untilWatched(testConnectString(), aPath);
@@ -414,11 +408,10 @@ describe('InterProcessReadWriteLock', () => {
       await read.release();
       // B's watch events came before the replies to these: the read node still bars its way.
       for (let i = 0; i < 3; i++) await s3.getChildren(path);
-      expect(bHolds).toBe(false);
-      readReleased = true;
+      expect(b.holds()).toBe(false);
       await aRead.release();
-      const b = await bWriting;
-      await b.release();
+      // Granted only now: the read lock's release is what let it in.
+      await (await b.granted).release();
       expect(await childrenOf(s0, path)).toEqual([]);
     });
   }
@@ -430,24 +423,19 @@ describe('InterProcessReadWriteLock', () => {
     const aWrite = await a.writeLock().acquire();
     const reading = new InterProcessReadWriteLock(s2, path).readLock().acquire();
     await untilChildren(s3, path, (ch) => ch.length === 2);
-    let writerHeld = false;
-    const writing = new InterProcessReadWriteLock(s3, path)
-      .writeLock()
-      .acquire()
-      .then((handle) => ((writerHeld = true), handle));
+    const writer = startAcquiring(new InterProcessReadWriteLock(s3, path).writeLock());
     await untilChildren(s3, path, (ch) => ch.length === 3);
 
     const aRead = await a.readLock().acquire();
     await aWrite.release();
     const reader = await reading; // shares the lock with the downgraded holder
     expect(aRead.held && reader.held).toBe(true);
-    expect(writerHeld).toBe(false);
+    expect(writer.holds()).toBe(false);
     await aRead.release();
     await s3.getChildren(path);
-    expect(writerHeld).toBe(false);
+    expect(writer.holds()).toBe(false);
     await reader.release();
-    const writer = await writing;
-    await writer.release();
+    await (await writer.granted).release();
   });
 
   it('a context holding both halves re-enters the write lock; released in either order, nothing is left', async () => {
