@@ -68,6 +68,8 @@ export class FaultProxy {
   private readonly conns = new Set<Conn>();
   private nextId = 1;
   private holding = false;
+  /** Holding only the server's frames (see holdReplies). */
+  private holdingReplies = false;
   private refusing = false;
   private healTimer: NodeJS.Timeout | undefined;
   private healWaiters: Array<() => void> = [];
@@ -147,11 +149,21 @@ export class FaultProxy {
     return healed;
   }
 
-  /** Ends a blackhole: delivers what was held, in order, and forwards again. */
+  /**
+   * Holds the server's frames (replies and watch events) while requests still reach the server:
+   * the server acts on them, the client learns nothing until {@link heal}. For making a client
+   * decide on a listing that is out of date by the time its next requests arrive.
+   */
+  holdReplies(): void {
+    this.holdingReplies = true;
+  }
+
+  /** Ends a blackhole or {@link holdReplies}: delivers what was held, in order, and forwards again. */
   heal(): void {
     if (this.healTimer) clearTimeout(this.healTimer);
     this.healTimer = undefined;
     this.holding = false;
+    this.holdingReplies = false;
     for (const c of this.conns) {
       for (const f of c.heldToServer.splice(0)) c.server.write(f);
       for (const f of c.heldToClient.splice(0)) c.client.write(f);
@@ -255,7 +267,7 @@ export class FaultProxy {
       cut?.done();
       return;
     }
-    if (this.holding) {
+    if (this.holding || (this.holdingReplies && !first)) {
       c.heldToClient.push(frame);
       return;
     }
