@@ -47,10 +47,15 @@ export class AnyOfWait implements StopListener, CreationSink {
   /**
    * Sets a watch on each of `names` (pipelined) and subscribes to the stop; with `appears`, first
    * an `exists` watch on each of those names (see `relistIfCreated`). Sent first, they are
-   * answered first: a node created before a departure is then seen before it.
+   * answered first, and departures are held back until every absence is confirmed; after that, a
+   * creation is told before any departure that follows it (both come as events, or a departure as
+   * a reply handled after the events before it).
    */
   begin(names: readonly string[], appears: readonly string[] = []): void {
     this.stop.addStopListener(this);
+    // After a reconnection the server tells replayed watches' deletions before creations: their
+    // order no longer says which came first, so such a wait ends and the contender lists again.
+    if (appears.length > 0) this.session.on('suspended', this.suspended);
     for (const name of appears) {
       if (this.ended) return;
       const watch = new CreationWatch(this.session, joinPath(this.dir, name), this);
@@ -69,9 +74,12 @@ export class AnyOfWait implements StopListener, CreationSink {
     return names.every((name) => this.watching.has(name)) && appears.every((name) => this.creations.has(name));
   }
 
+  private readonly suspended = (): void => this.created();
+
   /** Ends the wait: nothing more is reported, and every watch still set is removed. */
   cancel(): void {
     if (!this.end()) return;
+    this.session.off('suspended', this.suspended);
     for (const [name, watcher] of this.watching) this.session.removeWatches(joinPath(this.dir, name), watcher);
     this.watching.clear();
     for (const watch of this.creations.values()) watch.cancel();
@@ -86,7 +94,7 @@ export class AnyOfWait implements StopListener, CreationSink {
 
   /** @internal A node watched for creation was absent when its watch was set. */
   absent(): void {
-    if (--this.unconfirmed > 0 || this.deferred === undefined) return;
+    if (this.ended || --this.unconfirmed > 0 || this.deferred === undefined) return;
     const deferred = this.deferred;
     this.deferred = undefined;
     for (const name of deferred) {
@@ -126,7 +134,11 @@ export class AnyOfWait implements StopListener, CreationSink {
       (err: unknown) => {
         if (this.ended || this.watching.get(name) !== watcher) return;
         if (isZkError(err, 'NO_NODE')) {
-          this.gone(name);
+          // Told like the deletion event it stands for, after the events that came before this
+          // reply (events come with setImmediate, replies as promise reactions).
+          setImmediate(() => {
+            if (!this.ended && this.watching.get(name) === watcher) this.gone(name);
+          });
           return;
         }
         this.cancel();

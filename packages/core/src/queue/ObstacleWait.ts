@@ -45,12 +45,21 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor, CreationS
 
   override begin(): void {
     if (this.predecessor !== undefined) followLocalHolder(this.predecessor, this);
+    if (this.creation !== undefined) {
+      // Sent first, answered first: the node's absence is known before any reply about `waitFor`.
+      this.creation.begin();
+      // After a reconnection the server tells replayed watches' deletions before creations, so
+      // their order no longer says which came first: decide again on a fresh listing.
+      this.session.on('suspended', this.suspended);
+    }
     super.begin();
     // The announcement uses up the data watch; the child watch still tells us when the node goes.
-    // A predecessor of this process never announces: it hands over locally.
-    if (this.decision.watchedAnnounces === true && this.predecessor === undefined) this.watchDeletionToo();
-    this.creation?.begin();
+    // (Also for a predecessor of this process: it announces when the node behind it may be
+    // another process's, and a place kept by a downgrade hands over nothing locally.)
+    if (this.decision.watchedAnnounces === true) this.watchDeletionToo();
   }
+
+  private readonly suspended = (): void => this.giveUp('changed');
 
   protected override watched(stat: Stat): void {
     if (stat.version === 0) return;
@@ -110,6 +119,9 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor, CreationS
 
   protected override onEnd(): void {
     if (this.predecessor !== undefined) unfollowLocalHolder(this.predecessor, this);
-    this.creation?.cancel();
+    if (this.creation !== undefined) {
+      this.session.off('suspended', this.suspended);
+      this.creation.cancel();
+    }
   }
 }

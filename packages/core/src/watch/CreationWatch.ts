@@ -31,7 +31,11 @@ export class CreationWatch {
   begin(): void {
     this.session.exists(this.path, this.watcher).then(
       (stat) => {
-        if (this.ended) return;
+        // Cancelled while the request was out: the watch it set has nobody to tell.
+        if (this.ended) {
+          this.session.removeWatches(this.path, this.watcher);
+          return;
+        }
         if (stat === null) {
           this.sink.absent();
         } else if (this.end()) {

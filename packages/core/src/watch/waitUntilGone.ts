@@ -53,7 +53,7 @@ export abstract class NodeWatch implements StopListener {
   private readonly watcher: (event: WatchEvent) => void;
 
   constructor(
-    private readonly session: ZkSession,
+    protected readonly session: ZkSession,
     private readonly path: string,
     private readonly stop: Stoppable,
   ) {
@@ -100,7 +100,10 @@ export abstract class NodeWatch implements StopListener {
         else set(value);
       },
       (err: unknown) => {
-        if (isZkError(err, 'NO_NODE')) this.settle('gone');
+        // Already gone: told like the deletion event it stands for, after the events that came
+        // before this reply (the session delivers events with setImmediate, replies as promise
+        // reactions: told at once, it would overtake them).
+        if (isZkError(err, 'NO_NODE')) setImmediate(() => this.ended || this.onEvent('gone'));
         else if (this.end(false)) this.failed(err);
       },
     );
@@ -117,6 +120,11 @@ export abstract class NodeWatch implements StopListener {
    */
   cancel(): void {
     this.end(true);
+  }
+
+  /** Ends the wait with `outcome` and removes its watches from the server (the node may stay). */
+  protected giveUp(outcome: NodeWaitOutcome): void {
+    if (this.end(true)) this.settled(outcome);
   }
 
   /** Ends the wait with an error (its watches are removed from the server). */
