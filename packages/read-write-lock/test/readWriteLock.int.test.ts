@@ -416,6 +416,132 @@ describe('InterProcessReadWriteLock', () => {
     });
   }
 
+  describe('waits that watch for a downgrade node, under unlucky timing', () => {
+    const OP_EXISTS = 3;
+    /** Whether the proxy has received the server's answer to a listing sent since `mark`. */
+    const listingAnswered = (proxy: FaultProxy, mark: number): boolean => {
+      const frames = proxy.frames.slice(mark);
+      const listings = new Set(frames.filter((f) => f.direction === 'request' && f.type === OP_GET_CHILDREN2).map((f) => f.xid));
+      return frames.some((f) => f.direction === 'reply' && listings.has(f.xid));
+    };
+    const downgradePathOf = (writePath: string) => writePath.replace(/-write-(\d{10})$/, '-read-$1');
+
+    it('a writer whose listing predates the downgrade and the write release does not get the lock until the read lock is released (CURATOR-621)', async () => {
+      const s0 = await connect();
+      const { session: sb, proxy } = await connectThroughProxy();
+      try {
+        const path = freshPath();
+        const rw0 = new InterProcessReadWriteLock(s0, path);
+        const write = await rw0.writeLock().acquire();
+        const mark = proxy.frames.length;
+        proxy.holdReplies();
+        const b = startAcquiring(new InterProcessReadWriteLock(sb, path).writeLock());
+        // B's node and listing are on the server; B has not seen the answers yet.
+        await pollUntil(async () => listingAnswered(proxy, mark), 5000, "the answer to B's listing");
+        const read = await rw0.readLock().acquire(); // the downgrade
+        await write.release();
+        proxy.heal();
+        // B decides on [write node, B], and then finds the write node gone: the read node it
+        // watches for is there, and is what it must wait for.
+        for (let i = 0; i < 3; i++) await sb.getChildren(path);
+        expect(b.holds()).toBe(false);
+        await read.release();
+        await (await b.granted).release();
+        expect(await childrenOf(s0, path)).toEqual([]);
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('a writer that waited through a reconnection lists again: the server replays deletions before creations', async () => {
+      const [s0, s1] = await Promise.all([connect(), connect()]);
+      const { session: sb, proxy } = await connectThroughProxy();
+      try {
+        const path = freshPath();
+        const rw0 = new InterProcessReadWriteLock(s0, path);
+        const write = await rw0.writeLock().acquire();
+        const reading = new InterProcessReadWriteLock(s1, path).readLock().acquire();
+        await untilChildren(s0, path, (ch) => ch.length === 2);
+        const b = startAcquiring(new InterProcessReadWriteLock(sb, path).writeLock());
+        await untilChildren(s0, path, (ch) => ch.length === 3);
+        // B watches the write node, the reader, and the name the downgrade would create.
+        const downgradePath = downgradePathOf(write.path);
+        await pollUntil(async () => (await serverWatchedPaths(testConnectString(), sb.sessionIdBigInt)).has(downgradePath), 5000, "B's watches");
+        proxy.refuseConnections(true);
+        proxy.dropConnections();
+        const read = await rw0.readLock().acquire(); // the downgrade, while B is away
+        await write.release();
+        await (await reading).release();
+        proxy.refuseConnections(false);
+        await sb.waitForConnected(AbortSignal.timeout(10_000));
+        for (let i = 0; i < 3; i++) await sb.getChildren(path);
+        expect(b.holds()).toBe(false);
+        await read.release();
+        await (await b.granted).release();
+        expect(await childrenOf(s0, path)).toEqual([]);
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('a writer of the same process behind an announced writer whose downgrade was aborted gets the lock when that writer goes', async () => {
+      const [s0, sx] = await Promise.all([connect(), connect()]);
+      const path = freshPath();
+      const blocker = await new InterProcessReadWriteLock(s0, path).writeLock().acquire();
+      const rw = new InterProcessReadWriteLock(sx, path);
+      const aGranted = deferred<string>();
+      const aGoes = deferred();
+      // A and B each in its own async context: in one process they queue like two processes.
+      const aSide = (async () => {
+        const write = await rw.writeLock().acquire();
+        aGranted.resolve(write.path);
+        await aGoes.promise;
+        await expect(rw.readLock().acquire({ signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'ABORTED' });
+        await write.release();
+      })();
+      await untilChildren(s0, path, (ch) => ch.length === 2);
+      const bSide = (async () => rw.writeLock().acquire({ timeoutMs: 5000 }))();
+      const children = await untilChildren(s0, path, (ch) => ch.length === 3);
+      await untilWatched(testConnectString(), `${path}/${queueOrder(children)[1]!}`);
+      await blocker.release();
+      const aPath = await aGranted.promise;
+      // Granted after waiting, with nobody behind it in its listing: A announces, which uses up
+      // B's data watch on A's node.
+      await pollUntil(async () => (await s0.exists(aPath))?.version === 1, 5000, 'the announcement');
+      aGoes.resolve();
+      await aSide;
+      const b = await bSide;
+      await b.release();
+      expect(await childrenOf(s0, path)).toEqual([]);
+    });
+
+    it('a wait given up while its watch requests are out leaves no watch on the server', async () => {
+      const s0 = await connect();
+      const { session: sb, proxy } = await connectThroughProxy();
+      try {
+        const path = freshPath();
+        const write = await new InterProcessReadWriteLock(s0, path).writeLock().acquire();
+        const mark = proxy.frames.length;
+        proxy.holdReplies();
+        const controller = new AbortController();
+        const acquiring = new InterProcessReadWriteLock(sb, path).writeLock().acquire({ signal: controller.signal });
+        acquiring.catch(() => undefined);
+        await pollUntil(async () => listingAnswered(proxy, mark), 5000, "the answer to B's listing");
+        proxy.heal();
+        proxy.holdReplies(); // B's listing gets through; the answers to its watch requests do not
+        await pollUntil(async () => proxy.requestTypesSince(mark).includes(OP_EXISTS), 5000, "B's watch requests");
+        controller.abort();
+        proxy.heal();
+        await expect(acquiring).rejects.toMatchObject({ code: 'ABORTED' });
+        await sb.exists(path); // the removals were sent before this request
+        expect(await serverWatchedPaths(testConnectString(), sb.sessionIdBigInt)).toEqual(new Set());
+        await write.release();
+      } finally {
+        await proxy.close();
+      }
+    });
+  });
+
   it('downgrade lets readers queued behind the writer in when the write lock is released, still ahead of the next writer', async () => {
     const [s1, s2, s3] = await Promise.all([connect(), connect(), connect()]);
     const path = freshPath();
