@@ -3,6 +3,7 @@ import { joinPath } from '../nodes/index.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Watcher } from '../session/types.js';
 import { CreationWatch, type CreationSink } from '../watch/CreationWatch.js';
+import { onSuspended } from '../watch/suspensions.js';
 import type { StopListener, Stoppable } from './stoppable.js';
 
 /** Where an {@link AnyOfWait} reports. */
@@ -34,6 +35,8 @@ export class AnyOfWait implements StopListener, CreationSink {
   private readonly creations = new Map<string, CreationWatch>();
   /** Creation watches whose node's absence is not confirmed yet. */
   private unconfirmed = 0;
+  /** Ends the `suspended` subscription, if any. */
+  private unsubscribe: (() => void) | undefined;
   /** Departures heard before every absence was confirmed: reported once they are. */
   private deferred: string[] | undefined;
 
@@ -55,7 +58,7 @@ export class AnyOfWait implements StopListener, CreationSink {
     this.stop.addStopListener(this);
     // After a reconnection the server tells replayed watches' deletions before creations: their
     // order no longer says which came first, so such a wait ends and the contender lists again.
-    if (appears.length > 0) this.session.on('suspended', this.suspended);
+    if (appears.length > 0 && !this.ended) this.unsubscribe = onSuspended(this.session, () => this.created());
     for (const name of appears) {
       if (this.ended) return;
       const watch = new CreationWatch(this.session, joinPath(this.dir, name), this);
@@ -74,12 +77,10 @@ export class AnyOfWait implements StopListener, CreationSink {
     return names.every((name) => this.watching.has(name)) && appears.every((name) => this.creations.has(name));
   }
 
-  private readonly suspended = (): void => this.created();
-
   /** Ends the wait: nothing more is reported, and every watch still set is removed. */
   cancel(): void {
     if (!this.end()) return;
-    this.session.off('suspended', this.suspended);
+    this.unsubscribe?.();
     for (const [name, watcher] of this.watching) this.session.removeWatches(joinPath(this.dir, name), watcher);
     this.watching.clear();
     for (const watch of this.creations.values()) watch.cancel();

@@ -2,6 +2,7 @@ import { joinPath, parentOf } from '../nodes/index.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Stat } from '../session/types.js';
 import { CreationWatch, type CreationSink } from '../watch/CreationWatch.js';
+import { onSuspended } from '../watch/suspensions.js';
 import { NodeWatch, type NodeWaitOutcome } from '../watch/waitUntilGone.js';
 import { followLocalHolder, handsOverWhenLeaving, unfollowLocalHolder, type LocalSeatState, type LocalSuccessor } from './localSeats.js';
 import type { Decision } from './OrderingRule.js';
@@ -45,21 +46,24 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor, CreationS
 
   override begin(): void {
     if (this.predecessor !== undefined) followLocalHolder(this.predecessor, this);
-    if (this.creation !== undefined) {
-      // Sent first, answered first: the node's absence is known before any reply about `waitFor`.
-      this.creation.begin();
-      // After a reconnection the server tells replayed watches' deletions before creations, so
-      // their order no longer says which came first: decide again on a fresh listing.
-      this.session.on('suspended', this.suspended);
-    }
     super.begin();
     // The announcement uses up the data watch; the child watch still tells us when the node goes.
-    // (Also for a predecessor of this process: it announces when the node behind it may be
-    // another process's, and a place kept by a downgrade hands over nothing locally.)
-    if (this.decision.watchedAnnounces === true) this.watchDeletionToo();
+    // A predecessor of this process hands over locally, unless a downgrade keeps its place (the
+    // case `relistIfCreated` names): then it is told by the server too.
+    if (this.decision.watchedAnnounces === true && (this.predecessor === undefined || this.creation !== undefined)) this.watchDeletionToo();
   }
 
-  private readonly suspended = (): void => this.giveUp('changed');
+  protected override beforeArm(): void {
+    if (this.creation === undefined) return;
+    // Sent first, answered first: the node's absence is known before any reply about `waitFor`.
+    this.creation.begin();
+    // After a reconnection the server tells replayed watches' deletions before creations, so
+    // their order no longer says which came first: decide again on a fresh listing.
+    this.unsubscribe = onSuspended(this.session, () => this.giveUp('changed'));
+  }
+
+  /** Ends the `suspended` subscription, if any. */
+  private unsubscribe: (() => void) | undefined;
 
   protected override watched(stat: Stat): void {
     if (stat.version === 0) return;
@@ -119,9 +123,7 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor, CreationS
 
   protected override onEnd(): void {
     if (this.predecessor !== undefined) unfollowLocalHolder(this.predecessor, this);
-    if (this.creation !== undefined) {
-      this.session.off('suspended', this.suspended);
-      this.creation.cancel();
-    }
+    this.unsubscribe?.();
+    this.creation?.cancel();
   }
 }

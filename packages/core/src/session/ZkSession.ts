@@ -297,7 +297,9 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     const gen = this.gen;
     for (const { watchClass, entries } of gen.watches.takeIfIdle(path, watcher)) {
       for (const { kind, entry } of entries) if (entry.wire !== undefined) forgetWireWatcher(gen.cm, kind, path, entry.wire);
-      if (gen.retired || this.closing) continue;
+      // While disconnected the server holds no watch of ours: forgetting it here is enough (the
+      // reconnection's SetWatches no longer names it).
+      if (gen.retired || this.closing || this._state === 'suspended') continue;
       this.call<void>('removeWatches', path, (g) => {
         const w = new JuteWriter().ustring(withChroot(g.cm.chrootPath, path)).int(WATCHER_TYPES[watchClass]);
         return new OwnRequest(OP.removeWatches, body(w), () => undefined);

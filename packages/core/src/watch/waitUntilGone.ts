@@ -63,8 +63,13 @@ export abstract class NodeWatch implements StopListener {
   /** Subscribes to the stop and sets the watch. */
   begin(): void {
     this.stop.addStopListener(this);
-    if (!this.ended) this.arm();
+    if (this.ended) return; // stopped already: nothing is sent
+    this.beforeArm();
+    this.arm();
   }
+
+  /** Sends what must go before the watch's own request (a subclass's other watches). */
+  protected beforeArm(): void {}
 
   /**
    * Also sets a child watch on the node (a getChildren right behind the getData, same round trip).
