@@ -424,6 +424,18 @@ describe('InterProcessReadWriteLock', () => {
       const listings = new Set(frames.filter((f) => f.direction === 'request' && f.type === OP_GET_CHILDREN2).map((f) => f.xid));
       return frames.some((f) => f.direction === 'reply' && listings.has(f.xid));
     };
+    /**
+     * The writer (`waiter`, on `session`) must still be waiting behind the downgrade's read lock:
+     * its events came before the replies to three requests of its session. Released, the read lock
+     * lets it in, and nothing is left.
+     */
+    const expectStillWaitingFor = async (read: LockHandle, w: { waiter: ReturnType<typeof startAcquiring>; session: ZkSession; observer: ZkSession; path: string }) => {
+      for (let i = 0; i < 3; i++) await w.session.getChildren(w.path);
+      expect(w.waiter.holds()).toBe(false);
+      await read.release();
+      await (await w.waiter.granted).release();
+      expect(await childrenOf(w.observer, w.path)).toEqual([]);
+    };
     const downgradePathOf = (writePath: string) => writePath.replace(/-write-(\d{10})$/, '-read-$1');
 
     it('a writer whose listing predates the downgrade and the write release does not get the lock until the read lock is released (CURATOR-621)', async () => {
@@ -443,11 +455,7 @@ describe('InterProcessReadWriteLock', () => {
         proxy.heal();
         // B decides on [write node, B], and then finds the write node gone: the read node it
         // watches for is there, and is what it must wait for.
-        for (let i = 0; i < 3; i++) await sb.getChildren(path);
-        expect(b.holds()).toBe(false);
-        await read.release();
-        await (await b.granted).release();
-        expect(await childrenOf(s0, path)).toEqual([]);
+        await expectStillWaitingFor(read, { waiter: b, session: sb, observer: s0, path });
       } finally {
         await proxy.close();
       }
@@ -474,11 +482,7 @@ describe('InterProcessReadWriteLock', () => {
         await (await reading).release();
         proxy.refuseConnections(false);
         await sb.waitForConnected(AbortSignal.timeout(10_000));
-        for (let i = 0; i < 3; i++) await sb.getChildren(path);
-        expect(b.holds()).toBe(false);
-        await read.release();
-        await (await b.granted).release();
-        expect(await childrenOf(s0, path)).toEqual([]);
+        await expectStillWaitingFor(read, { waiter: b, session: sb, observer: s0, path });
       } finally {
         await proxy.close();
       }
