@@ -2,6 +2,7 @@ import { isZkError } from '../errors.js';
 import { joinPath } from '../nodes/index.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Watcher } from '../session/types.js';
+import { tellAsEvent } from '../watch/asEvent.js';
 import { CreationWatch, type CreationSink } from '../watch/CreationWatch.js';
 import { onSuspended } from '../watch/suspensions.js';
 import type { StopListener, Stoppable } from './stoppable.js';
@@ -135,9 +136,8 @@ export class AnyOfWait implements StopListener, CreationSink {
       (err: unknown) => {
         if (this.ended || this.watching.get(name) !== watcher) return;
         if (isZkError(err, 'NO_NODE')) {
-          // Told like the deletion event it stands for, after the events that came before this
-          // reply (events come with setImmediate, replies as promise reactions).
-          setImmediate(() => {
+          // Already gone: told like the deletion event it stands for.
+          tellAsEvent(() => {
             if (!this.ended && this.watching.get(name) === watcher) this.gone(name);
           });
           return;

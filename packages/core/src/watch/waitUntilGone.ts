@@ -2,6 +2,7 @@ import { isZkError } from '../errors.js';
 import { stoppableOf, type StopListener, type Stoppable } from '../queue/stoppable.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Stat, WatchEvent } from '../session/types.js';
+import { tellAsEvent } from './asEvent.js';
 
 /** Why a wait on a node ended without an error. */
 export type NodeWaitOutcome =
@@ -105,10 +106,8 @@ export abstract class NodeWatch implements StopListener {
         else set(value);
       },
       (err: unknown) => {
-        // Already gone: told like the deletion event it stands for, after the events that came
-        // before this reply (the session delivers events with setImmediate, replies as promise
-        // reactions: told at once, it would overtake them).
-        if (isZkError(err, 'NO_NODE')) setImmediate(() => this.ended || this.onEvent('gone'));
+        // Already gone: told like the deletion event it stands for.
+        if (isZkError(err, 'NO_NODE')) tellAsEvent(() => this.ended || this.onEvent('gone'));
         else if (this.end(false)) this.failed(err);
       },
     );
