@@ -11,7 +11,8 @@
  * (it includes the release's own round trip). Every run is also checked: more than L sections open
  * at once fails the benchmark.
  *
- * A fourth row, the raw ceiling, runs the same load with no waiting at all (see CEILING).
+ * Two more rows are not semaphores but bounds, run by the same processes on the raw client: the
+ * machine's ceiling (CEILING) and the herd-free bound (HERD_FREE_BOUND).
  *
  * Usage: node --conditions=source --import tsx bench/semaphore.ts [--processes 12] [--iterations 50]
  *        [--hold-ms 2] [--leases 3] [--rounds 3] [--warmup-rounds 1] [--json]
@@ -36,6 +37,13 @@ import {
  */
 const CEILING = 'raw ceiling: create + listing, hold, delete; no waiting, no exclusion';
 const CYCLE_WORKER = fileURLToPath(new URL('./raw/cycleWorker.ts', import.meta.url));
+/**
+ * The least a herd-free FIFO queue does with leases handed over in parallel: watch the node L
+ * places ahead, list when it goes (bench/raw/herdFreeBoundWorker.ts). It leaves a lease idle on
+ * every out-of-order release, so it is a bound on such designs, not a semaphore.
+ */
+const HERD_FREE_BOUND = 'herd-free bound: watch the node L places ahead, list when it goes (idles a lease on out-of-order releases)';
+const HERD_FREE_BOUND_WORKER = fileURLToPath(new URL('./raw/herdFreeBoundWorker.ts', import.meta.url));
 
 export interface SemaphoreBenchOptions {
   processes?: number;
@@ -50,7 +58,7 @@ export interface SemaphoreBenchOptions {
 
 /** One measured run. */
 export interface SemaphoreBenchResult {
-  library: "zk-recipes (layout 'queue', default)" | "zk-recipes (layout 'curator')" | 'Curator 5.4 InterProcessSemaphoreV2' | typeof CEILING;
+  library: "zk-recipes (layout 'queue', default)" | "zk-recipes (layout 'curator')" | 'Curator 5.4 InterProcessSemaphoreV2' | typeof CEILING | typeof HERD_FREE_BOUND;
   sections: number;
   spanMs: number;
   sectionsPerSecond: number;
@@ -108,15 +116,8 @@ async function runRound(connectString: string, base: string, options: SemaphoreB
     }
   }
 
-  const cyclers = Array.from({ length: processes }, () => spawnNodeWorker(CYCLE_WORKER, [connectString, `${base}/ceiling`, String(iterations), String(holdMs)]));
-  try {
-    await Promise.all(cyclers.map((w) => w.waitForLine((l) => l.type === 'ready')));
-    for (const w of cyclers) w.go();
-    const lines = (await Promise.all(cyclers.map((w) => w.finished()))).flat();
-    results.push(measure(CEILING, sectionsOf(lines), Number.POSITIVE_INFINITY));
-  } finally {
-    for (const w of cyclers) w.kill();
-  }
+  results.push(await runBound(CEILING, CYCLE_WORKER, [connectString, `${base}/ceiling`, String(iterations), String(holdMs)], processes, Number.POSITIVE_INFINITY));
+  results.push(await runBound(HERD_FREE_BOUND, HERD_FREE_BOUND_WORKER, [connectString, `${base}/bound`, String(leases), String(iterations), String(holdMs)], processes, leases));
 
   const jvms = await Promise.all(
     Array.from({ length: processes }, () => spawnCuratorWorker(['--wait-go', 'semaphore', connectString, ...args(`${base}/curator`)])),
@@ -130,6 +131,19 @@ async function runRound(connectString: string, base: string, options: SemaphoreB
     await Promise.all(jvms.map((j) => j.stop()));
   }
   return results;
+}
+
+/** `processes` raw workers started on one "go"; `leases` is the most sections they may hold at once. */
+async function runBound(name: typeof CEILING | typeof HERD_FREE_BOUND, worker: string, args: string[], processes: number, leases: number): Promise<SemaphoreBenchResult> {
+  const workers = Array.from({ length: processes }, () => spawnNodeWorker(worker, args));
+  try {
+    await Promise.all(workers.map((w) => w.waitForLine((l) => l.type === 'ready')));
+    for (const w of workers) w.go();
+    const lines = (await Promise.all(workers.map((w) => w.finished()))).flat();
+    return measure(name, sectionsOf(lines), leases);
+  } finally {
+    for (const w of workers) w.kill();
+  }
 }
 
 function measure(library: SemaphoreBenchResult['library'], sections: Section[], leases: number): SemaphoreBenchResult {
