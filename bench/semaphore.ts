@@ -38,12 +38,13 @@ import {
 const CEILING = 'raw ceiling: create + listing, hold, delete; no waiting, no exclusion';
 const CYCLE_WORKER = fileURLToPath(new URL('./raw/cycleWorker.ts', import.meta.url));
 /**
- * The least a herd-free FIFO queue does with leases handed over in parallel: watch the node L
- * places ahead, list when it goes (bench/raw/herdFreeBoundWorker.ts). It leaves a lease idle on
- * every out-of-order release, so it is a bound on such designs, not a semaphore.
+ * The least a herd-free FIFO queue does with leases handed over in parallel: the raw lock loop
+ * with L slots, which watches the node L places ahead and lists when it goes
+ * (bench/raw/lockLoopWorker.ts). It leaves a lease idle on every out-of-order release, so it is a
+ * bound on such designs, not a semaphore.
  */
 const HERD_FREE_BOUND = 'herd-free bound: watch the node L places ahead, list when it goes (idles a lease on out-of-order releases)';
-const HERD_FREE_BOUND_WORKER = fileURLToPath(new URL('./raw/herdFreeBoundWorker.ts', import.meta.url));
+const LOCK_LOOP_WORKER = fileURLToPath(new URL('./raw/lockLoopWorker.ts', import.meta.url));
 
 export interface SemaphoreBenchOptions {
   processes?: number;
@@ -117,7 +118,7 @@ async function runRound(connectString: string, base: string, options: SemaphoreB
   }
 
   results.push(await runBound(CEILING, CYCLE_WORKER, [connectString, `${base}/ceiling`, String(iterations), String(holdMs)], processes, Number.POSITIVE_INFINITY));
-  results.push(await runBound(HERD_FREE_BOUND, HERD_FREE_BOUND_WORKER, [connectString, `${base}/bound`, String(leases), String(iterations), String(holdMs)], processes, leases));
+  results.push(await runBound(HERD_FREE_BOUND, LOCK_LOOP_WORKER, [connectString, `${base}/bound`, String(iterations), String(holdMs), String(leases)], processes, leases));
 
   const jvms = await Promise.all(
     Array.from({ length: processes }, () => spawnCuratorWorker(['--wait-go', 'semaphore', connectString, ...args(`${base}/curator`)])),
