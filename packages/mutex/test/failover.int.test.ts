@@ -4,7 +4,7 @@
  * (SIGSTOP) until the others elect a new leader, in the middle of the run. Sessions outlive the
  * election (their timeout is longer), so no holder loses its node: the critical sections must
  * never overlap, every iteration must complete, the lock must keep moving between processes
- * after the election, and no node may stay behind.
+ * after the new leader is elected, and no node may stay behind.
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,10 +14,13 @@ import {
   findOverlaps,
   handoffGaps,
   intervalFromJson,
+  pollUntil,
   runWorkers,
   TestingCluster,
   uniqueRoot,
+  type ClusterMember,
   type Interval,
+  type WorkerResult,
 } from '@zk-recipes/testing';
 
 const worker = fileURLToPath(new URL('./workers/mutexWorker.ts', import.meta.url));
@@ -25,51 +28,69 @@ const root = uniqueRoot('mutex-failover');
 let cluster: TestingCluster;
 
 beforeAll(async () => {
-  // tickTime 500 ms allows sessions of up to 10 s. Followers give up on a paused leader after
-  // syncLimit ticks (2 s here, not the default 5 s), so the election and the old leader's
-  // resumption (which closes its client connections) come well inside the workers' 10 s sessions.
-  cluster = await TestingCluster.start({ size: 3, tickTimeMs: 500, extraConfig: { syncLimit: '4' } });
+  // Default tickTime (200 ms): followers give up on a hung leader after syncLimit (10 ticks, 2 s),
+  // well inside the workers' 10 s sessions.
+  cluster = await TestingCluster.start({ size: 3 });
 }, 120_000);
 
 afterAll(async () => {
   await cluster?.stop();
 });
 
+type Fault = 'killed (SIGKILL)' | 'paused (SIGSTOP) until a new leader is elected';
+
+/** Fails the current leader; resolves with the moment another member leads, once the failed one serves again. */
+async function failLeader(fault: Fault): Promise<bigint> {
+  const leader = await cluster.leader();
+  const others = cluster.servers.filter((member) => member !== leader);
+  if (fault === 'killed (SIGKILL)') {
+    await leader.kill();
+    const electedAt = await newLeaderAmong(others);
+    await leader.restart();
+    return electedAt;
+  }
+  await leader.pause();
+  try {
+    return await newLeaderAmong(others);
+  } finally {
+    await leader.resume();
+    await pollUntil(async () => (await leader.mode()) === 'follower', 30_000, 'the resumed leader to rejoin as a follower');
+  }
+}
+
+/** No event says "elected": ask the members (each answers `srvr` within 1 s). */
+async function newLeaderAmong(members: readonly ClusterMember[]): Promise<bigint> {
+  await pollUntil(async () => (await Promise.all(members.map((m) => m.mode()))).includes('leader'), 30_000, 'a new leader');
+  return process.hrtime.bigint();
+}
+
 describe('InterProcessMutex on a 3-server ensemble', () => {
-  it.each(['killed (SIGKILL)', 'paused (SIGSTOP) until a new leader is elected'] as const)(
+  it.each<Fault>(['killed (SIGKILL)', 'paused (SIGSTOP) until a new leader is elected'])(
     '4 processes keep mutual exclusion while the leader is %s mid-run; every iteration completes, no node left',
     async (fault) => {
       const path = `${root}/leader-${fault.split(' ')[0]}`;
       const processes = 4;
-      const iterations = 30;
-      const faultAfter = 30; // sections, out of 120
+      const iterations = 60;
+      const faultAfter = 30; // sections, out of 240
       let sectionsSeen = 0;
-      let faultAt: bigint | undefined;
-      let faulted: Promise<void> | undefined;
-      const results = await runWorkers({
-        script: worker,
-        count: processes,
-        args: [cluster.connectString, path, String(iterations), '3', '10000'],
-        barrier: true,
-        timeoutMs: 120_000,
-        onLine: (line) => {
-          if ((line as { type: string }).type !== 'section' || ++sectionsSeen !== faultAfter) return;
-          faulted = (async () => {
-            const leader = await cluster.leader();
-            faultAt = process.hrtime.bigint();
-            if (fault === 'killed (SIGKILL)') {
-              await leader.kill();
-              await leader.restart();
-            } else {
-              await leader.pause();
-              // Only members that answer can be named: the paused one cannot.
-              expect(await cluster.leader()).not.toBe(leader);
-              await leader.resume();
-            }
-          })();
-        },
-      });
-      await faulted;
+      let failed: Promise<bigint> | undefined;
+      let results: WorkerResult[];
+      try {
+        results = await runWorkers({
+          script: worker,
+          count: processes,
+          args: [cluster.connectString, path, String(iterations), '3', '10000'],
+          barrier: true,
+          timeoutMs: 120_000,
+          onLine: (line) => {
+            if ((line as { type: string }).type === 'section' && ++sectionsSeen === faultAfter) failed = failLeader(fault);
+          },
+        });
+      } finally {
+        // Whatever happened to the workers, the ensemble is whole again before the next test.
+        await failed;
+      }
+      const electedAt = await failed;
       const sections: Interval[] = results.flatMap((r) =>
         (r.lines as Array<{ type: string; worker: string; start: string; end: string }>)
           .filter((l) => l.type === 'section')
@@ -77,13 +98,11 @@ describe('InterProcessMutex on a 3-server ensemble', () => {
       );
       expect(sections).toHaveLength(processes * iterations);
       expect(findOverlaps(sections)).toEqual([]);
-      // The failure hit a contended run: sections on both sides of it, and after it the lock
-      // still moved between processes.
-      expect(faultAt).toBeDefined();
-      const after = sections.filter((s) => s.start > faultAt!);
-      expect(after.length).toBeGreaterThan(0);
-      expect(sections.length - after.length).toBeGreaterThanOrEqual(faultAfter);
-      expect(handoffGaps(after).filter((h) => h.from !== h.to).length).toBeGreaterThan(processes);
+      // The work went on under the new leader, and the lock still moved between processes there.
+      expect(electedAt).toBeDefined();
+      const afterElection = sections.filter((s) => s.start > electedAt!);
+      expect(new Set(afterElection.map((s) => s.worker)).size).toBeGreaterThanOrEqual(2);
+      expect(handoffGaps(afterElection).filter((h) => h.from !== h.to).length).toBeGreaterThan(0);
 
       const observer = await ZkSession.connect({ connectString: cluster.connectString });
       try {
