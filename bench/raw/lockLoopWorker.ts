@@ -23,6 +23,7 @@ if (connectString === undefined || dir === undefined) {
 const iterations = Number(iterationsArg ?? 20);
 const holdMs = Number(holdMsArg ?? 1);
 const slots = Number(slotsArg ?? 1);
+if (!Number.isInteger(slots) || slots < 1) throw new Error(`lockLoopWorker.ts: slots must be a positive integer, got ${slotsArg}`);
 const worker = workerName();
 
 const sequenceOf = (name: string): number => Number(name.slice(-10));
