@@ -51,7 +51,7 @@ export interface SemaphoreBenchOptions {
   iterations?: number;
   holdMs?: number;
   leases?: number;
-  /** Measured rounds (each runs all three contenders); the table shows each one's median round. */
+  /** Measured rounds (each runs every contender); the table shows each one's median round. */
   rounds?: number;
   /** Rounds run first and discarded: a fresh server JVM is still JIT-compiling (C2) for a while. */
   warmupRounds?: number;
@@ -74,7 +74,7 @@ export interface SemaphoreBenchResult {
 }
 
 /**
- * Runs `warmupRounds` discarded rounds, then `rounds` measured ones (each: the three contenders one
+ * Runs `warmupRounds` discarded rounds, then `rounds` measured ones (each: the contenders one
  * after the other, so the load of a shared machine hits all of them alike), and returns each
  * contender's median round.
  */
@@ -93,7 +93,7 @@ export async function runSemaphoreBench(connectString: string, options: Semaphor
   });
 }
 
-/** One round: the three contenders one after the other. */
+/** One round: our two layouts, the two raw bounds and Curator, one after the other. */
 async function runRound(connectString: string, base: string, options: SemaphoreBenchOptions): Promise<SemaphoreBenchResult[]> {
   const processes = options.processes ?? 12;
   const iterations = options.iterations ?? 50;
