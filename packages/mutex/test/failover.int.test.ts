@@ -14,11 +14,9 @@ import {
   findOverlaps,
   handoffGaps,
   intervalFromJson,
-  pollUntil,
   runWorkers,
   TestingCluster,
   uniqueRoot,
-  type ClusterMember,
   type Interval,
   type WorkerResult,
 } from '@zk-recipes/testing';
@@ -37,38 +35,14 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-type Fault = 'killed (SIGKILL)' | 'paused (SIGSTOP) until a new leader is elected';
-
-/** Fails the current leader; resolves with the moment another member leads, once the failed one serves again. */
-async function failLeader(fault: Fault): Promise<bigint> {
-  const leader = await cluster.leader();
-  const others = cluster.servers.filter((member) => member !== leader);
-  if (fault === 'killed (SIGKILL)') {
-    await leader.kill();
-    const electedAt = await newLeaderAmong(others);
-    await leader.restart();
-    return electedAt;
-  }
-  await leader.pause();
-  try {
-    return await newLeaderAmong(others);
-  } finally {
-    await leader.resume();
-    await pollUntil(async () => (await leader.mode()) === 'follower', 30_000, 'the resumed leader to rejoin as a follower');
-  }
-}
-
-/** No event says "elected": ask the members (each answers `srvr` within 1 s). */
-async function newLeaderAmong(members: readonly ClusterMember[]): Promise<bigint> {
-  await pollUntil(async () => (await Promise.all(members.map((m) => m.mode()))).includes('leader'), 30_000, 'a new leader');
-  return process.hrtime.bigint();
-}
-
 describe('InterProcessMutex on a 3-server ensemble', () => {
-  it.each<Fault>(['killed (SIGKILL)', 'paused (SIGSTOP) until a new leader is elected'])(
+  it.each([
+    ['killed (SIGKILL)', 'kill'],
+    ['paused (SIGSTOP) until a new leader is elected', 'pause'],
+  ] as const)(
     '4 processes keep mutual exclusion while the leader is %s mid-run; every iteration completes, no node left',
-    async (fault) => {
-      const path = `${root}/leader-${fault.split(' ')[0]}`;
+    async (_, fault) => {
+      const path = `${root}/leader-${fault}`;
       const processes = 4;
       const iterations = 60;
       const faultAfter = 30; // sections, out of 240
@@ -83,7 +57,7 @@ describe('InterProcessMutex on a 3-server ensemble', () => {
           barrier: true,
           timeoutMs: 120_000,
           onLine: (line) => {
-            if ((line as { type: string }).type === 'section' && ++sectionsSeen === faultAfter) failed = failLeader(fault);
+            if ((line as { type: string }).type === 'section' && ++sectionsSeen === faultAfter) failed = cluster.failLeader(fault);
           },
         });
       } finally {

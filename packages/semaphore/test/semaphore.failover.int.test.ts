@@ -1,12 +1,12 @@
 /**
- * The semaphore across a leader crash: eight OS processes, each with its own session on a
- * 3-server ensemble, loop on a 3-lease semaphore while the ensemble's leader is killed (SIGKILL)
- * mid-run. Sessions outlive the election, so no lease is lost: never more than 3 leases at once,
- * every iteration completes, several processes take leases under the new leader, no node stays
- * behind.
+ * The semaphore across a leader failure: eight OS processes, each with its own session on a
+ * 3-server ensemble, loop on a 3-lease semaphore while the ensemble's leader is killed (SIGKILL),
+ * or paused (SIGSTOP) until the others elect a new leader, mid-run. Sessions outlive the
+ * election, so no lease is lost: never more than 3 leases at once, every iteration completes,
+ * several processes take leases under the new leader, no node stays behind.
  */
 import { ZkSession } from '@zk-recipes/core';
-import { pollUntil, TestingCluster, uniqueRoot } from '@zk-recipes/testing';
+import { TestingCluster, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEMAPHORE_WORKER, spawnNodeWorker, type NodeWorker } from './support/processes.js';
 import { maxConcurrency, sectionsOf } from './support/sections.js';
@@ -26,40 +26,42 @@ afterAll(async () => {
 });
 
 describe('InterProcessSemaphore on a 3-server ensemble', () => {
-  it('8 processes, 3 leases: never more than 3 while the leader is killed mid-run; every iteration done, no node left', async () => {
-    const path = `${root}/leader-killed`;
-    const processes = 8;
-    const iterations = 30;
-    const workers = Array.from({ length: processes }, () =>
-      spawnNodeWorker(SEMAPHORE_WORKER, ['--wait-go', cluster.connectString, path, '3', String(iterations), '10']),
-    );
-    started.push(...workers);
-    await Promise.all(workers.map((w) => w.waitForLine((l) => l.type === 'ready')));
-    for (const w of workers) w.go();
+  it.each([
+    ['killed (SIGKILL)', 'kill'],
+    ['paused (SIGSTOP) until a new leader is elected', 'pause'],
+  ] as const)(
+    '8 processes, 3 leases: never more than 3 while the leader is %s mid-run; every iteration done, no node left',
+    async (_, fault) => {
+      const path = `${root}/leader-${fault}`;
+      const processes = 8;
+      const iterations = 30;
+      const workers = Array.from({ length: processes }, () =>
+        spawnNodeWorker(SEMAPHORE_WORKER, ['--wait-go', cluster.connectString, path, '3', String(iterations), '10']),
+      );
+      started.push(...workers);
+      await Promise.all(workers.map((w) => w.waitForLine((l) => l.type === 'ready')));
+      for (const w of workers) w.go();
 
-    // Kill the leader once the first process is a third of the way through.
-    await workers[0]!.waitForLine((l) => l.type === 'section' && l['i'] === 4);
-    const leader = await cluster.leader();
-    const others = cluster.servers.filter((member) => member !== leader);
-    await leader.kill();
-    // No event says "elected": ask the other members (each answers `srvr` within 1 s).
-    await pollUntil(async () => (await Promise.all(others.map((m) => m.mode()))).includes('leader'), 30_000, 'a new leader');
-    const electedAt = process.hrtime.bigint();
-    const outputs = await Promise.all(workers.map((w) => w.finished()));
+      // Fail the leader once the first process is a sixth of the way through.
+      await workers[0]!.waitForLine((l) => l.type === 'section' && l['i'] === 4);
+      const electedAt = await cluster.failLeader(fault);
+      const outputs = await Promise.all(workers.map((w) => w.finished()));
 
-    const sections = sectionsOf(outputs.flat());
-    expect(sections).toHaveLength(processes * iterations);
-    expect(outputs.every((lines) => lines.some((l) => l.type === 'done' && l['iterations'] === iterations))).toBe(true);
-    expect(maxConcurrency(sections)).toBeLessThanOrEqual(3);
-    // Leases went on being taken, by several processes, under the new leader.
-    const afterElection = sections.filter((s) => s.start > electedAt);
-    expect(new Set(afterElection.map((s) => s.worker)).size).toBeGreaterThanOrEqual(2);
+      const sections = sectionsOf(outputs.flat());
+      expect(sections).toHaveLength(processes * iterations);
+      expect(outputs.every((lines) => lines.some((l) => l.type === 'done' && l['iterations'] === iterations))).toBe(true);
+      expect(maxConcurrency(sections)).toBeLessThanOrEqual(3);
+      // Leases went on being taken, by several processes, under the new leader.
+      const afterElection = sections.filter((s) => s.start > electedAt);
+      expect(new Set(afterElection.map((s) => s.worker)).size).toBeGreaterThanOrEqual(2);
 
-    const observer = await ZkSession.connect({ connectString: cluster.connectString });
-    try {
-      expect((await observer.getChildren(path)).children).toEqual([]);
-    } finally {
-      await observer.close();
-    }
-  }, 120_000);
+      const observer = await ZkSession.connect({ connectString: cluster.connectString });
+      try {
+        expect((await observer.getChildren(path)).children).toEqual([]);
+      } finally {
+        await observer.close();
+      }
+    },
+    120_000,
+  );
 });

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseTestingOptions, TestingClusterOptionsSchema, type TestingClusterOptions } from './options.js';
+import { pollUntil } from './observeNodes.js';
 import { freePorts } from './ports.js';
 import { removeOnExit } from './processGuard.js';
 import { writeServerConfig } from './serverConfig.js';
@@ -171,6 +172,29 @@ export class TestingCluster {
       if (Date.now() > deadline) throw new Error(`TestingCluster: no leader after ${timeoutMs} ms (modes: ${modes.join(', ')})`);
       await new Promise((r) => setTimeout(r, 50));
     }
+  }
+
+  /**
+   * A leader failure, from start to end: kills (SIGKILL) or pauses (SIGSTOP) the leader, waits
+   * until another member reports that it leads, then brings the old leader back (restart, or
+   * SIGCONT) and waits until it follows. Resolves with the `process.hrtime.bigint()` at which the
+   * new leader was first seen (work that starts after it ran under the new leader). The old
+   * leader is brought back even when no new one is elected in `timeoutMs`.
+   */
+  async failLeader(how: 'kill' | 'pause', timeoutMs = 30_000): Promise<bigint> {
+    const old = await this.leader(timeoutMs);
+    const others = this.servers.filter((member) => member !== old);
+    await (how === 'kill' ? old.kill() : old.pause());
+    let electedAt: bigint;
+    try {
+      // No event says "elected": ask the members (a paused one would take 1 s to not answer).
+      await pollUntil(async () => (await Promise.all(others.map((m) => m.mode()))).includes('leader'), timeoutMs, 'a new leader');
+      electedAt = process.hrtime.bigint();
+    } finally {
+      await (how === 'kill' ? old.restart() : old.resume());
+    }
+    await pollUntil(async () => (await old.mode()) === 'follower', timeoutMs, `member ${old.id} to follow again`);
+    return electedAt;
   }
 
   /** Stops every member and removes their data dirs. Idempotent. */

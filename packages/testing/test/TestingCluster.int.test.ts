@@ -92,6 +92,17 @@ describe('TestingCluster', () => {
     await until(async () => ['follower', 'leader'].includes((await follower.mode()) ?? ''), 30_000, 'the resumed member to serve');
   });
 
+  it.each(['kill', 'pause'] as const)('failLeader(%s): another member leads, the old one follows again, and it says when', async (how) => {
+    const old = await cluster.leader();
+    const before = process.hrtime.bigint();
+    const electedAt = await cluster.failLeader(how);
+    expect(electedAt).toBeGreaterThan(before);
+    expect(electedAt).toBeLessThan(process.hrtime.bigint());
+    const leader = await cluster.leader();
+    expect(leader).not.toBe(old);
+    expect(await old.mode()).toBe('follower');
+  });
+
   it('expireSession works through the ensemble for a session held on a follower', async () => {
     const leader = await cluster.leader();
     const follower = cluster.servers.find((s) => s !== leader)!;
