@@ -13,11 +13,10 @@ import {
   childrenOf,
   findOverlaps,
   handoffGaps,
-  intervalFromJson,
+  sectionIntervals,
   runWorkers,
   TestingCluster,
   uniqueRoot,
-  type Interval,
   type WorkerResult,
 } from '@zk-recipes/testing';
 
@@ -65,11 +64,7 @@ describe('InterProcessMutex on a 3-server ensemble', () => {
         await failed;
       }
       const electedAt = await failed;
-      const sections: Interval[] = results.flatMap((r) =>
-        (r.lines as Array<{ type: string; worker: string; start: string; end: string }>)
-          .filter((l) => l.type === 'section')
-          .map((l) => intervalFromJson(l)),
-      );
+      const sections = sectionIntervals(results.flatMap((r) => r.lines));
       expect(sections).toHaveLength(processes * iterations);
       expect(findOverlaps(sections)).toEqual([]);
       // The work went on under the new leader, and the lock still moved between processes there.

@@ -7,7 +7,7 @@ import {
   untilChildCount,
   findOverlaps,
   handoffGaps,
-  intervalFromJson,
+  sectionIntervals,
   runWorkers,
   spawnCuratorWorker,
   testConnectString,
@@ -28,11 +28,7 @@ afterAll(async () => {
 });
 
 function sectionsOf(results: WorkerResult[]): Interval[] {
-  return results.flatMap((r) =>
-    (r.lines as Array<{ type: string; worker: string; start: string; end: string }>)
-      .filter((line) => line.type === 'section')
-      .map((line) => intervalFromJson(line)),
-  );
+  return sectionIntervals(results.flatMap((r) => r.lines));
 }
 
 const children = (path: string) => childrenOf(observer, path);

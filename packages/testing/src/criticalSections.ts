@@ -150,3 +150,15 @@ export function intervalToJson(interval: Interval): IntervalJson {
 export function intervalFromJson(json: { worker: string; start: string | number; end: string | number }): Interval {
   return { worker: json.worker, start: BigInt(json.start), end: BigInt(json.end) };
 }
+
+/**
+ * The critical sections among workers' JSON lines: every `{"type":"section", worker, start, end}`
+ * line (Node workers and the Java peer print the same shape), as an interval.
+ */
+export function sectionIntervals(lines: readonly unknown[]): Interval[] {
+  return lines.filter(isSectionLine).map((line) => intervalFromJson(line));
+}
+
+function isSectionLine(line: unknown): line is IntervalJson {
+  return typeof line === 'object' && line !== null && (line as { type?: unknown }).type === 'section';
+}

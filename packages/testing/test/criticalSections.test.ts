@@ -5,6 +5,7 @@ import {
   intervalFromJson,
   intervalToJson,
   maxConcurrency,
+  sectionIntervals,
   timeSection,
   type Interval,
 } from '../src/criticalSections.js';
@@ -104,5 +105,17 @@ describe('timeSection and JSON transport', () => {
     const json = JSON.parse(JSON.stringify(intervalToJson(interval))) as Parameters<typeof intervalFromJson>[0];
     expect(intervalFromJson(json)).toEqual(interval);
     expect(intervalFromJson({ worker: 'java', start: 5, end: 7 })).toEqual(iv('java', 5, 7));
+  });
+
+  it('sectionIntervals keeps the section lines of workers\' output, in order, and skips the rest', () => {
+    const lines = [
+      { type: 'ready' },
+      { type: 'section', worker: 'w1', start: '10', end: '20' },
+      'not json',
+      null,
+      { type: 'acquired', worker: 'w1', start: '10' },
+      { type: 'section', worker: 'java-1', start: 30, end: 40 },
+    ];
+    expect(sectionIntervals(lines)).toEqual([iv('w1', 10, 20), iv('java-1', 30, 40)]);
   });
 });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { intervalFromJson, maxConcurrency } from '../src/criticalSections.js';
+import { maxConcurrency, sectionIntervals } from '../src/criticalSections.js';
 import { nodeScriptArgs } from '../src/nodeScriptArgs.js';
 import { runWorkers, WorkersFailedError } from '../src/runWorkers.js';
 
@@ -68,7 +68,7 @@ describe('runWorkers', { timeout: 60_000 }, () => {
       onLine: (line) => seen.push(line),
     });
     const at = (type: string): bigint[] => results.map((r) => BigInt(r.lines.find((l) => l.type === type)!.at!));
-    const sections = results.flatMap((r) => r.lines.filter((l) => l.type === 'section').map((l) => intervalFromJson(l as never)));
+    const sections = sectionIntervals(results.flatMap((r) => r.lines));
     expect(sections).toHaveLength(9);
     expect(maxConcurrency(sections)).toBeGreaterThanOrEqual(1);
     // No worker was released before the last one arrived at the start line.

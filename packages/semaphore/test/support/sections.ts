@@ -1,18 +1,10 @@
+import type { Interval } from '@zk-recipes/testing';
+
 /** A lease held by some worker, CLOCK_MONOTONIC nanoseconds (Node hrtime and Java nanoTime alike). */
-export interface Section {
-  worker: string;
-  start: bigint;
-  end: bigint;
-}
+export type Section = Interval;
 
 /** Sections from workers' `section` lines (Node's semaphoreWorker and Curator's CuratorWorker print the same shape). */
-export function sectionsOf(lines: ReadonlyArray<Record<string, unknown>>): Section[] {
-  return lines
-    .filter((line) => line['type'] === 'section')
-    .map((line) => ({ worker: String(line['worker']), start: BigInt(String(line['start'])), end: BigInt(String(line['end'])) }));
-}
-
-export { maxConcurrency, timeAtConcurrency } from '@zk-recipes/testing';
+export { maxConcurrency, sectionIntervals as sectionsOf, timeAtConcurrency } from '@zk-recipes/testing';
 
 /**
  * Release → next holder latencies in ms: for every release (section end) while another worker is
