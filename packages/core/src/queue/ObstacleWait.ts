@@ -26,6 +26,8 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor, CreationS
   private creationUnknown: boolean;
   /** The watched node went before that absence was confirmed: decided once it is. */
   private goneEarly = false;
+  /** Ends the `suspended` subscription, if any. */
+  private unsubscribe: (() => void) | undefined;
 
   constructor(
     session: ZkSession,
@@ -61,9 +63,6 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor, CreationS
     // their order no longer says which came first: decide again on a fresh listing.
     this.unsubscribe = onSuspended(this.session, () => this.giveUp('changed'));
   }
-
-  /** Ends the `suspended` subscription, if any. */
-  private unsubscribe: (() => void) | undefined;
 
   protected override watched(stat: Stat): void {
     if (stat.version === 0) return;
