@@ -70,6 +70,8 @@ export class FaultProxy {
   private holding = false;
   /** Holding only the server's frames (see holdReplies). */
   private holdingReplies = false;
+  /** Holding only the client's frames (see holdRequests). */
+  private holdingRequests = false;
   private refusing = false;
   private healTimer: NodeJS.Timeout | undefined;
   private healWaiters: Array<() => void> = [];
@@ -158,12 +160,23 @@ export class FaultProxy {
     this.holdingReplies = true;
   }
 
-  /** Ends a blackhole or {@link holdReplies}: delivers what was held, in order, and forwards again. */
+  /**
+   * Holds the client's frames (requests and pings) while the server's still reach the client: a
+   * one-way partition. The server hears nothing and expires the session; the client keeps
+   * receiving watch events and replies to what it sent before, which prove nothing about whether
+   * the server still hears it. Ends with {@link heal}.
+   */
+  holdRequests(): void {
+    this.holdingRequests = true;
+  }
+
+  /** Ends a blackhole, {@link holdReplies} or {@link holdRequests}: delivers what was held, in order, and forwards again. */
   heal(): void {
     if (this.healTimer) clearTimeout(this.healTimer);
     this.healTimer = undefined;
     this.holding = false;
     this.holdingReplies = false;
+    this.holdingRequests = false;
     for (const c of this.conns) {
       for (const f of c.heldToServer.splice(0)) c.server.write(f);
       for (const f of c.heldToClient.splice(0)) c.client.write(f);
@@ -245,7 +258,7 @@ export class FaultProxy {
     const xid = first || frame.length < 12 ? undefined : frame.readInt32BE(4);
     const type = first || frame.length < 12 ? undefined : frame.readInt32BE(8);
     this.record({ connection: c.id, direction: 'request', xid, type, length: frame.length, at: performance.now() });
-    if (this.holding) {
+    if (this.holding || this.holdingRequests) {
       c.heldToServer.push(frame);
       return;
     }
