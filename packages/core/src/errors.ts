@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'NOT_OWNER'
   | 'SESSION_LOST'
   | 'SESSION_CLOSED'
+  | 'NODE_DELETED'
   | 'CONNECTION_LOSS'
   | 'OPERATION_TIMEOUT'
   | 'NO_NODE'
@@ -88,6 +89,17 @@ export class SessionLostError extends ZkRecipesError {
 export class SessionClosedError extends ZkRecipesError {
   constructor(message: string, options?: ZkRecipesErrorOptions) {
     super('SESSION_CLOSED', message, options);
+  }
+}
+
+/**
+ * Our own lock node was deleted by someone else (an operator, an admin script, a `deleteall`)
+ * while we waited or held: an acquisition rejects with it, a holder's `signal` aborts with it and
+ * the recipe emits `lost`. `path` names the node. The lock is not ours, whatever else we saw.
+ */
+export class NodeDeletedError extends ZkRecipesError {
+  constructor(message: string, options?: ZkRecipesErrorOptions) {
+    super('NODE_DELETED', message, options);
   }
 }
 

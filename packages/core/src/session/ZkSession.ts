@@ -23,7 +23,7 @@ import {
   withoutChroot,
   type MultiOpWire,
 } from './frames.js';
-import { LivenessWatchdog, type WatchdogInput, type WirePhase } from './livenessWatchdog.js';
+import { LivenessWatchdog, judge, type WatchdogInput, type WirePhase } from './livenessWatchdog.js';
 import { ZK_SESSION_DEFAULTS, parseZkSessionOptions, type ZkSessionOptions, type ZkSessionOptionsInput } from './options.js';
 import { PendingCalls } from './pendingCalls.js';
 import type {
@@ -204,6 +204,27 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   /** The session timeout the server granted (the requested one until connected). */
   get negotiatedSessionTimeoutMs(): number {
     return this.gen.cm.sessionTimeout;
+  }
+
+  /**
+   * Whether the server cannot yet have expired the current ZooKeeper session, judged on our own
+   * clock. The lock engine asks this right before every grant: events read late (after a stall of
+   * this process) prove nothing about the session. When false, the session has been declared
+   * lost (every handle's `signal` aborts) before this returns.
+   */
+  stillAlive(): boolean {
+    const gen = this.gen;
+    if (gen.retired || this.closing) return false;
+    const verdict = judge(this.sampleLiveness());
+    if (verdict !== 'lost') return true;
+    this.declareLost(
+      gen,
+      new SessionLostError(
+        `no reply from any server for the session timeout (${gen.cm.sessionTimeout} ms): ` +
+          `the server may have expired session 0x${this.sessionId}`,
+      ),
+    );
+    return false;
   }
 
   /** The retry policy recipes use (the option, or exponentialBackoff(100 ms, 10, 5000 ms)). */
