@@ -32,8 +32,9 @@ const mutex = new InterProcessMutex(session, lockPath, { data: writer });
 const handle = await mutex.acquire();
 report({ type: 'acquired', writer, token: handle.fencingToken, path: handle.path, at: Date.now() });
 for (let step = 0; step < steps; step++) {
+  const signalAborted = handle.signal.aborted; // as the write goes out (not looked at otherwise)
   const result = await fencedWrite(resourceUrl, { key, token: handle.fencingToken, value: `${writer} step ${step}`, writer });
-  report({ type: 'write', writer, step, token: handle.fencingToken, accepted: result.accepted, highest: result.highest, signalAborted: handle.signal.aborted });
+  report({ type: 'write', writer, step, token: handle.fencingToken, accepted: result.accepted, highest: result.highest, signalAborted });
   if (!result.accepted) break;
   // The holder's "work" between two writes.
   if (stepMs > 0 && step + 1 < steps) await new Promise((resolve) => setTimeout(resolve, stepMs));
