@@ -1,0 +1,210 @@
+/**
+ * Safety of InterProcessMutex under an adversary (issue 13): an operator deletes lock nodes, a
+ * third client writes a waiter's node. Never two holders; a waiter whose node is gone is refused
+ * with NODE_DELETED; a holder whose node is gone is told (signal + `lost`).
+ *
+ * Every order below is built from round trips and events (see `caughtUp`): ZooKeeper answers one
+ * session in order and sends its watch events before the replies to its later requests.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ZkSession, type LockHandle } from '@zk-recipes/core';
+import { InterProcessMutex } from '@zk-recipes/mutex';
+import { testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import {
+  brief,
+  caughtUp,
+  codeOf,
+  Operator,
+  settledInWait,
+  signalState,
+  track,
+  untilQueue,
+  within,
+  type Tracked,
+} from '../../core/test/support/adversary.js';
+
+const root = uniqueRoot('mutex-safety');
+const BOUND_MS = 15_000;
+let sessions: ZkSession[] = [];
+
+async function connect(): Promise<ZkSession> {
+  const session = await ZkSession.connect({ connectString: testConnectString(), sessionTimeoutMs: 6000 });
+  sessions.push(session);
+  return session;
+}
+
+afterEach(async () => {
+  const open = sessions;
+  sessions = [];
+  await Promise.all(open.map((s) => s.close()));
+});
+
+/** A mutex object whose `lost` events are recorded. */
+function mutexOn(session: ZkSession, path: string): { mutex: InterProcessMutex; lost: Error[] } {
+  const mutex = new InterProcessMutex(session, path);
+  const lost: Error[] = [];
+  mutex.on('lost', (reason) => lost.push(reason));
+  return { mutex, lost };
+}
+
+/** Starts an acquisition and returns once it waits on the server (its node is the `count`-th). */
+async function enqueueWaiter(
+  session: ZkSession,
+  mutex: InterProcessMutex,
+  observer: ZkSession,
+  path: string,
+  count: number,
+  signal?: AbortSignal,
+): Promise<{ acquisition: Tracked<LockHandle>; node: string }> {
+  const acquisition = track(mutex.acquire(signal === undefined ? undefined : { signal }));
+  const queue = await untilQueue(observer, path, count);
+  await settledInWait(session);
+  return { acquisition, node: queue[count - 1]! };
+}
+
+describe('InterProcessMutex safety: a waiter whose own node was deleted never gets the lock', () => {
+  it('another session: the operator deletes the waiter B, then the holder H: B rejects with NODE_DELETED, a later C is the only holder', async () => {
+    const path = `${root}/other-session`;
+    const [sH, sB, sC, sOp] = await Promise.all([connect(), connect(), connect(), connect()]);
+    const operator = new Operator(sOp);
+    const h = mutexOn(sH, path);
+    const held = await h.mutex.acquire();
+    const b = await enqueueWaiter(sB, new InterProcessMutex(sB, path), sOp, path, 2);
+
+    await operator.deleteNode(b.node);
+    await operator.deleteNode(held.path);
+
+    expect(brief(await within(b.acquisition.settled, BOUND_MS, 'B to settle'))).toEqual({
+      state: 'rejected',
+      code: 'NODE_DELETED',
+      path: b.node,
+      typed: true,
+    });
+    const c = await within(new InterProcessMutex(sC, path).acquire(), BOUND_MS, 'C to acquire');
+    await caughtUp(sH);
+    expect(signalState(held.signal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
+    await c.release();
+  });
+
+  it('same session (local hand-over): B is deleted, then H releases: B rejects with NODE_DELETED, a later C is the only holder', async () => {
+    const path = `${root}/same-session-release`;
+    const [sA, sC, sOp] = await Promise.all([connect(), connect(), connect()]);
+    const operator = new Operator(sOp);
+    const held = await new InterProcessMutex(sA, path).acquire();
+    const b = await enqueueWaiter(sA, new InterProcessMutex(sA, path), sOp, path, 2);
+
+    await operator.deleteNode(b.node);
+    // The session has been told of the deletion before the holder hands over.
+    await caughtUp(sA);
+    await held.release();
+
+    expect(brief(await within(b.acquisition.settled, BOUND_MS, 'B to settle'))).toEqual({
+      state: 'rejected',
+      code: 'NODE_DELETED',
+      path: b.node,
+      typed: true,
+    });
+    const c = await within(new InterProcessMutex(sC, path).acquire(), BOUND_MS, 'C to acquire');
+    await c.release();
+  });
+
+  it('same session: the operator deletes B, then H: B rejects with NODE_DELETED, H is told, a later C is the only holder', async () => {
+    const path = `${root}/same-session-delete`;
+    const [sA, sC, sOp] = await Promise.all([connect(), connect(), connect()]);
+    const operator = new Operator(sOp);
+    const h = mutexOn(sA, path);
+    const held = await h.mutex.acquire();
+    const b = await enqueueWaiter(sA, new InterProcessMutex(sA, path), sOp, path, 2);
+
+    await operator.deleteNode(b.node);
+    await operator.deleteNode(held.path);
+
+    expect(brief(await within(b.acquisition.settled, BOUND_MS, 'B to settle'))).toEqual({
+      state: 'rejected',
+      code: 'NODE_DELETED',
+      path: b.node,
+      typed: true,
+    });
+    const c = await within(new InterProcessMutex(sC, path).acquire(), BOUND_MS, 'C to acquire');
+    await caughtUp(sA);
+    expect(signalState(held.signal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
+    await c.release();
+  });
+
+  it('deleteall of the lock directory, youngest child first (holder H and waiter W1 in one session, W2 in another): only the late contender C holds', async () => {
+    const path = `${root}/deleteall`;
+    const [sA, sW2, sC, sOp] = await Promise.all([connect(), connect(), connect(), connect()]);
+    const operator = new Operator(sOp);
+    const h = mutexOn(sA, path);
+    const held = await h.mutex.acquire();
+    const w1 = await enqueueWaiter(sA, new InterProcessMutex(sA, path), sOp, path, 2);
+    const w2 = await enqueueWaiter(sW2, new InterProcessMutex(sW2, path), sOp, path, 3);
+
+    expect(await operator.deleteAllYoungestFirst(path)).toEqual([w2.node, w1.node, held.path, path]);
+
+    const [w1Outcome, w2Outcome] = await within(Promise.all([w1.acquisition.settled, w2.acquisition.settled]), BOUND_MS, 'W1 and W2 to settle');
+    const c = await within(new InterProcessMutex(sC, path).acquire(), BOUND_MS, 'C to acquire');
+    await caughtUp(sA);
+    expect({ w1: brief(w1Outcome), w2: brief(w2Outcome), holder: signalState(held.signal), lost: h.lost.map(codeOf) }).toEqual({
+      w1: { state: 'rejected', code: 'NODE_DELETED', path: w1.node, typed: true },
+      w2: { state: 'rejected', code: 'NODE_DELETED', path: w2.node, typed: true },
+      holder: { aborted: true, code: 'NODE_DELETED' },
+      lost: ['NODE_DELETED'],
+    });
+    await c.release();
+  });
+});
+
+describe('InterProcessMutex safety: a foreign write on a waiting node never passes the lock on', () => {
+  for (const [label, data] of [
+    ['random bytes', randomBytes(16)],
+    ["Curator's __REVOKE__", Buffer.from('__REVOKE__')],
+  ] as const) {
+    it(`${label} written to W1's node, then W1 aborts: W2 does not hold while H holds, and gets the lock when H releases`, async () => {
+      const path = `${root}/foreign-write-${label.replace(/[^a-z]/gi, '')}`;
+      const [sH, sW1, sW2, sOp] = await Promise.all([connect(), connect(), connect(), connect()]);
+      const operator = new Operator(sOp);
+      const held = await new InterProcessMutex(sH, path).acquire();
+      const giveUp = new AbortController();
+      const w1 = await enqueueWaiter(sW1, new InterProcessMutex(sW1, path), sOp, path, 2, giveUp.signal);
+      const w2 = await enqueueWaiter(sW2, new InterProcessMutex(sW2, path), sOp, path, 3);
+
+      await operator.write(w1.node, data);
+      await caughtUp(sW2); // W2 has seen the write
+      giveUp.abort();
+      expect(brief(await within(w1.acquisition.settled, BOUND_MS, 'W1 to give up'))).toMatchObject({ state: 'rejected', code: 'ABORTED' });
+      await caughtUp(sW2); // W2 has seen W1's node go, and acted on it
+
+      expect(w2.acquisition.outcome.state).toBe('pending');
+      expect(held.signal.aborted).toBe(false);
+      await held.release();
+      const granted = await within(w2.acquisition.settled, BOUND_MS, 'W2 to acquire after H released');
+      expect(brief(granted)).toEqual({ state: 'resolved' });
+      if (granted.state === 'resolved') await granted.value.release();
+    });
+  }
+});
+
+describe('InterProcessMutex safety: the holder is told when its node is deleted', () => {
+  it("the operator deletes H's node: H's signal aborts with NODE_DELETED and `lost` is emitted; the waiter B then acquires; H's release() does not throw", async () => {
+    const path = `${root}/holder-told`;
+    const [sH, sB, sOp] = await Promise.all([connect(), connect(), connect()]);
+    const operator = new Operator(sOp);
+    const h = mutexOn(sH, path);
+    const held = await h.mutex.acquire();
+    const b = await enqueueWaiter(sB, new InterProcessMutex(sB, path), sOp, path, 2);
+
+    await operator.deleteNode(held.path);
+    await caughtUp(sH); // H has been sent the deletion before this reply
+
+    expect({ signal: signalState(held.signal), lost: h.lost.map(codeOf) }).toEqual({
+      signal: { aborted: true, code: 'NODE_DELETED' },
+      lost: ['NODE_DELETED'],
+    });
+    const granted = await within(b.acquisition.settled, BOUND_MS, 'B to acquire');
+    expect(brief(granted)).toEqual({ state: 'resolved' });
+    await expect(held.release()).resolves.toBeUndefined();
+    if (granted.state === 'resolved') await granted.value.release();
+  });
+});
