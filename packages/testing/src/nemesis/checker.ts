@@ -1,0 +1,153 @@
+/**
+ * The nemesis's checker (pure): given every process's holds and the faults the nemesis injected,
+ * find any moment at which more holders than allowed held the lock.
+ *
+ * A hold is [granted, end]: `granted` when the process's `acquire()` resolved, `end` the earlier of
+ * its handle's `signal` aborting and its call to `release()`; a process killed while holding ends
+ * its hold when it died. All times are CLOCK_MONOTONIC nanoseconds (`process.hrtime.bigint()`),
+ * one clock shared by every process on the machine, so holds of different processes compare
+ * directly and a clock step (NTP) cannot fake or hide an overlap.
+ *
+ * Some faults take the lock away from a holder that cannot be told first. Those, and only those,
+ * end the victim's hold at the fault's start (its *allowance*):
+ * - an operator deleting the node a process holds by (it was granted before the delete's answer
+ *   came back, so the node was the holder's when it went);
+ * - a forced expiry (`expireSession`) of the session a process holds by (granted before the
+ *   expiry completed);
+ * - a SIGSTOP pause longer than the session timeout of a process that held when it was stopped (a
+ *   stopped process cannot be told; fencing tokens protect the resource there).
+ * Every other fault gets no allowance: partitions of either direction and any length, deletes of
+ * waiters' nodes or the whole directory (the holder's own node in it still counts as above),
+ * foreign writes, kills, leader failures, short pauses. A process granted *after* its node was
+ * deleted or its session expired gets no allowance either: that grant is the bug.
+ */
+import { findOverlaps } from '../criticalSections.js';
+
+/** One acquisition as the process recorded it. */
+export interface Hold {
+  /** Process name (a replacement process has a name of its own). */
+  worker: string;
+  /** Per-process acquisition number. */
+  id: number;
+  /** The lock node the handle names. */
+  path: string;
+  /** Session id (hex) current when `acquire()` resolved. */
+  session: string;
+  granted: bigint;
+  /** Earlier of signal-aborted and release; `null` when the process died (or hung) while holding. */
+  end: bigint | null;
+}
+
+/** An operator's delete of one node: sent at `start`, answered at `done`. */
+export interface NodeDeleteFault {
+  path: string;
+  start: bigint;
+  done: bigint;
+}
+
+/** A forced expiry of one session. */
+export interface ExpiryFault {
+  /** Session id, hex. */
+  session: string;
+  start: bigint;
+  done: bigint;
+}
+
+/** A SIGSTOP (at `start`) and its SIGCONT (at `end`). */
+export interface PauseFault {
+  worker: string;
+  start: bigint;
+  end: bigint;
+}
+
+export interface CheckInput {
+  holds: readonly Hold[];
+  /** When each process that died was seen dead (ends its open hold). */
+  deaths?: Readonly<Record<string, bigint>>;
+  /** End of the run: a hold still open then (a process that hung) ends here. */
+  runEnd: bigint;
+  deletes?: readonly NodeDeleteFault[];
+  expiries?: readonly ExpiryFault[];
+  pauses?: readonly PauseFault[];
+  /** Pauses longer than this take the lock away. */
+  sessionTimeoutMs: number;
+  /** Holders allowed at once: 1 for a mutex, k for a semaphore of k leases. */
+  maxConcurrent?: number;
+}
+
+/** Why a hold ended early in the checker's eyes. */
+export type Allowance = 'node-deleted' | 'session-expired' | 'paused-past-session';
+
+/** A hold with the end the checker used. */
+export interface CheckedHold extends Hold {
+  /** The end compared: the recorded one, the death, the run's end, or the allowance's cut. */
+  effectiveEnd: bigint;
+  /** Set when a fault's allowance cut the hold short. */
+  cutBy?: Allowance;
+  /** Set when the hold never ended by itself (process died or hung). */
+  endedBy?: 'death' | 'run-end';
+}
+
+export interface CheckResult {
+  /** Every hold, with its effective end (empty holds included). */
+  holds: CheckedHold[];
+  /** Periods with more than `maxConcurrent` holders: each one is a safety bug. */
+  overlaps: HoldOverlap[];
+}
+
+/** A period during which too many processes held the lock. */
+export interface HoldOverlap {
+  /** When one holder too many was first granted. */
+  start: bigint;
+  /** When the count fell back to the limit. */
+  end: bigint;
+  /** Most holders at once. */
+  concurrent: number;
+  /** Every hold open at some point of the period. */
+  holds: CheckedHold[];
+}
+
+const max = (a: bigint, b: bigint): bigint => (a > b ? a : b);
+const NS_PER_MS = 1_000_000n;
+
+/** Applies the end rules and the allowances, then looks for overlaps. */
+export function checkHolds(input: CheckInput): CheckResult {
+  const timeoutNs = BigInt(Math.round(input.sessionTimeoutMs)) * NS_PER_MS;
+  const longPauses = (input.pauses ?? []).filter((p) => p.end - p.start > timeoutNs);
+  const checked = input.holds.map((hold): CheckedHold => {
+    let effectiveEnd: bigint;
+    let endedBy: CheckedHold['endedBy'];
+    if (hold.end !== null) {
+      effectiveEnd = hold.end;
+    } else {
+      const death = input.deaths?.[hold.worker];
+      endedBy = death !== undefined ? 'death' : 'run-end';
+      effectiveEnd = max(hold.granted, death ?? input.runEnd);
+    }
+    let cutBy: Allowance | undefined;
+    const cut = (at: bigint, why: Allowance): void => {
+      const to = max(hold.granted, at);
+      if (to < effectiveEnd) {
+        effectiveEnd = to;
+        cutBy = why;
+      }
+    };
+    for (const d of input.deletes ?? []) {
+      if (d.path === hold.path && hold.granted <= d.done) cut(d.start, 'node-deleted');
+    }
+    for (const e of input.expiries ?? []) {
+      if (e.session === hold.session && hold.granted <= e.done) cut(e.start, 'session-expired');
+    }
+    for (const p of longPauses) {
+      // A stopped process records nothing: granted before SIGCONT means granted before the stop.
+      if (p.worker === hold.worker && hold.granted <= p.end) cut(p.start, 'paused-past-session');
+    }
+    return { ...hold, effectiveEnd, ...(cutBy ? { cutBy } : {}), ...(endedBy ? { endedBy } : {}) };
+  });
+  // An empty hold (cut at its grant) held nothing.
+  const timed = checked.filter((h) => h.effectiveEnd > h.granted).map((hold) => ({ start: hold.granted, end: hold.effectiveEnd, hold }));
+  const overlaps = findOverlaps(timed, { maxConcurrent: input.maxConcurrent ?? 1 }).map(
+    (o): HoldOverlap => ({ start: o.start, end: o.end, concurrent: o.concurrent, holds: o.intervals.map((t) => t.hold) }),
+  );
+  return { holds: checked, overlaps };
+}

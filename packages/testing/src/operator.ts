@@ -1,0 +1,189 @@
+/**
+ * The operator: a third party with access to the lock's nodes, doing what people and tools do to
+ * them — zkCli's `delete` and `deleteall`, a `set` of arbitrary bytes, Curator's `Revoker` writing
+ * `__REVOKE__`. Tests use it to attack the lock recipes; it never cooperates with them.
+ *
+ * It talks through a `ZkSession` of its own (not the raw wire client): on a 3-server ensemble
+ * whose leader is killed or paused it must move to another server (the raw client never times out
+ * a hung server), and every call must settle so a nemesis never hangs on its own operator. What
+ * the operator *does* stays independent of the code under test: it uses only the plain
+ * `getChildren`, `exists`, `delete` and `setData` requests, no recipe and no engine code.
+ *
+ * Every mutation is timed on CLOCK_MONOTONIC (`process.hrtime.bigint()`), the clock the workers'
+ * critical sections use: `start` before the request is sent, `done` once the server's answer is
+ * back. The server applied it somewhere in between.
+ */
+import { ZkSession, type Stat, type ZkSessionOptionsInput } from '@zk-recipes/core';
+import { Prng } from './nemesis/prng.js';
+
+/** What Curator's `Revoker.attemptRevoke` writes to a lock node to ask its holder to release. */
+export const REVOKE_MARKER = '__REVOKE__';
+
+/** The order in which {@link Operator.deleteAll} deletes the children of each node. */
+export type DeleteOrder =
+  /** Newest first (highest `czxid`): the late waiters go first, the holder last. */
+  | 'youngest-first'
+  /** Oldest first (lowest `czxid`): the holder first, then the waiters in queue order. */
+  | 'oldest-first'
+  /** A random order from `seed`: the same seed gives the same permutation of the same listing. */
+  | 'random';
+
+/** One node the operator deleted (or tried to: `deleted: false` when it was already gone). */
+export interface DeleteRecord {
+  path: string;
+  /** The node's stat as seen just before (absent when it was gone by then). */
+  czxid?: bigint;
+  ephemeralOwner?: bigint;
+  /** CLOCK_MONOTONIC ns before the delete was sent. */
+  start: bigint;
+  /** CLOCK_MONOTONIC ns when the answer came back. */
+  done: bigint;
+  deleted: boolean;
+}
+
+/** One foreign write. */
+export interface WriteRecord {
+  path: string;
+  start: bigint;
+  done: bigint;
+  /** False when the node did not exist (nothing was written). */
+  written: boolean;
+}
+
+/** Options of {@link Operator.deleteAll}. */
+export interface DeleteAllOptions {
+  /** Default `youngest-first` (what a recursive delete that walks the listing backwards does). */
+  order?: DeleteOrder;
+  /** Seed of the `random` order (default 1). */
+  seed?: number;
+  /** Delete `path` itself too, after its children (default true, like `deleteall`). */
+  includeSelf?: boolean;
+  /**
+   * New children keep arriving while contenders run: list again and delete the newcomers at most
+   * this many times before giving up on `path` itself (default 5). Nodes deleted are all reported.
+   */
+  maxRounds?: number;
+}
+
+function isCode(err: unknown, code: string): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === code;
+}
+
+const now = (): bigint => process.hrtime.bigint();
+
+/** The adversary's hands. Create with {@link Operator.connect} or around an existing session. */
+export class Operator {
+  private readonly owned: boolean;
+
+  /** Wraps `session` (not closed by {@link close}). */
+  constructor(
+    readonly session: ZkSession,
+    owned = false,
+  ) {
+    this.owned = owned;
+  }
+
+  /** Connects a session of its own (closed by {@link close}). */
+  static async connect(options: ZkSessionOptionsInput | string): Promise<Operator> {
+    const session = await ZkSession.connect(typeof options === 'string' ? { connectString: options } : options);
+    return new Operator(session, true);
+  }
+
+  /** The children of `path` with their stats, oldest (lowest `czxid`) first; `[]` if `path` is gone. */
+  async childrenByAge(path: string): Promise<Array<{ path: string; stat: Stat }>> {
+    let names: string[];
+    try {
+      names = (await this.session.getChildren(path)).children;
+    } catch (err) {
+      if (isCode(err, 'NO_NODE')) return [];
+      throw err;
+    }
+    const base = path === '/' ? '' : path;
+    // Pipelined: one round trip for all the stats.
+    const stats = await Promise.all(names.map((name) => this.session.exists(`${base}/${name}`)));
+    const out: Array<{ path: string; stat: Stat }> = [];
+    names.forEach((name, i) => {
+      const stat = stats[i];
+      if (stat) out.push({ path: `${base}/${name}`, stat });
+    });
+    return out.sort((a, b) => (a.stat.czxid < b.stat.czxid ? -1 : a.stat.czxid > b.stat.czxid ? 1 : 0));
+  }
+
+  /**
+   * Deletes one node, any version (zkCli `delete`). Resolves with what happened; a node that was
+   * already gone is `deleted: false`, not an error. A node with children rejects (`NOT_EMPTY`).
+   */
+  async deleteNode(path: string, known?: Stat | null): Promise<DeleteRecord> {
+    const start = now();
+    try {
+      await this.session.delete(path);
+      return { path, ...statFields(known), start, done: now(), deleted: true };
+    } catch (err) {
+      if (isCode(err, 'NO_NODE')) return { path, ...statFields(known), start, done: now(), deleted: false };
+      throw err;
+    }
+  }
+
+  /**
+   * Deletes `path` and everything below it (zkCli `deleteall`), children before their parent, the
+   * siblings of each level in `order`. Children that appear meanwhile (contenders keep queueing)
+   * are deleted in further rounds. Resolves with every delete, in the order they were sent.
+   */
+  async deleteAll(path: string, options: DeleteAllOptions = {}): Promise<DeleteRecord[]> {
+    const order = options.order ?? 'youngest-first';
+    const prng = new Prng(options.seed ?? 1);
+    const maxRounds = options.maxRounds ?? 5;
+    const records: DeleteRecord[] = [];
+    const walk = async (node: string, depth: number): Promise<void> => {
+      for (let round = 0; round < maxRounds; round++) {
+        const children = await this.childrenByAge(node);
+        if (children.length === 0) break;
+        const ordered = order === 'oldest-first' ? children : order === 'youngest-first' ? [...children].reverse() : prng.shuffle(children);
+        for (const child of ordered) {
+          if (child.stat.numChildren > 0) await walk(child.path, depth + 1);
+          try {
+            records.push(await this.deleteNode(child.path, child.stat));
+          } catch (err) {
+            // A child created below it meanwhile: the next round takes it.
+            if (!isCode(err, 'NOT_EMPTY')) throw err;
+          }
+        }
+      }
+      if (depth === 0 && options.includeSelf === false) return;
+      try {
+        records.push(await this.deleteNode(node, await this.session.exists(node)));
+      } catch (err) {
+        if (!isCode(err, 'NOT_EMPTY')) throw err; // contenders outran us: the directory stays
+      }
+    };
+    await walk(path, 0);
+    return records;
+  }
+
+  /** Writes foreign bytes to a node, any version (zkCli `set`). `written: false` if it was gone. */
+  async writeData(path: string, data: Uint8Array | string): Promise<WriteRecord> {
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    const start = now();
+    try {
+      await this.session.setData(path, bytes);
+      return { path, start, done: now(), written: true };
+    } catch (err) {
+      if (isCode(err, 'NO_NODE')) return { path, start, done: now(), written: false };
+      throw err;
+    }
+  }
+
+  /** Writes Curator's revocation request ({@link REVOKE_MARKER}) to a lock node. */
+  revoke(path: string): Promise<WriteRecord> {
+    return this.writeData(path, REVOKE_MARKER);
+  }
+
+  /** Closes the session if the operator opened it. */
+  async close(): Promise<void> {
+    if (this.owned) await this.session.close();
+  }
+}
+
+function statFields(stat: Stat | null | undefined): { czxid?: bigint; ephemeralOwner?: bigint } {
+  return stat ? { czxid: stat.czxid, ephemeralOwner: stat.ephemeralOwner } : {};
+}
