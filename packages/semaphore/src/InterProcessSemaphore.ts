@@ -233,8 +233,13 @@ export class InterProcessSemaphore {
     };
   }
 
+  /**
+   * The leases a granted seat backs. Both layouts come through here: the seat's `fencingToken` is
+   * the lease node's czxid, taken from the stat the create (CREATE2) returned, or from the stat
+   * of a node adopted after a lost create reply.
+   */
   private leaseNode(queue: LockQueue, seat: QueueSeat, weight: number): LeaseNode {
-    return new LeaseNode(seat.path, this.data, seat.signal, weight, () => queue.leave(seat));
+    return new LeaseNode(seat.path, seat.fencingToken, this.data, seat.signal, weight, () => queue.leave(seat));
   }
 }
 

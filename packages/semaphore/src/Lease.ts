@@ -7,6 +7,15 @@ import { NotOwnerError } from '@zk-recipes/core';
 export interface Lease extends AsyncDisposable {
   /** Full path of the ZooKeeper node backing this lease (shared by the leases of one `acquireMany` in the `queue` layout). */
   readonly path: string;
+  /**
+   * Fencing token: the lease node's `czxid` (the zxid of the transaction that created it). It is
+   * unique to the node and grows with every later lease of the semaphore (ZooKeeper's zxids only
+   * grow, even if the directory is deleted and recreated), so a resource can tell a lease from an
+   * older one. The leases of one `acquireMany` in the `queue` layout share one node and one token.
+   * With `maxLeases: 1` fence exactly as with a mutex (reject a token lower than the highest
+   * seen); with more leases several holders are legitimate at once, see docs/semaphore.md.
+   */
+  readonly fencingToken: bigint;
   /** The data stored in the lease's node (the semaphore's `data` option), or `null`. */
   readonly data: Uint8Array | null;
   /** Aborted when the lease is lost: the ZooKeeper session ended, and the node with it. */
@@ -22,6 +31,7 @@ export class LeaseNode {
   private outstanding: number;
   constructor(
     readonly path: string,
+    readonly fencingToken: bigint,
     readonly data: Uint8Array | null,
     readonly signal: AbortSignal,
     weight: number,
@@ -47,6 +57,9 @@ class NodeLease implements Lease {
   constructor(private readonly node: LeaseNode) {}
   get path(): string {
     return this.node.path;
+  }
+  get fencingToken(): bigint {
+    return this.node.fencingToken;
   }
   get data(): Uint8Array | null {
     return this.node.data;
