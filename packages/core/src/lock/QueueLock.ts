@@ -130,7 +130,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
     const holding = this.holdingOfCurrentContext();
     const handle = holding?.handles.at(-1);
     if (holding === undefined || handle === undefined) {
-      return Promise.reject(new NotOwnerError(`${this.config.name}.release: ${this.path} is not held by this async context`));
+      return Promise.reject(new NotOwnerError(`${this.config.name}.release: ${this.path} is not held by this async context; release through the handle acquire() returned: handle.release() (code after a helper that acquired and returned is not the holder, see docs/mutex.md)`));
     }
     return this.releaseHandle(holding, handle);
   }
