@@ -91,13 +91,29 @@ describe('re-entrancy trap 1: a helper that acquires and returns', () => {
     expect(await children(path)).toEqual([]);
   });
 
+  it('an async helper that returns the acquire promise without awaiting it leaves its caller outside too', async () => {
+    const path = `${root}/helper-no-await`;
+    const mutex = new InterProcessMutex(session, path);
+    async function lockOrders(): Promise<LockHandle> {
+      return mutex.acquire();
+    }
+    const handle = await lockOrders();
+    expect(mutex.isOwnedByCurrentContext()).toBe(false);
+    await expect(mutex.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
+    await handle.release();
+    expect(await children(path)).toEqual([]);
+  });
+
   it('the remedies: `await using` on the returned handle, or a helper that takes a callback (withLock)', async () => {
     const path = `${root}/helper-remedies`;
     const mutex = new InterProcessMutex(session, path);
+    // A plain function (not async, no .then) handing back acquire()'s own promise passes the
+    // ownership on: the caller's await is the continuation of that promise.
     const lockOrders = () => mutex.acquire();
     {
       await using handle = await lockOrders();
       expect(handle.held).toBe(true);
+      expect(mutex.isOwnedByCurrentContext()).toBe(true);
       expect(await children(path)).toEqual([nodeName(handle)]);
     }
     expect(await children(path)).toEqual([]);
