@@ -23,7 +23,7 @@ import {
   withoutChroot,
   type MultiOpWire,
 } from './frames.js';
-import { LivenessWatchdog, judge, type WatchdogInput, type WirePhase } from './livenessWatchdog.js';
+import { LivenessWatchdog, lostMarginMs, type WatchdogInput, type WirePhase } from './livenessWatchdog.js';
 import { ZK_SESSION_DEFAULTS, parseZkSessionOptions, type ZkSessionOptions, type ZkSessionOptionsInput } from './options.js';
 import { PendingCalls } from './pendingCalls.js';
 import type {
@@ -41,7 +41,8 @@ import type {
   ZkSessionEvents,
 } from './types.js';
 import { CM_STATES, createWireClient, forgetWireWatcher, type ConnectionManager, type WireClient, type WireEvent } from './wire.js';
-import { OwnRequest, installHardening } from './wireHardening.js';
+import { OwnRequest, PING_REQUEST, installHardening } from './wireHardening.js';
+import { WireClock } from './wireClock.js';
 import { WatchRegistry, type WatchClass, type WatchKind } from './watchRegistry.js';
 
 const WIRE_EVENT_TYPES: Record<number, WatchEventType> = {
@@ -65,7 +66,8 @@ class Generation {
   readonly cm: ConnectionManager;
   established = false;
   retired = false;
-  lastReceivedAt: number;
+  /** Send and reply times of this generation's frames: the liveness clock. */
+  readonly clock: WireClock;
   socket: unknown = undefined;
   socketSince: number;
   constructor(
@@ -75,8 +77,9 @@ class Generation {
   ) {
     this.cm = client.connectionManager;
     this.watches = new WatchRegistry(onWatcherError);
-    this.lastReceivedAt = Date.now();
-    this.socketSince = Date.now();
+    const now = performance.now();
+    this.clock = new WireClock(now, this.cm.sessionTimeout);
+    this.socketSince = now;
   }
 }
 
@@ -155,13 +158,9 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
         const gen = this.gen;
         if (gen.retired) return;
         if (verdict === 'lost') {
-          this.declareLost(
-            gen,
-            new SessionLostError(
-              `no reply from any server for the session timeout (${gen.cm.sessionTimeout} ms): ` +
-                `the server may have expired session 0x${this.sessionId}`,
-            ),
-          );
+          this.declareLost(gen, this.noReplyError(gen));
+        } else if (verdict === 'ping') {
+          gen.cm.queue(PING_REQUEST, noop);
         } else {
           // Silent server (SIGSTOP, partition): move to the next server (work-around 3).
           gen.cm.socket?.destroy();
@@ -194,8 +193,9 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   }
 
   /**
-   * Aborted (reason: SessionLostError) when the current ZooKeeper session is lost or this
-   * ZkSession is closed. A fresh signal per generation: read it again after `lost`.
+   * Aborted when the current ZooKeeper session is lost (reason: SessionLostError) or this
+   * ZkSession is closed (reason: SessionClosedError, at the start of `close()`). A fresh signal
+   * per generation: read it again after `lost`.
    */
   get sessionSignal(): AbortSignal {
     return this.gen.abort.signal;
@@ -208,23 +208,34 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
 
   /**
    * Whether the server cannot yet have expired the current ZooKeeper session, judged on our own
-   * clock. The lock engine asks this right before every grant: events read late (after a stall of
-   * this process) prove nothing about the session. When false, the session has been declared
-   * lost (every handle's `signal` aborts) before this returns.
+   * clock: now is before `lastAnsweredSentAt + negotiatedSessionTimeoutMs - margin` (the send time
+   * of the last request a server answered; see `livenessWatchdog.ts` for the margin). The lock
+   * engine asks this right before every grant: events read late (after a stall of this process)
+   * prove nothing about the session. When the deadline has passed, the session is declared lost
+   * (every handle's `signal` aborts, `lost` is emitted) before this returns false.
+   *
+   * With `generation`, also false when the current generation is another one (the seat belongs to
+   * a session already lost). False, without declaring anything, while the current generation has
+   * no session yet (after `lost`, before `connected`) and after `close()`. One clock read and a
+   * compare: cheap enough for every grant.
    */
-  stillAlive(): boolean {
+  stillAlive(generation?: number): boolean {
     const gen = this.gen;
-    if (gen.retired || this.closing) return false;
-    const verdict = judge(this.sampleLiveness());
-    if (verdict !== 'lost') return true;
-    this.declareLost(
-      gen,
-      new SessionLostError(
-        `no reply from any server for the session timeout (${gen.cm.sessionTimeout} ms): ` +
-          `the server may have expired session 0x${this.sessionId}`,
-      ),
-    );
+    if (gen.retired || this.closing !== undefined || !gen.established) return false;
+    if (generation !== undefined && generation !== gen.n) return false;
+    if (performance.now() < gen.clock.deadline) return true;
+    this.declareLost(gen, this.noReplyError(gen));
     return false;
+  }
+
+  /** @internal for tests: the liveness clock of the current generation (performance.now() times). */
+  get livenessClock(): { lastAnsweredSentAt: number; lostDeadline: number; marginMs: number } {
+    const gen = this.gen;
+    return {
+      lastAnsweredSentAt: gen.clock.lastAnsweredSentAt,
+      lostDeadline: gen.clock.deadline,
+      marginMs: lostMarginMs(gen.cm.sessionTimeout),
+    };
   }
 
   /** The retry policy recipes use (the option, or exponentialBackoff(100 ms, 10, 5000 ms)). */
@@ -511,6 +522,12 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   private async doClose(): Promise<void> {
     this.watchdog.stop();
     const gen = this.gen;
+    // Everything that waits on this session (acquisitions, holders' signals) learns now, with
+    // SESSION_CLOSED, that it ends: before the close request can make the server delete our nodes
+    // (a waiter seeing its own node go would otherwise report a foreign delete), and not as a
+    // session loss. Calls already sent still get their replies below.
+    const closedError = new SessionClosedError('ZkSession was closed');
+    gen.abort.abort(closedError);
     const connected = gen.cm.state === CM_STATES.CONNECTED || gen.cm.state === CM_STATES.CONNECTED_READ_ONLY;
     if (connected) {
       // Queue CLOSE_SESSION behind the calls already sent; they get their replies first.
@@ -525,8 +542,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
         gen.client.close();
       });
     }
-    const closedError = new SessionClosedError('ZkSession was closed');
-    this.retire(gen, new SessionLostError('ZkSession was closed', { cause: closedError }), (call) =>
+    this.retire(gen, closedError, (call) =>
       new SessionClosedError(`${call.op}${call.path ? ` ${call.path}` : ''}: ZkSession was closed`, {
         op: call.op,
         ...(call.path === undefined ? {} : { path: call.path }),
@@ -597,9 +613,8 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     const client = createWireClient(this.options.connectString, this.options.sessionTimeoutMs);
     const gen = new Generation(n, client, (err) => this.emitSafe('error', err));
     installHardening(gen.cm, {
-      onBytes: () => {
-        gen.lastReceivedAt = Date.now();
-      },
+      clock: gen.clock,
+      now: () => performance.now(),
       onError: (err) => {
         if (!gen.retired) this.emitSafe('error', err);
       },
@@ -617,7 +632,6 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     switch (s) {
       case CM_STATES.CONNECTED:
       case CM_STATES.CONNECTED_READ_ONLY:
-        gen.lastReceivedAt = Date.now();
         if (!gen.established) {
           gen.established = true;
           this.setState('connected');
@@ -641,7 +655,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   }
 
   /** Ends a generation: abort its signal, settle its calls, drop its watches, silence its wire client. */
-  private retire(gen: Generation, reason: SessionLostError, callError: (call: { op: string; path: string | undefined }) => Error): void {
+  private retire(gen: Generation, reason: SessionLostError | SessionClosedError, callError: (call: { op: string; path: string | undefined }) => Error): void {
     if (gen.retired) return;
     gen.retired = true;
     gen.watches.dropAll();
@@ -656,14 +670,29 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     // Requests still queued were rejected above: they must never reach a server afterwards (the
     // wire client would write them, on the retired session, when closing).
     cm.packetQueue.queue.length = 0;
+    const socket = cm.socket;
+    const live = (cm.state === CM_STATES.CONNECTED || cm.state === CM_STATES.CONNECTED_READ_ONLY) && socket !== undefined && socket.writable;
     if (cm.state !== CM_STATES.CLOSED && cm.state !== CM_STATES.CLOSING) {
       try {
+        // Queues CLOSE_SESSION; on a live connection the wire client writes it at once.
         gen.client.close();
       } catch {
         // the wire client refuses in odd states; the socket teardown below is what matters
       }
     }
-    cm.socket?.destroy();
+    if (live) {
+      // We declared the session lost while its connection still looks writable (e.g. a stall of
+      // ours past the deadline, or a server that hears us but whose answers do not reach us):
+      // let the CLOSE_SESSION leave, so a server that does hear us ends the session (and deletes
+      // its ephemeral nodes) now instead of a session timeout later. Safe: every signal of this
+      // generation was aborted above, and nothing else of it is written any more (the queue was
+      // emptied, pings stop outside CONNECTED, reconnects are disabled). `end()` flushes the
+      // corked write and half-closes; the socket is destroyed shortly after in any case.
+      socket.end();
+      setTimeout(() => socket.destroy(), Math.min(CLOSE_WAIT_MS, Math.floor(cm.sessionTimeout / 3))).unref();
+    } else {
+      socket?.destroy();
+    }
   }
 
   private declareLost(gen: Generation, reason: SessionLostError): void {
@@ -682,7 +711,8 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   private sampleLiveness(): WatchdogInput {
     const gen = this.gen;
     const cm = gen.cm;
-    const now = Date.now();
+    const now = performance.now();
+    const clock = gen.clock;
     if (cm.socket !== gen.socket) {
       gen.socket = cm.socket;
       gen.socketSince = now;
@@ -694,13 +724,26 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       now,
       phase,
       phaseSince: gen.socketSince,
-      lastReceivedAt: gen.lastReceivedAt,
+      lastReceivedAt: clock.lastReceivedAt,
+      lastSentAt: clock.lastSentAt,
+      lastAnsweredSentAt: clock.lastAnsweredSentAt,
+      oldestUnansweredSentAt: clock.oldestUnansweredSentAt,
+      lastRepliedAt: clock.lastRepliedAt,
       established: gen.established,
       sessionTimeoutMs: cm.sessionTimeout,
       // The wire client times out the TCP connect; we time out the connect RESPONSE (a stopped
       // server's kernel still accepts the TCP connection).
       connectTimeoutMs: Math.min(cm.connectTimeout, Math.floor(cm.sessionTimeout / 3)),
     };
+  }
+
+  private noReplyError(gen: Generation): SessionLostError {
+    const timeout = gen.cm.sessionTimeout;
+    return new SessionLostError(
+      `no reply from any server to a request sent in the last ${timeout - lostMarginMs(timeout)} ms ` +
+        `(session timeout ${timeout} ms less a ${lostMarginMs(timeout)} ms margin): ` +
+        `the server may expire session 0x${this.sessionId} before we could hear of it`,
+    );
   }
 
   private setState(state: ConnectionState, reason?: Error): void {
@@ -764,6 +807,8 @@ interface RawListener {
   context: unknown;
   once: boolean;
 }
+
+function noop(): void {}
 
 /** The body of a request writer without its length prefix (OwnRequest adds header and length). */
 function body(w: JuteWriter): Buffer {

@@ -12,11 +12,17 @@
  * 7. The original handler throws on surprises (unknown notification types, ...) inside the socket
  *    'data' listener: we catch, report, and reset the connection instead of crashing the process.
  *
+ *
+ * It also times the wire for the liveness watchdog (`wireClock.ts`): every frame written (the
+ * connect request, then each `socket.write`) and every reply read, so that the session clock runs
+ * from the send time of the last request the server answered.
+ *
  * `onSocketData` is bound when the socket is created (`self.onSocketData.bind(self)` in
  * `connect()`), so replacing the instance property before `connect()` is enough.
  */
 import { CM_STATES, type ConnectionManager, type WireRequest } from './wire.js';
-import { FrameSplitter, JuteReader, XID, readReplyHeader, type ReplyHeader } from './frames.js';
+import { FrameSplitter, JuteReader, OP, XID, readReplyHeader, type ReplyHeader } from './frames.js';
+import { logSocketWrites, type WireClock } from './wireClock.js';
 import { installWriteBatching } from './writeBatching.js';
 
 /** A request we encoded ourselves; its reply is decoded by `decode`, not by the wire client. */
@@ -47,9 +53,27 @@ export class OwnRequest implements WireRequest {
   }
 }
 
+/** A ping as the wire client queues it (xid -2, not kept in its pending queue); see `ZkSession`'s watchdog. */
+export const PING_REQUEST: WireRequest = {
+  header: { xid: XID.ping, type: OP.ping },
+  payload: null,
+  toBuffer(): Buffer {
+    const out = Buffer.allocUnsafe(12);
+    out.writeInt32BE(8, 0);
+    out.writeInt32BE(XID.ping, 4);
+    out.writeInt32BE(OP.ping, 8);
+    return out;
+  },
+};
+
 export interface HardeningHooks {
-  /** Bytes arrived on the current socket (feeds the liveness watchdog). */
-  onBytes(): void;
+  /**
+   * Fed with every frame written and read on this generation's sockets (the liveness watchdog's
+   * clock): bytes received, frames sent, replies matched to their send times.
+   */
+  clock: WireClock;
+  /** The clock's time source (`performance.now`). */
+  now(): number;
   /** Something went wrong that we recovered from by resetting the connection. */
   onError(err: Error): void;
   /** The wire client was retired: refuse all further traffic. */
@@ -61,6 +85,16 @@ export interface HardeningHooks {
 /** Installs the interceptor on `cm`. Must run before `cm.connect()`. */
 export function installHardening(cm: ConnectionManager, hooks: HardeningHooks): void {
   installWriteBatching(cm);
+  const batchingConnected = cm.onSocketConnected;
+  cm.onSocketConnected = function onSocketConnectedTimed(this: ConnectionManager): void {
+    // The original writes the connect request synchronously, before any wrapper is on the socket.
+    const at = hooks.now();
+    const socket = this.socket;
+    batchingConnected.call(this);
+    if (socket === undefined || hooks.isDisposed()) return;
+    hooks.clock.socketConnected(socket, at);
+    logSocketWrites(socket, hooks.clock, hooks.now);
+  };
   const original = cm.onSocketData;
   let socket: unknown = undefined;
   let splitter = new FrameSplitter();
@@ -76,7 +110,9 @@ export function installHardening(cm: ConnectionManager, hooks: HardeningHooks): 
       socket = current;
       splitter = new FrameSplitter();
     }
-    hooks.onBytes();
+    const clock = hooks.clock;
+    const counts = clock.isCurrent(current);
+    if (counts) clock.received(hooks.now());
     let frames: Buffer[];
     try {
       frames = splitter.push(chunk);
@@ -89,6 +125,7 @@ export function installHardening(cm: ConnectionManager, hooks: HardeningHooks): 
       if (current?.destroyed) return;
       // The original must never see a partial frame nor keep one.
       this.pendingBuffer = null;
+      if (counts) timeReply(this, frame, clock, hooks.now());
       try {
         if (!handleOwnReply(this, frame, hooks)) original.call(this, frame);
       } catch (err) {
@@ -104,6 +141,20 @@ export function installHardening(cm: ConnectionManager, hooks: HardeningHooks): 
 
 function asError(err: unknown, message: string): Error {
   return new Error(message, { cause: err });
+}
+
+/** Tells the clock which request `frame` answers (before anyone acts on the frame). */
+function timeReply(cm: ConnectionManager, frame: Buffer, clock: WireClock, now: number): void {
+  if (frame.length < 12) return;
+  if (cm.state === CM_STATES.CONNECTING) {
+    // ConnectResponse: protocolVersion, timeOut, sessionId, passwd. timeOut <= 0: expired.
+    const timeOut = frame.readInt32BE(8);
+    if (timeOut > 0) clock.connectAnswered(timeOut, now);
+    return;
+  }
+  const xid = frame.readInt32BE(4);
+  if (xid === XID.notification || xid === XID.auth) return;
+  clock.replied(xid, now);
 }
 
 /** Returns true when the frame answered one of our own requests (and was fully handled). */

@@ -353,7 +353,7 @@ describe('close', () => {
     await closedEvent;
     expect(c.state).toBe('closed');
     expect(signal.aborted).toBe(true);
-    expect((signal.reason as Error).name).toBe('SessionLostError');
+    expect((signal.reason as Error).name).toBe('SessionClosedError');
     expect(await s.exists(eph.path)).toBeNull();
     await expect(c.getData(root)).rejects.toBeInstanceOf(SessionClosedError);
     await expect(c.waitForConnected()).rejects.toBeInstanceOf(SessionClosedError);

@@ -47,7 +47,7 @@ async function failover(fault: 'kill' | 'pause'): Promise<void> {
     const reconnected = nextEvent(s, 'reconnected', 3 * timeout);
     const t0 = Date.now();
     if (fault === 'kill') await victim.kill();
-    else victim.pause();
+    else await victim.pause();
     await suspended;
     const suspendedAfter = Date.now() - t0;
     // SIGKILL: the kernel closes the socket at once. SIGSTOP: the watchdog at ~2/3 of the timeout.
@@ -65,7 +65,7 @@ async function failover(fault: 'kill' | 'pause'): Promise<void> {
     await s.close();
     if (fault === 'kill') await victim.restart();
     else {
-      victim.resume();
+      await victim.resume();
     }
   }
 }

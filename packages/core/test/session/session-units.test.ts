@@ -1,29 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { judge, readTimeoutMs } from '../../src/session/livenessWatchdog.js';
 import { PendingCalls } from '../../src/session/pendingCalls.js';
 import { WatchRegistry } from '../../src/session/watchRegistry.js';
 import { fromZkCode, toZkError, WireReplyError } from '../../src/session/errorMapping.js';
 import { parseZkSessionOptions, ZK_SESSION_DEFAULTS } from '../../src/session/options.js';
 import { InvalidArgumentError, SessionLostError, ZooKeeperError } from '../../src/errors.js';
 import { WIRE_CLIENT_VERSION } from '../../src/session/wire.js';
-
-describe('liveness watchdog', () => {
-  const base = { now: 10_000, phaseSince: 0, lastReceivedAt: 10_000, established: true, sessionTimeoutMs: 3000, connectTimeoutMs: 1000 };
-  it('destroys a silent connection at 2/3 of the session timeout', () => {
-    expect(readTimeoutMs(3000)).toBe(2000);
-    expect(judge({ ...base, phase: 'connected', lastReceivedAt: 10_000 - 1999 })).toBe('ok');
-    expect(judge({ ...base, phase: 'connected', lastReceivedAt: 10_000 - 2000 })).toBe('destroySocket');
-  });
-  it('destroys a connection whose connect response does not come within the connect timeout', () => {
-    expect(judge({ ...base, phase: 'connecting', phaseSince: 9_500 })).toBe('ok');
-    expect(judge({ ...base, phase: 'connecting', phaseSince: 9_000 })).toBe('destroySocket');
-  });
-  it('declares lost after a full session timeout without bytes, only for an established session', () => {
-    expect(judge({ ...base, phase: 'other', lastReceivedAt: 7_000 })).toBe('lost');
-    expect(judge({ ...base, phase: 'other', lastReceivedAt: 7_001 })).toBe('ok');
-    expect(judge({ ...base, phase: 'other', lastReceivedAt: 0, established: false })).toBe('ok');
-  });
-});
 
 describe('PendingCalls', () => {
   it('settles once and fails everything still pending', async () => {

@@ -24,8 +24,8 @@ export interface ServerHandle {
   readonly connectString: string;
   kill(): Promise<void>;
   restart(): Promise<void>;
-  pause(): void;
-  resume(): void;
+  pause(): Promise<void> | void;
+  resume(): Promise<void> | void;
   stop(): Promise<void>;
 }
 
