@@ -1,5 +1,5 @@
 import { followAbort, unfollowAbort } from './abortFanOut.js';
-import { AbortedError, LockTimeoutError, SessionLostError } from '../errors.js';
+import { AbortedError, LockTimeoutError, SessionClosedError, SessionLostError } from '../errors.js';
 import type { StopListener, Stoppable } from './stoppable.js';
 import { SmallSet } from '../util/SmallSet.js';
 
@@ -9,7 +9,7 @@ export interface StopSignalOptions {
   signal?: AbortSignal | undefined;
   /** The deadline: `LOCK_TIMEOUT`. */
   timeoutMs?: number | undefined;
-  /** The ZooKeeper session's signal: `SESSION_LOST`. */
+  /** The ZooKeeper session's signal: `SESSION_LOST`, or `SESSION_CLOSED` after `close()`. */
   sessionSignal: AbortSignal;
   /**
    * Tells whether the session is connected now. A deadline that passes before the first decision
@@ -23,7 +23,7 @@ export interface StopSignalOptions {
 
 /**
  * When one acquisition must stop: on the caller's signal (`ABORTED`), at the deadline
- * (`LOCK_TIMEOUT`) or when the ZooKeeper session is lost (`SESSION_LOST`). `reason` is already the
+ * (`LOCK_TIMEOUT`) or when the ZooKeeper session is lost (`SESSION_LOST`) or closed (`SESSION_CLOSED`). `reason` is already the
  * typed error to throw.
  *
  * It is a plain listener set, not an AbortController, and it follows the session's and the
@@ -92,7 +92,12 @@ export class StopSignal implements Stoppable, StopListener {
   /** @internal The session's or the caller's signal fired. */
   stopped(): void {
     if (this.sessionSignal.aborted) {
-      this.stop(new SessionLostError(`${this.what}: the ZooKeeper session was lost`, { cause: this.sessionSignal.reason }));
+      const cause: unknown = this.sessionSignal.reason;
+      this.stop(
+        cause instanceof SessionClosedError
+          ? new SessionClosedError(`${this.what}: the ZkSession was closed`, { cause })
+          : new SessionLostError(`${this.what}: the ZooKeeper session was lost`, { cause }),
+      );
     } else if (this.callerSignal?.aborted === true) {
       this.stop(new AbortedError(`${this.what}: aborted`, { cause: this.callerSignal.reason }));
     }
@@ -133,6 +138,11 @@ export class StopSignal implements Stoppable, StopListener {
         },
       );
     });
+  }
+
+  /** Stops now with `reason` (e.g. our node was deleted by someone else); no-op once stopped. */
+  abortWith(reason: Error): void {
+    this.stop(reason);
   }
 
   /** Releases the timer and the subscriptions to the caller's and the session's signals. */
