@@ -7,6 +7,7 @@
  * session in order and sends its watch events before the replies to its later requests.
  */
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ZkSession, type LockHandle } from '@zk-recipes/core';
 import { InterProcessMutex } from '@zk-recipes/mutex';
@@ -23,6 +24,9 @@ import {
   within,
   type Tracked,
 } from '../../core/test/support/adversary.js';
+import { stalledWaiterScenario } from '../../core/test/support/stalledWaiter.js';
+
+const STALLED_WAITER = fileURLToPath(new URL('./workers/stalledWaiter.ts', import.meta.url));
 
 const root = uniqueRoot('mutex-safety');
 const BOUND_MS = 15_000;
@@ -206,5 +210,26 @@ describe('InterProcessMutex safety: the holder is told when its node is deleted'
     expect(brief(granted)).toEqual({ state: 'resolved' });
     await expect(held.release()).resolves.toBeUndefined();
     if (granted.state === 'resolved') await granted.value.release();
+  });
+});
+
+describe('InterProcessMutex safety: a waiter whose process stalled past its session is not granted the lock', () => {
+  it('P (another process, 3 s session) waits behind Q; Q releases while P is frozen for 7.5 s; R takes the lock after P expires: P never records a grant with a live signal while R holds', async () => {
+    const path = `${root}/stalled-waiter`;
+    const [sQ, sR, sOp] = await Promise.all([connect(), connect(), connect()]);
+    const seen = await stalledWaiterScenario({
+      script: STALLED_WAITER,
+      connectString: testConnectString(),
+      path,
+      queueDir: path,
+      sessionTimeoutMs: 3000,
+      observer: sOp,
+      holdQ: () => new InterProcessMutex(sQ, path).acquire(),
+      startR: () => new InterProcessMutex(sR, path).acquire(),
+      rSession: sR,
+    });
+    expect(seen.rAborted).toBe(false);
+    // P rejects (SESSION_LOST), or is granted with its signal already aborted.
+    expect(seen.pGrantedLive, `P was granted with a live signal while R held: ${JSON.stringify(seen.p)}`).toBe(false);
   });
 });

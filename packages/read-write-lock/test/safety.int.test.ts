@@ -8,6 +8,7 @@
  * session in order and sends its watch events before the replies to its later requests.
  */
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ZkSession, type LockHandle } from '@zk-recipes/core';
 import { InterProcessReadWriteLock, type ReadLock, type WriteLock } from '@zk-recipes/read-write-lock';
@@ -24,6 +25,9 @@ import {
   within,
   type Tracked,
 } from '../../core/test/support/adversary.js';
+import { stalledWaiterScenario } from '../../core/test/support/stalledWaiter.js';
+
+const STALLED_READER = fileURLToPath(new URL('./workers/stalledReader.ts', import.meta.url));
 
 type Kind = 'read' | 'write';
 const who = (kind: Kind) => (kind === 'read' ? 'reader' : 'writer');
@@ -191,4 +195,25 @@ describe('InterProcessReadWriteLock safety: the holder is told when its node is 
       if (granted.state === 'resolved') await granted.value.release();
     });
   }
+});
+
+describe('InterProcessReadWriteLock safety: a reader whose process stalled past its session is not granted the lock beside a writer', () => {
+  it('reader P (another process, 3 s session) waits behind writer Q; Q releases while P is frozen for 7.5 s; writer R takes the lock after P expires: P never records a grant with a live signal while R holds', async () => {
+    const path = freshPath('stalled-reader');
+    const [sQ, sR, sOp] = await Promise.all([connect(), connect(), connect()]);
+    const seen = await stalledWaiterScenario({
+      script: STALLED_READER,
+      connectString: testConnectString(),
+      path,
+      queueDir: path,
+      sessionTimeoutMs: 3000,
+      observer: sOp,
+      holdQ: () => halfOf(sQ, path, 'write').lock.acquire(),
+      startR: () => halfOf(sR, path, 'write').lock.acquire(),
+      rSession: sR,
+    });
+    expect(seen.rAborted).toBe(false);
+    // P rejects (SESSION_LOST), or is granted with its signal already aborted.
+    expect(seen.pGrantedLive, `P was granted with a live signal while R held: ${JSON.stringify(seen.p)}`).toBe(false);
+  });
 });

@@ -8,11 +8,15 @@
  * InterProcessSemaphoreV2: an internal lock at `<path>/locks`, lease nodes at `<path>/leases`).
  * Every order below is built from round trips and events (see `caughtUp`).
  */
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ZkSession } from '@zk-recipes/core';
 import { InterProcessSemaphore, type Lease, type SemaphoreLayout } from '@zk-recipes/semaphore';
 import { testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { brief, caughtUp, Operator, settledInWait, signalState, track, untilQueue, within, type Tracked } from '../../core/test/support/adversary.js';
+import { stalledWaiterScenario } from '../../core/test/support/stalledWaiter.js';
+
+const STALLED_WAITER = fileURLToPath(new URL('./workers/stalledWaiter.ts', import.meta.url));
 
 const root = uniqueRoot('semaphore-safety');
 const BOUND_MS = 15_000;
@@ -113,5 +117,26 @@ describe('InterProcessSemaphore (queue layout) safety: deleteall', () => {
       holder: { aborted: true, code: 'NODE_DELETED' },
     });
     await c.release();
+  });
+});
+
+describe('InterProcessSemaphore (queue layout) safety: a waiter whose process stalled past its session gets no lease', () => {
+  it('one lease: P (another process, 3 s session) waits behind Q; Q releases while P is frozen for 7.5 s; R takes the lease after P expires: P never records a grant with a live signal while R holds', async () => {
+    const path = freshPath('stalled-waiter');
+    const [sQ, sR, sOp] = await Promise.all([connect(), connect(), connect()]);
+    const seen = await stalledWaiterScenario({
+      script: STALLED_WAITER,
+      connectString: testConnectString(),
+      path,
+      queueDir: path,
+      sessionTimeoutMs: 3000,
+      observer: sOp,
+      holdQ: () => semaphoreOf(sQ, path, 'queue').acquire(),
+      startR: () => semaphoreOf(sR, path, 'queue').acquire(),
+      rSession: sR,
+    });
+    expect(seen.rAborted).toBe(false);
+    // P rejects (SESSION_LOST), or is granted with its signal already aborted.
+    expect(seen.pGrantedLive, `P was granted with a live signal while R held: ${JSON.stringify(seen.p)}`).toBe(false);
   });
 });

@@ -1,0 +1,9 @@
+/**
+ * Process P of the stalled-waiter safety test (issue 13, item 5): waits for an InterProcessMutex,
+ * freezes on command. Protocol: core/test/support/stalledWaiter.ts.
+ * Usage: stalledWaiter.ts <connectString> <lockPath> <sessionTimeoutMs>
+ */
+import { InterProcessMutex } from '@zk-recipes/mutex';
+import { runStalledWaiter } from '../../../core/test/support/stalledWaiter.js';
+
+await runStalledWaiter((session, path) => new InterProcessMutex(session, path).acquire());
