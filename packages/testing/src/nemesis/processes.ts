@@ -1,0 +1,110 @@
+/**
+ * The nemesis's worker processes: unlike {@link runWorkers}, a process may be killed, stopped or
+ * replaced mid-run without failing the run. Each line a process prints is handed to `onLine` as
+ * it arrives; each process is guarded (SIGKILLed if we die).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { guardChild } from '../processGuard.js';
+import { nodeScriptArgs } from '../nodeScriptArgs.js';
+import { STOP_LINE } from './workerLoop.js';
+
+export interface WorkerLine {
+  type: string;
+  worker: string;
+  [key: string]: unknown;
+}
+
+export class NemesisProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  stderr = '';
+  /** CLOCK_MONOTONIC ns when the exit was seen; undefined while running. */
+  exitedAt: bigint | undefined;
+  exitCode: number | null = null;
+  exitSignal: NodeJS.Signals | null = null;
+  /** Resolves once the process exited and its stdout is drained. */
+  readonly exited: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    readonly name: string,
+    readonly slot: number,
+    script: string,
+    args: readonly string[],
+    onLine: (line: WorkerLine, from: NemesisProcess) => void,
+  ) {
+    this.child = spawn(process.execPath, [...nodeScriptArgs(script), ...args], {
+      env: { ...process.env, ZKR_WORKER_NAME: name, ZKR_WORKER_INDEX: String(slot) },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.pid = this.child.pid ?? -1;
+    const disarm = this.pid > 0 ? guardChild(this.pid) : () => undefined;
+    this.child.stderr!.setEncoding('utf8');
+    this.child.stderr!.on('data', (chunk: string) => {
+      // Keep the tail only: a long run must not grow without bound.
+      this.stderr = (this.stderr + chunk).slice(-20_000);
+    });
+    this.child.stdin!.on('error', () => undefined);
+    const drained = new Promise<void>((resolve) => {
+      const rl = createInterface({ input: this.child.stdout! });
+      rl.on('line', (text) => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          return;
+        }
+        if (typeof parsed === 'object' && parsed !== null && typeof (parsed as WorkerLine).type === 'string') onLine(parsed as WorkerLine, this);
+      });
+      rl.on('close', resolve);
+    });
+    this.exited = new Promise<void>((resolve) => {
+      this.child.once('exit', (code, signal) => {
+        this.exitedAt = process.hrtime.bigint();
+        this.exitCode = code;
+        this.exitSignal = signal;
+        disarm();
+        void drained.then(() => resolve());
+      });
+      this.child.once('error', (err) => {
+        this.stderr += `\nspawn failed: ${err.message}`;
+        this.exitedAt ??= process.hrtime.bigint();
+        this.exitCode = -1;
+        disarm();
+        resolve();
+      });
+    });
+  }
+
+  get running(): boolean {
+    return this.exitedAt === undefined;
+  }
+
+  signal(sig: NodeJS.Signals): void {
+    if (this.running) this.child.kill(sig);
+  }
+
+  /** Asks the worker to finish (stop line), SIGKILLs it after `timeoutMs`. Resolves true if it stopped by itself. */
+  async stop(timeoutMs: number): Promise<boolean> {
+    if (!this.running) return this.exitCode === 0;
+    if (!this.stopped) {
+      this.stopped = true;
+      this.child.kill('SIGCONT'); // in case a fault left it stopped
+      this.child.stdin!.write(`${STOP_LINE}\n`);
+      this.child.stdin!.end();
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      this.exited.then(() => false),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    if (timedOut) {
+      this.child.kill('SIGKILL');
+      await this.exited;
+      return false;
+    }
+    return this.exitCode === 0;
+  }
+}

@@ -1,0 +1,416 @@
+/**
+ * The nemesis: N worker processes contend for one lock, each through its own {@link FaultProxy}
+ * per server, while a seeded schedule of faults ({@link makeSchedule}) runs against them — kills
+ * (with a replacement process), pauses, partitions of both and of either direction, session
+ * expiries, an operator's deletes and foreign writes, leader failures of a 3-server ensemble.
+ * Then a calm tail without faults, a clean stop, and the checker ({@link checkHolds}) over every
+ * process's holds.
+ *
+ * The worker script receives `<connectString> <lockPath> <sessionTimeoutMs> ...workerArgs` and
+ * runs {@link runNemesisWorker}.
+ */
+import { expireSession } from '../expireSession.js';
+import { FaultProxy } from '../FaultProxy.js';
+import { Operator, REVOKE_MARKER } from '../operator.js';
+import type { TestingCluster } from '../TestingCluster.js';
+import { checkHolds, type CheckResult, type ExpiryFault, type Hold, type HoldOverlap, type NodeDeleteFault, type PauseFault } from './checker.js';
+import { NemesisProcess, type WorkerLine } from './processes.js';
+import { Prng } from './prng.js';
+import { countKinds, ENSEMBLE_FAULTS, FAULT_KINDS, makeSchedule, type FaultKind, type FaultStep } from './schedule.js';
+
+export interface NemesisOptions {
+  seed: number;
+  /** Length of the fault phase, ms. */
+  faultMs: number;
+  /** Calm tail after the last fault, ms (default 6000): sections must complete there. */
+  calmMs?: number;
+  /** Number of contending processes (default 4). */
+  workers?: number;
+  /** The worker script (TypeScript, run through tsx). */
+  workerScript: string;
+  /** Extra arguments after `<connectString> <lockPath> <sessionTimeoutMs>`. */
+  workerArgs?: readonly string[];
+  lockPath: string;
+  /** The servers' own connect string (the operator and expiries use it; workers go through proxies). */
+  connectString: string;
+  /** The ensemble, for leader failures (omit for a single server: leader faults are left out). */
+  cluster?: TestingCluster;
+  /** The workers' session timeout (default 3000 ms). */
+  sessionTimeoutMs?: number;
+  /** Faults to draw from (default: all the setup supports). */
+  kinds?: readonly FaultKind[];
+  /** Holders allowed at once (default 1). */
+  maxConcurrent?: number;
+  /**
+   * Independent schedules run side by side (default 2): lane i draws from seed + i, so faults
+   * overlap (a partition while the operator deletes). A process is hit by one lane at a time, and
+   * one leader failure runs at a time.
+   */
+  lanes?: number;
+  /** Calm gap after each fault, ms, [min, max] (default: the schedule's). */
+  gapMs?: readonly [number, number];
+  /** Progress lines (default: none). */
+  log?: (text: string) => void;
+}
+
+/** A fault as it happened. */
+export interface FaultRecord {
+  step: FaultStep;
+  /** The lane whose schedule it came from. */
+  lane: number;
+  /** CLOCK_MONOTONIC ns. */
+  start: bigint;
+  end: bigint;
+  /** The process it hit, if any. */
+  worker?: string;
+  /** Nodes deleted or written. */
+  paths?: string[];
+  /** Why it did nothing (no waiter to delete, no process holding...). */
+  skipped?: string;
+}
+
+export interface NemesisResult {
+  seed: number;
+  faultMs: number;
+  calmMs: number;
+  sessionTimeoutMs: number;
+  workers: number;
+  /** Processes started, replacements included. */
+  processesStarted: number;
+  faults: FaultRecord[];
+  /** Faults that acted, per kind. */
+  counts: Record<FaultKind, number>;
+  /** Holds that ended (section lines), all and in the calm tail. */
+  sections: number;
+  calmSections: number;
+  acquireFailures: Record<string, number>;
+  check: CheckResult;
+  overlaps: HoldOverlap[];
+  /** For each overlap, the faults that started within two session timeouts before it. */
+  suspects: FaultRecord[][];
+  /** Processes that died without being killed, or did not stop when asked. */
+  problems: string[];
+}
+
+const now = (): bigint => process.hrtime.bigint();
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const NS_PER_MS = 1_000_000n;
+
+function portsOf(connectString: string): number[] {
+  return connectString.split(',').map((hp) => Number(hp.slice(hp.lastIndexOf(':') + 1)));
+}
+
+/** Runs one nemesis from start to verdict. Never throws for an overlap: read `overlaps`. */
+export async function runNemesis(options: NemesisOptions): Promise<NemesisResult> {
+  const workers = options.workers ?? 4;
+  const sessionTimeoutMs = options.sessionTimeoutMs ?? 3000;
+  const calmMs = options.calmMs ?? 6000;
+  const log = options.log ?? (() => undefined);
+  const kinds = (options.kinds ?? FAULT_KINDS).filter((k) => options.cluster !== undefined || !ENSEMBLE_FAULTS.includes(k));
+  const lanes = options.lanes ?? 2;
+  const schedules = Array.from({ length: lanes }, (_, lane) =>
+    makeSchedule({ seed: options.seed + lane, durationMs: options.faultMs, sessionTimeoutMs, kinds, ...(options.gapMs ? { gapMs: options.gapMs } : {}) }),
+  );
+  const ports = portsOf(options.connectString);
+  const t0 = now();
+  const ms = (t: bigint): string => `${(Number(t - t0) / 1e9).toFixed(2)}s`;
+
+  // ------------------------------------------------------------------ what the workers tell us
+  const holds = new Map<string, Hold>();
+  const holding = new Map<string, string>(); // worker -> path it holds now
+  const credentials = new Map<string, { session: string; password: string }>();
+  const acquireFailures: Record<string, number> = {};
+  let sections = 0;
+  let calmStart: bigint | undefined;
+  let calmSections = 0;
+  let sessionsUp = 0;
+  let allUp: () => void = () => undefined;
+  const up = new Promise<void>((resolve) => (allUp = resolve));
+  const onLine = (line: WorkerLine): void => {
+    const key = `${line.worker}#${String(line['id'])}`;
+    switch (line.type) {
+      case 'session':
+        if (!credentials.has(line.worker) && ++sessionsUp >= workers) allUp();
+        credentials.set(line.worker, { session: String(line['session']), password: String(line['password']) });
+        break;
+      case 'granted':
+        holds.set(key, {
+          worker: line.worker,
+          id: Number(line['id']),
+          path: String(line['path']),
+          session: String(line['session']),
+          granted: BigInt(String(line['t'])),
+          end: null,
+        });
+        holding.set(line.worker, String(line['path']));
+        break;
+      case 'section': {
+        const hold = holds.get(key);
+        if (hold) hold.end = BigInt(String(line['end']));
+        holding.delete(line.worker);
+        sections++;
+        if (calmStart !== undefined && BigInt(String(line['start'])) >= calmStart) calmSections++;
+        break;
+      }
+      case 'acquire-failed': {
+        const code = String(line['code']);
+        acquireFailures[code] = (acquireFailures[code] ?? 0) + 1;
+        break;
+      }
+    }
+  };
+
+  // ------------------------------------------------------------------ processes and proxies
+  const proxies: FaultProxy[][] = [];
+  const slots: NemesisProcess[] = [];
+  const all: NemesisProcess[] = [];
+  const killed = new Set<NemesisProcess>();
+  const incarnation: number[] = [];
+  const start = (slot: number): NemesisProcess => {
+    incarnation[slot] = (incarnation[slot] ?? -1) + 1;
+    const connect = proxies[slot]!.map((p) => p.connectString).join(',');
+    const proc = new NemesisProcess(
+      `w${slot}.${incarnation[slot]}`,
+      slot,
+      options.workerScript,
+      [connect, options.lockPath, String(sessionTimeoutMs), ...(options.workerArgs ?? [])],
+      onLine,
+    );
+    slots[slot] = proc;
+    all.push(proc);
+    return proc;
+  };
+
+  const operator = await Operator.connect({ connectString: options.connectString, sessionTimeoutMs: 10_000 });
+  const deletes: NodeDeleteFault[] = [];
+  const expiries: ExpiryFault[] = [];
+  const pauses: PauseFault[] = [];
+  const faults: FaultRecord[] = [];
+  const problems: string[] = [];
+  try {
+    for (let slot = 0; slot < workers; slot++) {
+      proxies.push(await Promise.all(ports.map((port) => FaultProxy.start({ targetPort: port }))));
+    }
+    for (let slot = 0; slot < workers; slot++) start(slot);
+    // The schedule's clock starts once every process has its session (Node start-up is slow).
+    let startTimer: NodeJS.Timeout | undefined;
+    await Promise.race([up, new Promise<void>((resolve) => (startTimer = setTimeout(resolve, 60_000)))]);
+    clearTimeout(startTimer);
+    if (sessionsUp < workers) throw new Error(`runNemesis: only ${sessionsUp} of ${workers} workers connected within 60 s:\n${all.map((p) => `${p.name}: ${p.stderr.trim().slice(-1000)}`).join('\n')}`);
+    log(`nemesis seed=${options.seed}: ${workers} processes, ${lanes} lanes of ${schedules.map((x) => x.length).join('+')} faults over ${options.faultMs} ms, session ${sessionTimeoutMs} ms, kinds ${kinds.join(',')}`);
+
+    // ---------------------------------------------------------------- targets
+    const live = (): NemesisProcess[] => slots.filter((p) => p.running);
+    // A process under one lane's fault is not another lane's target (two pauses would end each other).
+    const busy = new Set<NemesisProcess>();
+    let leaderBusy = false;
+    const chooseProcess = (step: FaultStep, claimed: NemesisProcess[]): NemesisProcess | undefined => {
+      const candidates = live().filter((p) => !busy.has(p));
+      const holders = candidates.filter((p) => holding.has(p.name));
+      const pool = step.target === 'holder' && holders.length > 0 ? holders : candidates;
+      const proc = pool[Math.floor(step.pick * pool.length)];
+      if (proc) {
+        busy.add(proc);
+        claimed.push(proc);
+      }
+      return proc;
+    };
+    const queue = (): Promise<Array<{ path: string }>> => operator.childrenByAge(options.lockPath);
+
+    // ---------------------------------------------------------------- one fault
+    const execute = async (step: FaultStep, lane: number, claimed: NemesisProcess[]): Promise<FaultRecord> => {
+      const begin = now();
+      const record = (fields: Partial<FaultRecord>): FaultRecord => ({ step, lane, start: begin, end: now(), ...fields });
+      switch (step.kind) {
+        case 'kill': {
+          const proc = chooseProcess(step, claimed);
+          if (!proc) return record({ skipped: 'no process' });
+          killed.add(proc);
+          const at = now();
+          proc.signal('SIGKILL');
+          await proc.exited;
+          start(proc.slot);
+          return { step, lane, start: at, end: proc.exitedAt ?? now(), worker: proc.name };
+        }
+        case 'pause-short':
+        case 'pause-long': {
+          const proc = chooseProcess(step, claimed);
+          if (!proc) return record({ skipped: 'no process' });
+          const at = now();
+          proc.signal('SIGSTOP');
+          await sleep(step.durationMs);
+          const end = now();
+          proc.signal('SIGCONT');
+          pauses.push({ worker: proc.name, start: at, end });
+          return { step, lane, start: at, end, worker: proc.name };
+        }
+        case 'partition':
+        case 'partition-requests':
+        case 'partition-replies': {
+          const proc = chooseProcess(step, claimed);
+          if (!proc) return record({ skipped: 'no process' });
+          const at = now();
+          for (const proxy of proxies[proc.slot]!) {
+            if (step.kind === 'partition') void proxy.blackhole();
+            else if (step.kind === 'partition-requests') proxy.holdRequests();
+            else proxy.holdReplies();
+          }
+          await sleep(step.durationMs);
+          for (const proxy of proxies[proc.slot]!) proxy.heal();
+          return { step, lane, start: at, end: now(), worker: proc.name };
+        }
+        case 'expire': {
+          const proc = chooseProcess(step, claimed);
+          const creds = proc ? credentials.get(proc.name) : undefined;
+          if (!proc || !creds) return record({ skipped: 'no session' });
+          const at = now();
+          await expireSession(options.connectString, { sessionId: Buffer.from(creds.session, 'hex'), password: Buffer.from(creds.password, 'hex') });
+          const done = now();
+          expiries.push({ session: creds.session, start: at, done });
+          return { step, lane, start: at, end: done, worker: proc.name };
+        }
+        case 'delete-holder':
+        case 'delete-waiter': {
+          const nodes = await queue();
+          const candidates = step.kind === 'delete-holder' ? nodes.slice(0, 1) : nodes.slice(1);
+          const victim = candidates[Math.floor(step.pick * candidates.length)];
+          if (!victim) return record({ skipped: 'no such node' });
+          const d = await operator.deleteNode(victim.path);
+          if (d.deleted) deletes.push({ path: d.path, start: d.start, done: d.done });
+          return { step, lane, start: d.start, end: d.done, paths: [d.path], ...(d.deleted ? {} : { skipped: 'already gone' }) };
+        }
+        case 'delete-all': {
+          const records = await operator.deleteAll(options.lockPath, { order: step.order ?? 'youngest-first', seed: step.seed, includeSelf: true });
+          for (const d of records) if (d.deleted) deletes.push({ path: d.path, start: d.start, done: d.done });
+          const gone = records.filter((d) => d.deleted);
+          return record({ paths: gone.map((d) => d.path), ...(gone.length === 0 ? { skipped: 'nothing to delete' } : {}) });
+        }
+        case 'write-holder':
+        case 'write-waiter': {
+          const nodes = await queue();
+          const candidates = step.kind === 'write-holder' ? nodes.slice(0, 1) : nodes.slice(1);
+          const victim = candidates[Math.floor(step.pick * candidates.length)];
+          if (!victim) return record({ skipped: 'no such node' });
+          const bytes = step.write === 'revoke' ? Buffer.from(REVOKE_MARKER) : new Prng(step.seed).bytes(1 + (step.seed % 32));
+          const w = await operator.writeData(victim.path, bytes);
+          return { step, lane, start: w.start, end: w.done, paths: [w.path], ...(w.written ? {} : { skipped: 'already gone' }) };
+        }
+        case 'leader-kill':
+        case 'leader-pause': {
+          if (!options.cluster) return record({ skipped: 'no ensemble' });
+          if (leaderBusy) return record({ skipped: 'another leader failure runs' });
+          leaderBusy = true;
+          try {
+            await options.cluster.failLeader(step.kind === 'leader-kill' ? 'kill' : 'pause');
+          } finally {
+            leaderBusy = false;
+          }
+          return record({});
+        }
+      }
+    };
+
+    // ---------------------------------------------------------------- the schedule
+    const startedAt = Date.now();
+    const runLane = async (lane: number): Promise<void> => {
+      for (const step of schedules[lane]!) {
+        // Slow faults (leader elections) push the schedule back: the fault phase still ends on time.
+        if (Date.now() - startedAt >= options.faultMs) break;
+        const wait = startedAt + step.atMs - Date.now();
+        if (wait > 0) await sleep(wait);
+        const claimed: NemesisProcess[] = [];
+        let rec: FaultRecord;
+        try {
+          rec = await execute(step, lane, claimed);
+        } catch (err) {
+          // The operator's own session may be in trouble (a leader failure): note it and go on.
+          rec = { step, lane, start: now(), end: now(), skipped: `failed: ${(err as Error).message}` };
+        } finally {
+          for (const p of claimed) busy.delete(p);
+        }
+        faults.push(rec);
+        const detail = rec.skipped ? `skipped (${rec.skipped})` : [rec.worker, rec.paths?.map((p) => p.slice(p.lastIndexOf('/') + 1)).join(' ')].filter(Boolean).join(' ');
+        log(`[${ms(rec.start)}] ${lane}#${step.index} ${step.kind}${step.durationMs ? ` ${step.durationMs}ms` : ''}${step.write ? ` ${step.write}` : ''}${step.order ? ` ${step.order}` : ''} ${detail}`);
+      }
+    };
+    await Promise.all(Array.from({ length: lanes }, (_, lane) => runLane(lane)));
+
+    // ---------------------------------------------------------------- calm tail
+    calmStart = now();
+    await sleep(calmMs);
+    const stopped = await Promise.all(live().map(async (p) => ({ p, ok: await p.stop(Math.max(20_000, sessionTimeoutMs * 4)) })));
+    for (const { p, ok } of stopped) if (!ok) problems.push(`${p.name} did not stop cleanly (exit ${p.exitCode ?? p.exitSignal}): ${p.stderr.trim().slice(-2000)}`);
+  } finally {
+    for (const p of all) {
+      if (p.running) {
+        p.signal('SIGCONT');
+        p.signal('SIGKILL');
+      }
+    }
+    await Promise.all(all.map((p) => p.exited));
+    await Promise.all(proxies.flat().map((p) => p.close()));
+    await operator.close();
+  }
+  const runEnd = now();
+  for (const p of all) {
+    if (!killed.has(p) && p.exitCode !== 0 && !problems.some((x) => x.startsWith(`${p.name} `))) {
+      problems.push(`${p.name} died (exit ${p.exitCode ?? p.exitSignal}): ${p.stderr.trim().slice(-2000)}`);
+    }
+  }
+
+  const deaths: Record<string, bigint> = {};
+  for (const p of all) if (killed.has(p) && p.exitedAt !== undefined) deaths[p.name] = p.exitedAt;
+  const check = checkHolds({
+    holds: [...holds.values()],
+    deaths,
+    runEnd,
+    deletes,
+    expiries,
+    pauses,
+    sessionTimeoutMs,
+    maxConcurrent: options.maxConcurrent ?? 1,
+  });
+  const lookback = BigInt(sessionTimeoutMs * 2) * NS_PER_MS;
+  const suspects = check.overlaps.map((o) => faults.filter((f) => !f.skipped && f.start <= o.start && f.end + lookback >= o.start));
+  return {
+    seed: options.seed,
+    faultMs: options.faultMs,
+    calmMs,
+    sessionTimeoutMs,
+    workers,
+    processesStarted: all.length,
+    faults,
+    counts: countKinds(faults.filter((f) => !f.skipped).map((f) => f.step.kind)),
+    sections,
+    calmSections,
+    acquireFailures,
+    check,
+    overlaps: check.overlaps,
+    suspects,
+    problems,
+  };
+}
+
+/** A human summary of a run: seed, counts, sections, overlaps with their suspects. */
+export function describeNemesis(result: NemesisResult): string {
+  const counts = Object.entries(result.counts)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k}=${n}`)
+    .join(' ');
+  const failures = Object.entries(result.acquireFailures)
+    .map(([k, n]) => `${k}=${n}`)
+    .join(' ');
+  const lines = [
+    `seed ${result.seed}: ${(result.faultMs / 60_000).toFixed(2)} min of faults + ${result.calmMs} ms calm, ${result.workers} processes (${result.processesStarted} started), session ${result.sessionTimeoutMs} ms`,
+    `faults: ${counts || 'none'} (${result.faults.filter((f) => f.skipped).length} skipped)`,
+    `sections: ${result.sections} (${result.calmSections} in the calm tail); acquire failures: ${failures || 'none'}`,
+    `overlaps: ${result.overlaps.length}`,
+  ];
+  result.overlaps.forEach((o, i) => {
+    const holders = o.holds.map((h) => `${h.worker}#${h.id} ${h.path.slice(h.path.lastIndexOf('/') + 1)} [${h.granted}, ${h.effectiveEnd}]${h.cutBy ? ` cut:${h.cutBy}` : ''}${h.endedBy ? ` ended:${h.endedBy}` : ''}`);
+    const suspects = result.suspects[i]!.map((f) => `${f.lane}#${f.step.index} ${f.step.kind}${f.worker ? ` ${f.worker}` : ''}`);
+    lines.push(`  overlap ${i + 1}: ${Number(o.end - o.start) / 1e6} ms, ${o.concurrent} holders: ${holders.join(' | ')}; recent faults: ${suspects.join(', ') || 'none'}`);
+  });
+  for (const p of result.problems) lines.push(`  problem: ${p}`);
+  return lines.join('\n');
+}

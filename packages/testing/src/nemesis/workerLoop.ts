@@ -1,0 +1,134 @@
+/**
+ * The worker side of the nemesis: a process that loops acquire → hold briefly → release on one
+ * lock with its own session, until the nemesis writes `stop` on its stdin, and prints what the
+ * checker needs as JSON lines (times on CLOCK_MONOTONIC, `process.hrtime.bigint()`):
+ *
+ * - `session`: a (new) ZooKeeper session is up; its id and password (for `expireSession`);
+ * - `granted`: `acquire()` resolved (the start of a hold), with the node and the session;
+ * - `section`: the hold's end = the earlier of the handle's `signal` aborting and the call to
+ *   `release()` (printed before the release is awaited);
+ * - `release-failed`: `release()` rejected;
+ * - `acquire-failed`: `acquire()` rejected (its error code);
+ * - `done`: stopped cleanly.
+ *
+ * A worker script is a few lines: connect a `ZkSession`, build the recipe, call
+ * {@link runNemesisWorker} with an `acquire` that returns the recipe's handle.
+ */
+import { createInterface } from 'node:readline';
+import type { ZkSession } from '@zk-recipes/core';
+import { Prng } from './prng.js';
+import { report, workerName } from '../workerSide.js';
+
+/** What the loop needs of a recipe's handle (a mutex's LockHandle, a semaphore's Lease...). */
+export interface NemesisHandle {
+  readonly path: string;
+  readonly signal: AbortSignal;
+  release(): Promise<void>;
+}
+
+export interface NemesisWorkerOptions {
+  session: ZkSession;
+  /** One acquisition; must give up when `signal` aborts (the nemesis stops the worker). */
+  acquire: (signal: AbortSignal) => Promise<NemesisHandle>;
+  /** Hold each grant for a random time in [min, max] ms (default [5, 40]). */
+  holdMs?: readonly [number, number];
+  /** Seed of the hold times (default: from the worker's name). */
+  seed?: number;
+}
+
+/** Line sent by the nemesis to stop a worker. */
+export const STOP_LINE = 'stop';
+
+const now = (): bigint => process.hrtime.bigint();
+
+function errorCode(err: unknown): string {
+  if (typeof err === 'object' && err !== null) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    const name = (err as { name?: unknown }).name;
+    if (typeof name === 'string') return name;
+  }
+  return 'UNKNOWN';
+}
+
+/** Resolves after `ms`, or early when `signal` aborts. */
+function hold(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Runs the loop until `stop` arrives on stdin, then closes the session and prints `done`. */
+export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<void> {
+  const worker = workerName();
+  const session = options.session;
+  const [holdMin, holdMax] = options.holdMs ?? [5, 40];
+  const prng = new Prng(options.seed ?? [...worker].reduce((h, c) => (h * 31 + c.charCodeAt(0)) | 0, 7));
+  const stop = new AbortController();
+  const rl = createInterface({ input: process.stdin });
+  rl.on('line', (text) => {
+    if (text.trim() === STOP_LINE) stop.abort();
+  });
+  rl.on('close', () => stop.abort());
+
+  const reportSession = (): void => {
+    const { sessionId, password } = session.credentials;
+    report({ type: 'session', worker, t: now(), session: sessionId.toString('hex'), password: password.toString('hex') });
+  };
+  reportSession();
+  session.on('connected', reportSession);
+
+  let sections = 0;
+  for (let id = 0; !stop.signal.aborted; id++) {
+    let handle: NemesisHandle;
+    try {
+      handle = await options.acquire(stop.signal);
+    } catch (err) {
+      if (stop.signal.aborted) break;
+      report({ type: 'acquire-failed', worker, id, t: now(), code: errorCode(err) });
+      // The session may be down for a while: do not spin.
+      await hold(20, stop.signal);
+      continue;
+    }
+    const granted = now();
+    let abortedAt: bigint | undefined = handle.signal.aborted ? granted : undefined;
+    const onAbort = (): void => {
+      abortedAt ??= now();
+    };
+    handle.signal.addEventListener('abort', onAbort, { once: true });
+    report({ type: 'granted', worker, id, t: granted, path: handle.path, session: session.sessionId });
+    await hold(prng.int(holdMin, holdMax), handle.signal);
+    const releasing = now();
+    const end = abortedAt !== undefined && abortedAt < releasing ? abortedAt : releasing;
+    handle.signal.removeEventListener('abort', onAbort);
+    sections++;
+    // Reported before release() is awaited: the hold ends when we let go, and a release that
+    // waits for a connection (or a process killed meanwhile) must not stretch it.
+    report({
+      type: 'section',
+      worker,
+      id,
+      start: granted,
+      end,
+      path: handle.path,
+      ...(abortedAt !== undefined ? { abortedAt, reason: errorCode(handle.signal.reason) } : {}),
+    });
+    try {
+      await handle.release();
+    } catch (err) {
+      report({ type: 'release-failed', worker, id, t: now(), code: errorCode(err) });
+    }
+  }
+  rl.close();
+  session.off('connected', reportSession);
+  // close() settles every pending call; a partition cannot hold it for long, but do not wait forever.
+  await Promise.race([session.close(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+  report({ type: 'done', worker, sections });
+}

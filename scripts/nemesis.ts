@@ -1,0 +1,111 @@
+/**
+ * `npm run test:nemesis -- --seed S --minutes M`: the randomised nemesis for long runs.
+ *
+ * Starts a 3-server ensemble (or uses ZK_CONNECT: then without leader failures), and runs rounds of
+ * `--round-minutes` (default 2) of faults against N InterProcessMutex processes, each round a seed
+ * of its own (S, S+1, ...) so that a failing round replays on its own:
+ * `npm run test:nemesis -- --seed <that seed> --minutes <round minutes>`. Prints each round's
+ * summary, then the whole run's (seeds, minutes, sections, faults of each kind, overlaps); exits 1
+ * on any overlap or worker problem.
+ *
+ * Options: --seed S (default random) --minutes M (default 5) --round-minutes R (default 2)
+ * --workers N (default 4) --session-ms T (default 3000) --kinds k1,k2 (default all) --quiet
+ */
+import { fileURLToPath } from 'node:url';
+import {
+  countKinds,
+  describeNemesis,
+  FAULT_KINDS,
+  randomSeed,
+  runNemesis,
+  TestingCluster,
+  uniqueRoot,
+  type FaultKind,
+  type NemesisResult,
+} from '@zk-recipes/testing';
+
+function usage(message: string): never {
+  process.stderr.write(`nemesis: ${message}\nusage: npm run test:nemesis -- [--seed S] [--minutes M] [--round-minutes R] [--workers N] [--session-ms T] [--kinds k1,k2] [--quiet]\n`);
+  process.exit(2);
+}
+
+const args = new Map<string, string>();
+const argv = process.argv.slice(2);
+for (let i = 0; i < argv.length; i++) {
+  const a = argv[i]!;
+  if (!a.startsWith('--')) usage(`unexpected argument ${a}`);
+  if (a === '--quiet') args.set('quiet', 'true');
+  else args.set(a.slice(2), argv[++i] ?? usage(`${a} needs a value`));
+}
+const num = (name: string, fallback: number): number => {
+  const v = args.has(name) ? Number(args.get(name)) : fallback;
+  if (!Number.isFinite(v) || v <= 0) usage(`--${name} must be a positive number`);
+  return v;
+};
+const seed = args.has('seed') ? Math.trunc(num('seed', 1)) : randomSeed();
+const minutes = num('minutes', 5);
+const roundMinutes = Math.min(minutes, num('round-minutes', 2));
+const workers = Math.trunc(num('workers', 4));
+const sessionTimeoutMs = Math.trunc(num('session-ms', 3000));
+const kinds = args.has('kinds') ? (args.get('kinds')!.split(',') as FaultKind[]) : undefined;
+for (const k of kinds ?? []) if (!(FAULT_KINDS as readonly string[]).includes(k)) usage(`unknown fault kind ${k}; known: ${FAULT_KINDS.join(', ')}`);
+const quiet = args.has('quiet');
+const workerScript = fileURLToPath(new URL('../packages/mutex/test/workers/nemesisWorker.ts', import.meta.url));
+
+const external = process.env['ZK_CONNECT'];
+process.stdout.write(`nemesis: seed ${seed}, ${minutes} min in rounds of ${roundMinutes} min, ${workers} processes, session ${sessionTimeoutMs} ms, ${external ? `ZK_CONNECT=${external} (no leader failures)` : 'a 3-server ensemble'}\n`);
+const cluster = external ? undefined : await TestingCluster.start({ size: 3 });
+const connectString = external ?? cluster!.connectString;
+
+const results: NemesisResult[] = [];
+let interrupted = false;
+process.once('SIGINT', () => {
+  interrupted = true;
+  process.stdout.write('\nnemesis: interrupted; finishing the current round\n');
+});
+try {
+  const rounds = Math.max(1, Math.round(minutes / roundMinutes));
+  for (let round = 0; round < rounds && !interrupted; round++) {
+    const roundSeed = seed + round;
+    const result = await runNemesis({
+      seed: roundSeed,
+      faultMs: Math.round(roundMinutes * 60_000),
+      workers,
+      sessionTimeoutMs,
+      workerScript,
+      lockPath: `${uniqueRoot('nemesis')}/lock`,
+      connectString,
+      ...(cluster ? { cluster } : {}),
+      ...(kinds ? { kinds } : {}),
+      log: quiet ? undefined : (line) => process.stdout.write(`  ${line}\n`),
+    });
+    results.push(result);
+    process.stdout.write(`\nround ${round + 1}/${rounds}: ${describeNemesis(result)}\n`);
+    if (result.overlaps.length > 0 || result.problems.length > 0) {
+      process.stdout.write(`FAILED: seed ${roundSeed}; replay with: npm run test:nemesis -- --seed ${roundSeed} --minutes ${roundMinutes}\n`);
+    }
+  }
+} finally {
+  await cluster?.stop();
+}
+
+const failedSeeds = results.filter((r) => r.overlaps.length > 0 || r.problems.length > 0).map((r) => r.seed);
+const totals = countKinds(results.flatMap((r) => r.faults.filter((f) => !f.skipped).map((f) => f.step.kind)));
+const sum = (f: (r: NemesisResult) => number): number => results.reduce((n, r) => n + f(r), 0);
+process.stdout.write(
+  [
+    '',
+    '== nemesis summary ==',
+    `seeds: ${results.map((r) => r.seed).join(', ')} (first ${seed})`,
+    `minutes of faults: ${(sum((r) => r.faultMs) / 60_000).toFixed(2)}`,
+    `sections: ${sum((r) => r.sections)} (calm tails: ${sum((r) => r.calmSections)})`,
+    `faults: ${Object.entries(totals)
+      .map(([k, n]) => `${k}=${n}`)
+      .join(' ')}`,
+    `overlaps: ${sum((r) => r.overlaps.length)}`,
+    `problems: ${sum((r) => r.problems.length)}`,
+    failedSeeds.length > 0 ? `FAILED seeds: ${failedSeeds.join(', ')}` : 'no overlap found',
+    '',
+  ].join('\n'),
+);
+process.exit(failedSeeds.length > 0 ? 1 : 0);
