@@ -35,8 +35,7 @@ export class ReadLock extends QueueLock {
     if (writeSeat === undefined) return super.acquireIn(options);
     const frame = new OwnerFrame(currentFrame());
     const seat = createDowngradeSeat({
-      session: this.config.queue.session,
-      dir: this.path,
+      queue: this.config.queue,
       writeSeat,
       naming: this.naming,
       data: this.config.data ?? null,

@@ -1,12 +1,11 @@
-import { AbortedError, isZkError, joinPath, keepPlaceAfterLeaving, SessionLostError, type QueueSeat, type ZkSession } from '@zk-recipes/core';
+import { AbortedError, isZkError, joinPath, keepPlaceAfterLeaving, SessionLostError, type LockQueue, type QueueSeat } from '@zk-recipes/core';
 import { downgradeNameOf } from './downgradeName.js';
 import type { ReadWriteNaming } from './naming.js';
 
 /** What a downgrade needs to know about the write lock it keeps the place of. */
 export interface DowngradeRequest {
-  session: ZkSession;
-  /** The lock directory. */
-  dir: string;
+  /** The lock's queue (its directory and session). */
+  queue: LockQueue;
   /** The calling context's write-lock seat. */
   writeSeat: QueueSeat;
   naming: ReadWriteNaming;
@@ -31,7 +30,8 @@ export interface DowngradeRequest {
  * process are kept from a local hand-over when the write node goes.
  */
 export async function createDowngradeSeat(request: DowngradeRequest): Promise<QueueSeat> {
-  const { session, dir, writeSeat } = request;
+  const { queue, writeSeat } = request;
+  const { session, path: dir } = queue;
   const name = downgradeNameOf(writeSeat.name, request.naming);
   if (name === null) throw new Error(`${request.what}: ${writeSeat.name} is not a write node of this lock`); // cannot happen: we named it
   const path = joinPath(dir, name);
@@ -39,13 +39,13 @@ export async function createDowngradeSeat(request: DowngradeRequest): Promise<Qu
   for (;;) {
     throwIfCannotProceed(request);
     try {
-      return seatOf(path, (await session.create(path, request.data, { mode: 'ephemeral' })).stat.czxid, writeSeat);
+      return queue.adopt(path, (await session.create(path, request.data, { mode: 'ephemeral' })).stat.czxid, writeSeat.generation);
     } catch (err) {
       if (isZkError(err, 'NODE_EXISTS')) {
         // Our earlier attempt's reply was lost but the create went through: adopt it if it is ours.
         const stat = await session.exists(path);
         if (stat === null || stat.ephemeralOwner !== session.sessionIdBigInt || session.generation !== writeSeat.generation) throw err;
-        return seatOf(path, stat.czxid, writeSeat);
+        return queue.adopt(path, stat.czxid, writeSeat.generation);
       }
       if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
       await session.waitForConnected(writeSeat.signal).catch(() => undefined);
@@ -54,19 +54,10 @@ export async function createDowngradeSeat(request: DowngradeRequest): Promise<Qu
 }
 
 function throwIfCannotProceed(request: DowngradeRequest): void {
-  const { session, writeSeat, what, signal } = request;
+  const { queue, writeSeat, what, signal } = request;
+  const session = queue.session;
   if (signal?.aborted === true) throw new AbortedError(`${what}: aborted`, { cause: signal.reason });
   if (writeSeat.signal.aborted || session.generation !== writeSeat.generation) {
     throw new SessionLostError(`${what}: the write lock was lost with its ZooKeeper session`, { cause: writeSeat.signal.reason });
   }
-}
-
-function seatOf(path: string, czxid: bigint, writeSeat: QueueSeat): QueueSeat {
-  return {
-    path,
-    name: path.slice(path.lastIndexOf('/') + 1),
-    fencingToken: czxid,
-    generation: writeSeat.generation,
-    signal: writeSeat.signal,
-  };
 }

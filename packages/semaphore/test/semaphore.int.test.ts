@@ -344,7 +344,7 @@ describe('InterProcessSemaphore (queue layout)', () => {
     await lease.release();
   });
 
-  it('a first waiter whose node someone else deletes fails with NO_NODE, as a listing would show', async () => {
+  it('a first waiter whose node someone else deletes fails with NODE_DELETED', async () => {
     const path = `${root}/deleted-waiter`;
     const sem = new InterProcessSemaphore(main, path, { maxLeases: 1 });
     const holder = await sem.acquire();
@@ -354,7 +354,7 @@ describe('InterProcessSemaphore (queue layout)', () => {
     await untilWatched(counter, holder.path, 0);
     const [, waiterNode] = await sem.getParticipantNodes();
     await main.delete(waiterNode!); // an operator, a cleanup script
-    expect(await waiting).toMatchObject({ code: 'NO_NODE' });
+    expect(await waiting).toMatchObject({ code: 'NODE_DELETED', path: waiterNode });
     expect(await sem.getParticipantNodes()).toEqual([holder.path]);
     await holder.release();
   });

@@ -10,8 +10,8 @@ export function firstServerAddress(connectString: string): { host: string; port:
 /**
  * The paths on which the server at `connectString` (its first address) holds a watch for session
  * `sessionId`, read from the server's own watch table (four-letter word `wchp`: each watched path,
- * then the sessions watching it). Data, exists and child watches alike: the table does not say
- * which. For tests that a watch given up was really removed from the server.
+ * then the sessions watching it). ZooKeeper 3.8 lists data and exists watches there, not child
+ * watches (getChildren's). For tests that a watch given up was really removed from the server.
  */
 export async function serverWatchedPaths(connectString: string, sessionId: bigint): Promise<Set<string>> {
   const { host, port } = firstServerAddress(connectString);

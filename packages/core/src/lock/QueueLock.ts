@@ -14,7 +14,10 @@ export interface LockEvents {
   suspended: () => void;
   /** The same ZooKeeper session is back: the lock is still ours. */
   reconnected: () => void;
-  /** The session is gone and the lock with it; every handle's `signal` is aborted. */
+  /**
+   * The lock is gone: the session was lost (every handle's `signal` is aborted), or someone else
+   * deleted a holder's node (`NODE_DELETED`; that holder's handles' `signal` is aborted).
+   */
   lost: (reason: Error) => void;
 }
 
@@ -49,6 +52,8 @@ interface Holding {
   seat: QueueSeat;
   /** Handles not yet released, innermost last. */
   handles: Handle[];
+  /** Stops telling the lock's listeners about this holding's node. */
+  unlisten: () => void;
 }
 
 class Handle implements LockHandle {
@@ -178,6 +183,8 @@ export class QueueLock extends EventEmitter<LockEvents> {
     const holding = this.holdingOfCurrentContext();
     if (holding === undefined) return undefined;
     if (holding.seat.signal.aborted) {
+      const reason: unknown = holding.seat.signal.reason;
+      if (isZkError(reason, 'NODE_DELETED')) throw reason;
       throw new SessionLostError(`${this.config.name}.acquire: this context held ${this.path} but lost it with its session; release it first`);
     }
     const handle = new Handle(this, holding);
@@ -205,13 +212,20 @@ export class QueueLock extends EventEmitter<LockEvents> {
       data: this.config.data,
       timeoutMs: options.timeoutMs,
       signal: options.signal,
+      onRevoke: options.onRevoke,
     });
     return { frame, seat };
   }
 
   /** Records a new holding and starts telling the holder about its connection. */
   protected hold(frame: OwnerFrame, seat: QueueSeat): LockHandle {
-    const holding: Holding = { frame, seat, handles: [] };
+    // The session's loss is told through the session's own event; a node deleted by someone else
+    // is this holding's alone.
+    const onNodeLost = (): void => {
+      if (isZkError(seat.signal.reason, 'NODE_DELETED')) this.emit('lost', seat.signal.reason);
+    };
+    seat.signal.addEventListener('abort', onNodeLost, { once: true });
+    const holding: Holding = { frame, seat, handles: [], unlisten: () => seat.signal.removeEventListener('abort', onNodeLost) };
     frame.holds++;
     const handle = new Handle(this, holding);
     holding.handles.push(handle);
@@ -230,6 +244,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
     holding.handles.splice(index, 1);
     if (holding.handles.length > 0) return;
     this.holdings.delete(holding);
+    holding.unlisten();
     holding.frame.holds--;
     if (this.holdings.size === 0) this.listen(false);
     await this.leave(holding.seat);

@@ -1,8 +1,10 @@
-import { isZkError } from '../errors.js';
+import { isZkError, SessionLostError, type NodeDeletedError } from '../errors.js';
 import { joinPath, type QueueEntry } from '../nodes/index.js';
 import { AnyOfWait, type AnyOfSink } from './AnyOfWait.js';
 import type { EnterOptions, Created, LockQueue } from './LockQueue.js';
 import { localSeats, type LocalSeatState } from './localSeats.js';
+import { OwnNodeWatch, type OwnNodeSink } from './OwnNodeWatch.js';
+import { beginHolding } from './holding.js';
 import type { Decision } from './OrderingRule.js';
 import type { QueueSeat } from './QueueSeat.js';
 import { Recheck } from './recheck.js';
@@ -17,7 +19,7 @@ import type { WaitResult, WaitSink, WatchedListing } from './waitResult.js';
  * a suspended async frame with its promises costs about as much again as this object. Each step's
  * ZooKeeper work is the queue's ({@link LockQueue}); this class only sequences the steps.
  */
-export class Contender implements WaitSink, AnyOfSink {
+export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   /** Settles with our seat once held; rejects with LOCK_TIMEOUT, ABORTED, SESSION_LOST or the failure. */
   readonly done: Promise<QueueSeat>;
   private resolve!: (seat: QueueSeat) => void;
@@ -29,6 +31,10 @@ export class Contender implements WaitSink, AnyOfSink {
   private readonly sessionSignal: AbortSignal;
   private seat: QueueSeat | undefined;
   private state: LocalSeatState | undefined;
+  /** The watch on our own node, from the moment it is seated (see {@link OwnNodeWatch}). */
+  private own: OwnNodeWatch | undefined;
+  /** Held or failed: nothing a wait still reports can change the outcome. */
+  private finished = false;
   /** Whether we have waited at all (a holder at its first look needs no announcement). */
   private hasWaited = false;
   /** The node right behind ours in the last listing, if any. */
@@ -77,10 +83,12 @@ export class Contender implements WaitSink, AnyOfSink {
 
   /** The wait we started ended: act on it (see {@link WaitResult}). */
   waited(next: WaitResult): void {
+    if (this.finished) return;
     if (next === 'held') {
       // Held without a fresh listing: a waiter may have queued right behind us since our last one.
-      this.hold(this.announceAfterWait && (this.behind === undefined || !this.isLocal(this.behind)));
+      this.hold(this.announceAfterWait && (this.behind === undefined || !this.isLocal(this.behind)), false);
     } else if (next === 'passed') {
+      if (!this.ownNodeKnown()) return;
       // The node we waited for went as a holder, so did every node ahead of it: decide on the rest.
       const rest = this.behindWaitedFor!;
       this.decideOn(rest, rest.findIndex((entry) => entry.name === this.seat!.name), false, undefined);
@@ -103,6 +111,7 @@ export class Contender implements WaitSink, AnyOfSink {
 
   /** The wait we started failed. */
   waitFailed(reason: unknown): void {
+    if (this.finished) return;
     if (this.stop.aborted) this.fail(this.stop.reason);
     // The watch's request went down with the connection: list again once it is back.
     else if (isZkError(reason, 'CONNECTION_LOSS')) this.waited('relist');
@@ -110,11 +119,39 @@ export class Contender implements WaitSink, AnyOfSink {
   }
 
   private seated(created: Created): void {
-    const state: LocalSeatState = { held: false };
+    // Watched before anything we wait for: its deletion, if first, is read first.
+    const own = new OwnNodeWatch(this.queue.session, created.path, this, this.options.onRevoke !== undefined);
+    const state: LocalSeatState = { held: false, own };
     localSeats(this.queue.session).set(created.path, state);
     this.state = state;
+    this.own = own;
     this.seat = { path: created.path, name: created.name, fencingToken: created.fencingToken, generation: this.generation, signal: this.sessionSignal };
+    own.arm();
     this.decide(created.children, undefined);
+  }
+
+  /** @internal Our node went while we waited: whatever we wait for, the lock is not ours. */
+  ownNodeGone(error: NodeDeletedError): void {
+    if (this.finished) return;
+    this.stop.abortWith(error); // ends the wait under way (it reports the stop, as below)
+    this.endAnyOf();
+    this.fail(error);
+  }
+
+  /** @internal A revocation request while we wait is told at the grant (OwnNodeWatch keeps it). */
+  revocationRequested(): void {}
+
+  /**
+   * Whether a shortcut (a decision without a fresh listing) may grant: our node is known to exist.
+   * If it is gone we fail; if we cannot tell (its watch is not set, or the connection dropped since),
+   * we list again, which proves it either way.
+   */
+  private ownNodeKnown(): boolean {
+    const state = this.own!.state;
+    if (state === 'present') return true;
+    if (state === 'gone') this.fail(this.stop.reason);
+    else this.waited('relist');
+    return false;
   }
 
   /**
@@ -124,11 +161,9 @@ export class Contender implements WaitSink, AnyOfSink {
    */
   nodeGone(name: string): void {
     const current = this.anyOf;
-    if (current === undefined) return;
-    if (name === this.seat!.name) {
-      // Deleted by someone else while we waited (a fresh listing would have shown it: placeIn).
+    if (current === undefined || this.finished) return;
+    if (!this.ownNodeKnown()) {
       this.endAnyOf();
-      this.fail(this.stop.reason ?? this.queue.ownNodeDeleted(this.seat!));
       return;
     }
     const queue = current.queue.filter((entry) => entry.name !== name);
@@ -153,6 +188,9 @@ export class Contender implements WaitSink, AnyOfSink {
    * @param armed the child watch the listing `children` came with, if any
    */
   private decide(children: string[], armed: WatchedListing | undefined): void {
+    if (this.finished) return;
+    // A fresh listing proves our node; a watch on it, set now if it is not, tells us if it goes.
+    this.own!.arm();
     let place: { queue: QueueEntry[]; ownIndex: number };
     try {
       place = this.queue.placeIn(children, this.seat!, this.stop);
@@ -193,7 +231,7 @@ export class Contender implements WaitSink, AnyOfSink {
       // one right behind us, if another process's; on an old one, it may be missing from it.
       const behind = this.behind;
       const successorMayWatch = behind === undefined ? !fresh : !this.isLocal(behind);
-      this.hold(decision.announceHolding === true && this.hasWaited && successorMayWatch);
+      this.hold(decision.announceHolding === true && this.hasWaited && successorMayWatch, fresh);
       return;
     }
     this.hasWaited = true;
@@ -201,8 +239,8 @@ export class Contender implements WaitSink, AnyOfSink {
       this.announceAfterWait = false;
       const wait = new AnyOfWait(this.queue.session, this.queue.path, stop, this);
       this.anyOf = { wait, queue: [...queue] };
-      // Our own node too: deciding without listing must still notice that it was deleted.
-      wait.begin([...decision.waitForAnyOf, seat!.name], decision.relistIfCreated);
+      // Deciding without listing notices our own node's deletion through its own watch.
+      wait.begin(decision.waitForAnyOf, decision.relistIfCreated);
       recheck?.next().then(() => {
         if (this.anyOf?.wait !== wait) return;
         this.endAnyOf();
@@ -234,16 +272,35 @@ export class Contender implements WaitSink, AnyOfSink {
     return localSeats(this.queue.session).has(joinPath(this.queue.path, name));
   }
 
-  /** @param announce touch our node so the (other process's) waiter behind us knows we hold */
-  private hold(announce: boolean): void {
-    this.state!.held = true;
-    if (announce) this.queue.nudge(this.seat!, this.options.data);
+  /**
+   * Grants the lock (docs/architecture.md, "A grant requires our node"): only while our node is
+   * known to exist, and while the server cannot yet have expired our session (events read late,
+   * after a stall of this process, prove nothing).
+   * @param announce touch our node so the (other process's) waiter behind us knows we hold
+   * @param proven a fresh listing, which showed our node, is what we decided on
+   */
+  private hold(announce: boolean, proven: boolean): void {
+    if (!proven && !this.ownNodeKnown()) return;
+    if (this.own!.state === 'gone') {
+      this.fail(this.stop.reason);
+      return;
+    }
+    const session = this.queue.session;
+    if (!session.stillAlive() || this.sessionSignal.aborted) {
+      this.fail(this.stop.reason ?? new SessionLostError(`${this.queue.what}: the ZooKeeper session was lost`, { cause: this.sessionSignal.reason }));
+      return;
+    }
+    const signal = beginHolding(this.state!, this.own!, this.sessionSignal, this.options.onRevoke);
+    this.seat = { ...this.seat!, signal };
+    if (announce) this.queue.announce(this.seat, this.options.data);
     this.finish();
-    this.resolve(this.seat!);
+    this.resolve(this.seat);
   }
 
   /** Leaves the queue if we had a node, then rejects (with why the stop fired, if it did). */
   private fail(err: unknown): void {
+    if (this.finished) return;
+    this.finished = true;
     const seat = this.seat;
     if (seat === undefined) {
       this.finish();
@@ -264,6 +321,7 @@ export class Contender implements WaitSink, AnyOfSink {
   }
 
   private finish(): void {
+    this.finished = true;
     this.stop.dispose();
     this.recheck?.dispose();
   }

@@ -1,9 +1,12 @@
-import { isZkError, ZooKeeperError } from '../errors.js';
+import { isZkError, SessionLostError, ZooKeeperError } from '../errors.js';
 import { joinPath, newProtectedName, sortedChildren, type QueueEntry } from '../nodes/index.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Stat } from '../session/types.js';
 import { listAndWatchChildren } from '../watch/waitForChildrenChange.js';
-import { handOver, handsOverWhenLeaving, localSeats } from './localSeats.js';
+import { announcementOf } from './announcement.js';
+import { localSeats, type LocalSeatState } from './localSeats.js';
+import { beginHolding } from './holding.js';
+import { OwnNodeWatch, type OwnNodeSink } from './OwnNodeWatch.js';
 import { Contender } from './Contender.js';
 import { ObstacleWait, type NodeDecision } from './ObstacleWait.js';
 import type { WaitResult, WaitSink, WatchedListing } from './waitResult.js';
@@ -23,6 +26,11 @@ export interface EnterOptions {
   data?: Uint8Array | null | undefined;
   timeoutMs?: number | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * Called when someone asks the holder to release (Curator's revocation protocol: `__REVOKE__`
+   * written to our node), while we hold; a request made while we waited is told at the grant.
+   */
+  onRevoke?: (() => void) | undefined;
   /**
    * Subscribes to outside changes that can change the rule's answer (e.g. a semaphore's shared
    * maximum was raised). The engine decides again when the listener is called. Returns unsubscribe.
@@ -80,11 +88,11 @@ export class LockQueue {
   async leave(seat: QueueSeat): Promise<void> {
     const seats = localSeats(this.session);
     const state = seats.get(seat.path);
+    // Our own delete must not read as someone else's: stop watching first.
+    state?.endHolding?.();
+    state?.own?.end();
     try {
-      // deleteSeat sends the delete before its first await, unless the session is gone.
-      const deleted = this.deleteSeat(seat);
-      if (state !== undefined && handsOverWhenLeaving(state) && !seat.signal.aborted && this.session.generation === seat.generation) handOver(state);
-      await deleted;
+      await this.deleteSeat(seat);
     } finally {
       seats.delete(seat.path);
     }
@@ -103,6 +111,22 @@ export class LockQueue {
         await this.pauseBeforeRetry(attempt, err, seat.signal);
       }
     }
+  }
+
+  /**
+   * Holds a node of ours created outside the queue walk (a read/write downgrade's read node, which
+   * takes its write node's place and so is granted at once): watched like any seat, with a
+   * holder's signal of its own. Give it back with {@link leave}.
+   */
+  adopt(path: string, fencingToken: bigint, generation: number): QueueSeat {
+    const session = this.session;
+    const own = new OwnNodeWatch(session, path, IGNORE_WHILE_WAITING, false);
+    const state: LocalSeatState = { held: false, own };
+    localSeats(session).set(path, state);
+    own.arm();
+    const sessionSignal = session.generation === generation ? session.sessionSignal : AbortSignal.abort(new SessionLostError(`${this.what}: the ZooKeeper session was lost`));
+    const signal = beginHolding(state, own, sessionSignal, undefined);
+    return { path, name: path.slice(path.lastIndexOf('/') + 1), fencingToken, generation, signal };
   }
 
   /** The queue's current children, sorted by sequence (full entries, names only). */
@@ -309,6 +333,15 @@ export class LockQueue {
   }
 
   /**
+   * Announces that we hold (see `exclusiveRule`): our node's data becomes an announcement naming
+   * our session, which the waiter behind us checks before relying on it.
+   */
+  /** @internal */
+  announce(seat: QueueSeat, data: Uint8Array | null | undefined): void {
+    this.session.setData(seat.path, announcementOf(this.session.sessionId, data)).catch(() => undefined);
+  }
+
+  /**
    * Deletes the node of an acquisition given up mid-create. While the session stays connected we
    * wait for that (a round trip or two), so a rejected acquire has left nothing behind; if the
    * connection drops meanwhile, the clean-up finishes in the background after reconnecting.
@@ -388,6 +421,9 @@ export class LockQueue {
     await this.session.waitForConnected(signal).catch(() => undefined);
   }
 }
+
+/** An adopted seat is held from the start: nothing is told before. */
+const IGNORE_WHILE_WAITING: OwnNodeSink = { ownNodeGone: () => undefined, revocationRequested: () => undefined };
 
 function sameChildren(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;

@@ -4,7 +4,8 @@ import type { Stat } from '../session/types.js';
 import { CreationWatch, type CreationSink } from '../watch/CreationWatch.js';
 import { onSuspended } from '../watch/suspensions.js';
 import { NodeWatch, type NodeWaitOutcome } from '../watch/waitUntilGone.js';
-import { followLocalHolder, handsOverWhenLeaving, unfollowLocalHolder, type LocalSeatState, type LocalSuccessor } from './localSeats.js';
+import { isAnnouncement } from './announcement.js';
+import { leavesAsHolder, type LocalSeatState } from './localSeats.js';
 import type { Decision } from './OrderingRule.js';
 import type { StopSignal } from './stopSignal.js';
 import type { WaitResult, WaitSink } from './waitResult.js';
@@ -14,12 +15,16 @@ export type NodeDecision = Extract<Decision, { waitFor: string }>;
 
 /**
  * A waiter's wait for the node its rule named, reporting straight what the engine does next:
- * 'held' when that node was the last obstacle (or was a holder of this process, which hands over
- * as it leaves, without a server round trip), else 'relist' (it went, or it was nudged).
+ * 'held' when that node was the last obstacle (or went as a holder: of this process, or one that
+ * announced itself), 'passed' (it went as a holder, with nodes between it and us), else 'relist'
+ * (it went, or it was nudged). 'held' and 'passed' are hints: the contender grants only while its
+ * own node is known to exist (see `OwnNodeWatch`).
  */
-export class ObstacleWait extends NodeWatch implements LocalSuccessor, CreationSink {
-  /** The watched node announced that it holds the lock (see exclusiveRule). */
+export class ObstacleWait extends NodeWatch implements CreationSink {
+  /** The watched node announced that it holds the lock (see exclusiveRule), verified by its data. */
   private announcedHolder = false;
+  /** A child watch on the watched node tells its deletion after a data change used the data watch up. */
+  private deletionWatched = false;
   /** The watch for the node the rule named in `relistIfCreated`, if any. */
   private readonly creation: CreationWatch | undefined;
   /** `relistIfCreated`: the node's absence is not confirmed yet. */
@@ -47,12 +52,14 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor, CreationS
   }
 
   override begin(): void {
-    if (this.predecessor !== undefined) followLocalHolder(this.predecessor, this);
     super.begin();
     // The announcement uses up the data watch; the child watch still tells us when the node goes.
-    // A predecessor of this process hands over locally, unless a downgrade keeps its place (the
-    // case `relistIfCreated` names): then it is told by the server too.
-    if (this.decision.watchedAnnounces === true && (this.predecessor === undefined || this.creation !== undefined)) this.watchDeletionToo();
+    // A predecessor of this process does not announce (we know whether it held), unless a
+    // downgrade keeps its place (the case `relistIfCreated` names).
+    if (this.decision.watchedAnnounces === true && (this.predecessor === undefined || this.creation !== undefined)) {
+      this.deletionWatched = true;
+      this.watchDeletionToo();
+    }
   }
 
   protected override beforeArm(): void {
@@ -64,9 +71,11 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor, CreationS
     this.unsubscribe = onSuspended(this.session, () => this.giveUp('changed'));
   }
 
-  protected override watched(stat: Stat): void {
+  protected override watched(stat: Stat, data: Uint8Array): void {
     if (stat.version === 0) return;
-    if (this.decision.watchedAnnounces === true) this.announcedHolder = true;
+    // Announced before our watch was set; anything else written there (an operator's `set`,
+    // Curator's revocation marker) proves nothing.
+    if (this.decision.watchedAnnounces === true && isAnnouncement(data, stat)) this.announcedHolder = true;
     // Touched before our watch was set: its change is already behind us. (Unless we acted on that
     // very version already: a node touched for another reason must not make us list in a loop.)
     if (this.decision.relistIfTouched === true && stat.version > this.touchActedOn) {
@@ -76,10 +85,11 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor, CreationS
   }
 
   protected override onEvent(outcome: 'gone' | 'changed'): void {
-    if (outcome === 'changed' && this.decision.watchedAnnounces === true) {
-      // It holds now: keep waiting for it to go (the child watch tells us), which then leaves the
-      // lock to us.
-      this.announcedHolder = true;
+    if (outcome === 'changed' && this.decision.watchedAnnounces === true && this.deletionWatched) {
+      // Perhaps it holds now: read what was written, and keep waiting for it to go (the child
+      // watch tells us). Only its own session's announcement counts; if the node goes before we
+      // have read one, we list again.
+      this.verifyAnnouncement();
       return;
     }
     if (outcome === 'gone' && this.creationUnknown) {
@@ -87,6 +97,15 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor, CreationS
       return;
     }
     this.settle(outcome);
+  }
+
+  private verifyAnnouncement(): void {
+    this.session.getData(this.path).then(
+      ({ data, stat }) => {
+        if (isAnnouncement(data, stat)) this.announcedHolder = true;
+      },
+      () => undefined, // gone: the child watch tells; the connection: the wait fails with it
+    );
   }
 
   /** @internal The node of `relistIfCreated` exists: something changed ahead of us. */
@@ -107,8 +126,8 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor, CreationS
 
   protected settled(outcome: NodeWaitOutcome): void {
     const decision = this.decision;
-    const heldAhead = (this.predecessor !== undefined && handsOverWhenLeaving(this.predecessor)) || this.announcedHolder;
-    const wentAsHolder = outcome === 'handed-over' || (outcome === 'gone' && heldAhead);
+    const heldAhead = (this.predecessor !== undefined && leavesAsHolder(this.predecessor)) || this.announcedHolder;
+    const wentAsHolder = outcome === 'gone' && heldAhead;
     let next: WaitResult = 'relist';
     if (outcome === 'gone' && decision.lastObstacle) next = 'held';
     else if (wentAsHolder && decision.lastObstacleIfHeld === true) next = 'held';
@@ -121,7 +140,6 @@ export class ObstacleWait extends NodeWatch implements LocalSuccessor, CreationS
   }
 
   protected override onEnd(): void {
-    if (this.predecessor !== undefined) unfollowLocalHolder(this.predecessor, this);
     this.unsubscribe?.();
     this.creation?.cancel();
   }

@@ -8,6 +8,12 @@ export const AcquireOptionsSchema = z
     timeoutMs: z.number().finite().nonnegative().optional(),
     /** Abort the wait (`ABORTED`). Our queue node is deleted before the promise settles. */
     signal: z.instanceof(AbortSignal).optional(),
+    /**
+     * Called when someone asks the holder to release: Curator's revocation protocol (`__REVOKE__`
+     * written to our node, e.g. by Curator's `Revoker` or `requestRevocation()`). A request made while
+     * we wait is told as soon as we hold. Releasing is up to you; nothing is released for you.
+     */
+    onRevoke: z.custom<() => void>((value) => typeof value === 'function', 'onRevoke must be a function').optional(),
   })
   .strict();
 

@@ -9,9 +9,7 @@ export type NodeWaitOutcome =
   /** The node was deleted (or had already gone when we looked). */
   | 'gone'
   /** The node's data changed (a holder nudging its successor); the caller should look again. */
-  | 'changed'
-  /** Ended by the caller with {@link NodeWait.settle} (e.g. a holder in this process handed over). */
-  | 'handed-over';
+  | 'changed';
 
 /** A wait on one node: its outcome, and ways to end it early. */
 export interface NodeWait {
@@ -55,7 +53,7 @@ export abstract class NodeWatch implements StopListener {
 
   constructor(
     protected readonly session: ZkSession,
-    private readonly path: string,
+    protected readonly path: string,
     private readonly stop: Stoppable,
   ) {
     this.watcher = (event) => this.onEvent(event.type === 'deleted' ? 'gone' : 'changed');
@@ -85,8 +83,8 @@ export abstract class NodeWatch implements StopListener {
     this.onWatchReply(this.session.getChildren(this.path, this.watcher), () => undefined);
   }
 
-  /** The watch is set; `stat` is the node's as of then. */
-  protected watched(_stat: Stat): void {}
+  /** The watch is set; `stat` and `data` are the node's as of then. */
+  protected watched(_stat: Stat, _data: Uint8Array): void {}
 
   /** The watch fired: by default the wait ends with that outcome. */
   protected onEvent(outcome: 'gone' | 'changed'): void {
@@ -94,7 +92,7 @@ export abstract class NodeWatch implements StopListener {
   }
 
   private arm(): void {
-    this.onWatchReply(this.session.getData(this.path, this.watcher), ({ stat }) => this.watched(stat));
+    this.onWatchReply(this.session.getData(this.path, this.watcher), ({ stat, data }) => this.watched(stat, data));
   }
 
   /** What every request that sets one of our watches does with its reply. */
@@ -153,7 +151,7 @@ export abstract class NodeWatch implements StopListener {
   /**
    * Marks the wait ended and unregisters it; false if it had ended already.
    * @param givenUp the node may stay (cancel, stop): also remove our watches from the server. When
-   *   the node went, or a local holder handed over (its delete is on the wire), they fire anyway.
+   *   the node went, they fired.
    */
   private end(givenUp: boolean): boolean {
     if (this.ended) return false;

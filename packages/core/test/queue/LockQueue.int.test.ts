@@ -14,6 +14,7 @@ import { expireSession, sharedServer, uniqueRoot } from '../session/support.js';
 
 const OP_CREATE2 = 15;
 const OP_GET_DATA = 4;
+const OP_EXISTS = 3;
 const OP_GET_CHILDREN2 = 12;
 const root = uniqueRoot('engine');
 let server: ReturnType<typeof sharedServer>;
@@ -37,7 +38,7 @@ const enterExclusive = (queue: LockQueue, options: { timeoutMs?: number; signal?
   queue.enter({ kind: 'lock-', rule: exclusiveRule, ...options });
 
 describe('LockQueue', () => {
-  it('enqueues uncontended in one round trip: create and listing reach the server before any reply', async () => {
+  it('enqueues uncontended in one round trip: create and listing reach the server before any reply; the watch on our own node follows unawaited', async () => {
     const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
     const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
     try {
@@ -45,9 +46,11 @@ describe('LockQueue', () => {
       await via.mkdirp(queue.path); // parents exist: the steady state of a lock path
       const mark = proxy.frames.length;
       const seat = await enterExclusive(queue);
-      const frames = proxy.frames.slice(mark).filter((f) => f.xid === undefined || f.xid >= 0);
+      await via.exists(queue.path); // a request behind everything the acquisition sent
+      const frames = proxy.frames.slice(mark).filter((f) => (f.xid === undefined || f.xid >= 0) && f.type !== OP_EXISTS);
       const requests = frames.filter((f) => f.direction === 'request');
-      expect(requests.map((f) => f.type)).toEqual([OP_CREATE2, 12]);
+      // The third is the child watch on our own node (OwnNodeWatch), sent on the create's reply.
+      expect(requests.map((f) => f.type)).toEqual([OP_CREATE2, OP_GET_CHILDREN2, OP_GET_CHILDREN2]);
       const firstReply = frames.findIndex((f) => f.direction === 'reply');
       expect(frames.slice(0, firstReply).filter((f) => f.direction === 'request')).toHaveLength(2);
       expect(seat.fencingToken).toBeGreaterThan(0n);
@@ -58,7 +61,7 @@ describe('LockQueue', () => {
     }
   });
 
-  it('a holder hands over to the waiter of its own session as its delete is sent, before the server answers', async () => {
+  it('a waiter of the holder\'s own session takes the lock from the server\'s deletion event, not when the holder\'s delete is sent', async () => {
     const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
     const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
     try {
@@ -66,16 +69,20 @@ describe('LockQueue', () => {
       const queue = new LockQueue(via, path);
       const holder = await enterExclusive(queue);
       const waiter = enterExclusive(queue);
-      // Parked: its listing is in and its watch on the holder's node is set.
-      await pollUntil(() => via.diagnostics.watchers >= 1, 5000, 'the waiter to watch the holder');
+      let waiterHeld = false;
+      void waiter.then(() => (waiterHeld = true));
+      // Parked: its own node and the holder's node are watched.
+      await pollUntil(() => via.diagnostics.watchers >= 3, 5000, 'the waiter to watch the holder');
       // Nothing passes the proxy now: neither the delete nor any reply or watch event.
       void proxy.blackhole();
       const leaving = queue.leave(holder);
-      const seat = await waiter;
-      // The server has not seen the delete yet.
-      expect(new Set(await children(path))).toEqual(new Set([holder.name, seat.name]));
+      // Had the holder handed over as it sent its delete (a shortcut we dropped: the server may have
+      // deleted the waiter's node first), the waiter would hold by now.
+      for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(waiterHeld).toBe(false);
       proxy.heal();
       await leaving;
+      const seat = await waiter;
       expect(await children(path)).toEqual([seat.name]);
       await queue.leave(seat);
       expect(await children(path)).toEqual([]);
@@ -95,7 +102,8 @@ describe('LockQueue', () => {
     await untilChildCount(observer, path, 2, 5000);
     const waiter = enterExclusive(queue, { timeoutMs: 60_000 });
     await untilChildCount(observer, path, 3, 5000);
-    await pollUntil(() => session.diagnostics.watchers >= 2, 5000, 'both waiters to watch');
+    // Each waiter watches its own node and its predecessor, the holder its own node.
+    await pollUntil(() => session.diagnostics.watchers >= 5, 5000, 'both waiters to watch');
     controller.abort();
     await expect(quitter).rejects.toMatchObject({ code: 'ABORTED' });
     // The waiter's predecessor is gone, but the holder still holds: the waiter must not.
@@ -128,20 +136,26 @@ describe('LockQueue', () => {
       await untilChildCount(observer, path, 2, 5000);
       const thirdSeat = enterExclusive(new LockQueue(third, path));
       await untilChildCount(observer, path, 3, 5000);
-      await pollUntil(() => third.diagnostics.watchers >= 1, 5000, 'the third to watch the second');
+      // Its own node, and the second's node (a data watch and a child watch).
+      await pollUntil(() => third.diagnostics.watchers >= 3, 5000, 'the third to watch the second');
       const mark = proxy.frames.length;
       await new LockQueue(session, path).leave(first);
       const held = await secondSeat;
       // Granted after waiting, with another process's node behind: it touches its node.
       await pollUntil(async () => (await observer.exists(held.path))?.version === 1, 5000, 'the announcement');
+      // The third reads the announcement to check who wrote it; a release before that read reaches
+      // the server would make it list again (safe, one round trip more).
+      await pollUntil(() => proxy.requestTypesSince(mark).includes(OP_GET_DATA), 5000, "the third's read of the announcement");
+      await third.exists(path); // its reply came before this one
       await secondQueue.leave(held);
       const last = await thirdSeat;
       const requests = proxy.requestTypesSince(mark);
-      // The announcement reached the third as a data change, and the second's going through the
-      // child watch the third set next to its data watch: between the release and its grant it
-      // neither listed again nor set a watch again.
+      // The announcement reached the third as a data change, which it read once to check that the
+      // second's own session wrote it, and the second's going through the child watch the third
+      // set next to its data watch: between the release and its grant it neither listed again nor
+      // set a watch again.
       expect(requests).not.toContain(OP_GET_CHILDREN2);
-      expect(requests).not.toContain(OP_GET_DATA);
+      expect(requests.filter((type) => type === OP_GET_DATA)).toHaveLength(1);
       await new LockQueue(third, path).leave(last);
       expect(await children(path)).toEqual([]);
     } finally {
@@ -168,12 +182,13 @@ describe('LockQueue', () => {
       const mark = proxy.frames.length;
       const last = new LockQueue(waiterSession, path).enter({ kind: 'lock-', rule });
       await untilChildCount(observer, path, 3, 5000);
-      await pollUntil(() => waiterSession.diagnostics.watchers >= 1, 5000, 'the last to watch the middle');
+      await pollUntil(() => waiterSession.diagnostics.watchers >= 2, 5000, 'the last to watch the middle');
       // Twenty round trips of its session: a waiter listing in a loop would list about as often.
       for (let i = 0; i < 20; i++) await waiterSession.exists(path);
       const listings = proxy.requestTypesSince(mark).filter((type) => type === OP_GET_CHILDREN2);
-      // The create's listing, and one more for the version found at once; then it waits.
-      expect(listings).toHaveLength(2);
+      // The create's listing, the watch on its own node, and one more listing for the version found
+      // at once; then it waits.
+      expect(listings).toHaveLength(3);
       await queue.leave(holder);
       const middleSeat = await middle;
       await queue.leave(middleSeat);
@@ -197,7 +212,8 @@ describe('LockQueue', () => {
       await expect(enterExclusive(waiting, { timeoutMs: 300 })).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
       const controller = new AbortController();
       const aborted = enterExclusive(waiting, { signal: controller.signal });
-      await pollUntil(() => waiter.diagnostics.watchKeys >= 2, 5000, 'the second wait to watch');
+      // Its own node (a child watch), the holder's (a data watch and a child watch).
+      await pollUntil(() => waiter.diagnostics.watchKeys >= 3, 5000, 'the second wait to watch');
       controller.abort();
       await expect(aborted).rejects.toMatchObject({ code: 'ABORTED' });
       await waiter.exists(root); // the removals were sent before this request

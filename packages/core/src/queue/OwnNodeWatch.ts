@@ -1,0 +1,136 @@
+import { isZkError, NodeDeletedError } from '../errors.js';
+import type { ZkSession } from '../session/ZkSession.js';
+import type { WatchEvent, Watcher } from '../session/types.js';
+import { onSuspended } from '../watch/suspensions.js';
+import { isRevocationRequest } from './revocation.js';
+
+/** Where an {@link OwnNodeWatch} reports. */
+export interface OwnNodeSink {
+  /** Our node is gone, and we did not delete it (an operator, an admin script, a `deleteall`). */
+  ownNodeGone(error: NodeDeletedError): void;
+  /** Someone wrote Curator's revocation marker to our node: they ask us to release. */
+  revocationRequested(): void;
+}
+
+/**
+ * What we know of our own queue node: `present` (a watch on it is set and nothing we have read since
+ * says it went), `gone`, or `unknown` (no watch yet, or the connection dropped since: after a
+ * reconnection the server replays deletions in no particular order, so an event read then says
+ * nothing about which node went first).
+ */
+export type OwnNodeState = 'unknown' | 'present' | 'gone';
+
+/**
+ * Watches our own queue node from the moment it is seated until we leave (docs/architecture.md,
+ * "A grant requires our node"). While we wait, no shortcut may grant the lock unless the node is
+ * `present`: the server tells one session's events and replies in the order it applied them, and
+ * this watch was set before the one on the node we wait for, so a deletion of our node that came
+ * first has been read (and this state says `gone`) before the event that would grant. While we
+ * hold, the node's deletion by anyone else is how the holder learns it lost the lock.
+ *
+ * The watch is a *child* watch (getChildren on the node itself): ZooKeeper fires it when the node is
+ * deleted but not when its data changes, so our own announcement (a write to our node) costs us no
+ * notification. A data watch is added only when the caller listens for revocation requests.
+ */
+export class OwnNodeWatch {
+  private current: OwnNodeState = 'unknown';
+  private arming = false;
+  private ended = false;
+  private readonly watcher: Watcher;
+  private dataWatcher: Watcher | undefined;
+  private unsubscribe: (() => void) | undefined;
+  /** We hold: revocation requests are told at once (before, they wait for the grant). */
+  private holding = false;
+  /** A revocation request seen while we waited: told at the grant. */
+  private revocationPending = false;
+
+  constructor(
+    private readonly session: ZkSession,
+    readonly path: string,
+    private sink: OwnNodeSink,
+    /** Also watch the node's data for Curator's revocation marker. */
+    private readonly revocable: boolean,
+  ) {
+    this.watcher = (event: WatchEvent) => {
+      if (event.type === 'deleted') this.gone();
+    };
+  }
+
+  get state(): OwnNodeState {
+    return this.current;
+  }
+
+  /**
+   * Sets the deletion watch (and the revocation watch) unless it is set or on its way; while we
+   * wait, a lost connection makes the state `unknown` again (see {@link OwnNodeState}).
+   */
+  arm(): void {
+    if (this.ended || this.current !== 'unknown' || this.arming) return;
+    this.unsubscribe ??= onSuspended(this.session, () => {
+      if (this.current === 'present') this.current = 'unknown';
+    });
+    this.arming = true;
+    this.session.getChildren(this.path, this.watcher).then(
+      () => {
+        this.arming = false;
+        if (this.ended) this.session.unwatch(this.path, this.watcher);
+        else if (this.current === 'unknown') this.current = 'present';
+      },
+      (err: unknown) => {
+        this.arming = false;
+        // Gone before the watch was set. Other failures (connection loss) leave it `unknown`: the
+        // next fresh listing arms it again, and no shortcut grants meanwhile.
+        if (isZkError(err, 'NO_NODE')) this.gone();
+      },
+    );
+    if (this.revocable && this.dataWatcher === undefined) this.watchData();
+  }
+
+  /** We hold now: suspensions no longer matter (the node's deletion is still told). */
+  held(sink: OwnNodeSink): void {
+    this.sink = sink;
+    this.holding = true;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    if (this.revocationPending) {
+      this.revocationPending = false;
+      sink.revocationRequested();
+    }
+  }
+
+  /** We leave (or gave up): nothing more is told. The node's own deletion fires the watch locally. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.session.unwatch(this.path, this.watcher);
+    if (this.dataWatcher !== undefined) this.session.removeWatches(this.path, this.dataWatcher);
+  }
+
+  private gone(): void {
+    if (this.ended || this.current === 'gone') return;
+    this.current = 'gone';
+    const name = this.path.slice(this.path.lastIndexOf('/') + 1);
+    this.sink.ownNodeGone(
+      new NodeDeletedError(`our lock node ${name} was deleted by someone else: the lock is not ours`, { op: 'watch', path: this.path }),
+    );
+  }
+
+  /** Reads our node's data with a watch; a revocation marker asks us to release. */
+  private watchData(): void {
+    const watcher: Watcher = (event) => {
+      if (!this.ended && event.type === 'dataChanged' && this.dataWatcher === watcher) this.watchData();
+    };
+    this.dataWatcher = watcher;
+    this.session.getData(this.path, watcher).then(
+      ({ data }) => {
+        if (this.ended || this.dataWatcher !== watcher || !isRevocationRequest(data)) return;
+        if (this.current === 'gone') return;
+        if (this.holding) this.sink.revocationRequested();
+        else this.revocationPending = true;
+      },
+      () => undefined, // gone (the child watch tells), or the connection: the wire client sets it again
+    );
+  }
+}

@@ -1,0 +1,25 @@
+import type { ZkSession } from '../session/ZkSession.js';
+
+/**
+ * Curator's revocation protocol (its `Revoker`): whoever wants a lock holder to let go writes this
+ * marker as the data of the holder's node; a holder that listens for it (Curator's
+ * `makeRevocable`, our `acquire({ onRevoke })`) is asked to release. It is a request, never a
+ * forced release: only the holder deletes its node.
+ */
+export const REVOCATION_MARKER = '__REVOKE__';
+
+const MARKER_BYTES = Buffer.from(REVOCATION_MARKER, 'utf8');
+
+/** Whether `data` is Curator's revocation marker. */
+export function isRevocationRequest(data: Uint8Array | null | undefined): boolean {
+  return data != null && MARKER_BYTES.equals(data);
+}
+
+/**
+ * Asks the holder of the lock node at `nodePath` to release it, the way Curator's
+ * `Revoker.attemptRevoke` does (works for Java holders that made their lock revocable too).
+ * Rejects with `NO_NODE` when the node is gone already.
+ */
+export async function requestRevocation(session: ZkSession, nodePath: string): Promise<void> {
+  await session.setData(nodePath, MARKER_BYTES);
+}
