@@ -12,6 +12,7 @@ export { listAndWatchChildren } from './watch/waitForChildrenChange.js';
 export { exclusiveRule, MAX_ANY_OF_WATCHES, type Decision, type OrderingRule } from './queue/OrderingRule.js';
 export { LockQueue, type EnterOptions } from './queue/LockQueue.js';
 export type { QueueSeat } from './queue/QueueSeat.js';
+export { REVOCATION_MARKER, isRevocationRequest, requestRevocation } from './queue/revocation.js';
 export { keepPlaceAfterLeaving } from './queue/localSeats.js';
 export { StopSignal } from './queue/stopSignal.js';
 export { AcquireOptionsSchema, parseAcquireOptions, type AcquireOptions } from './queue/acquireOptions.js';
