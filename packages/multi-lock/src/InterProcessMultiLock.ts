@@ -8,6 +8,7 @@ import {
   NotOwnerError,
   parseAcquireOptions,
   parseOptions,
+  SessionClosedError,
   SessionLostError,
   type AcquireOptions,
   type LockEvents,
@@ -231,6 +232,10 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
     const lost = held.find((handle) => handle.signal.aborted);
     if (lost === undefined) return;
     const waiting = next === undefined ? '' : ` while acquiring ${next.path}`;
+    // A member's signal aborted by close() is not a loss: report it as the close it was.
+    if (isZkError(lost.signal.reason, 'SESSION_CLOSED')) {
+      throw new SessionClosedError(`${NAME}.acquire: the ZkSession of ${lost.path} was closed${waiting}`, { cause: lost.signal.reason, path: lost.path });
+    }
     throw new SessionLostError(`${NAME}.acquire: lost ${lost.path}${waiting}`, { cause: lost.signal.reason ?? cause, path: lost.path });
   }
 
