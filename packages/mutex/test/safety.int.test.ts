@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ZkSession, type LockHandle } from '@zk-recipes/core';
-import { InterProcessMutex } from '@zk-recipes/mutex';
+import { InterProcessMutex, InterProcessSemaphoreMutex } from '@zk-recipes/mutex';
 import { testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import {
   brief,
@@ -207,6 +207,49 @@ describe('InterProcessMutex safety: the holder is told when its node is deleted'
       lost: ['NODE_DELETED'],
     });
     const granted = await within(b.acquisition.settled, BOUND_MS, 'B to acquire');
+    expect(brief(granted)).toEqual({ state: 'resolved' });
+    await expect(held.release()).resolves.toBeUndefined();
+    if (granted.state === 'resolved') await granted.value.release();
+  });
+});
+
+describe('InterProcessSemaphoreMutex (not re-entrant, same engine) safety', () => {
+  it('another session: the operator deletes the waiter B, then the holder H: B rejects with NODE_DELETED, a later C is the only holder', async () => {
+    const path = `${root}/semaphore-mutex-waiter`;
+    const [sH, sB, sC, sOp] = await Promise.all([connect(), connect(), connect(), connect()]);
+    const operator = new Operator(sOp);
+    const held = await new InterProcessSemaphoreMutex(sH, path).acquire();
+    const acquisition = track(new InterProcessSemaphoreMutex(sB, path).acquire());
+    const bNode = (await untilQueue(sOp, path, 2))[1]!;
+    await settledInWait(sB);
+
+    await operator.deleteNode(bNode);
+    await operator.deleteNode(held.path);
+
+    expect(brief(await within(acquisition.settled, BOUND_MS, 'B to settle'))).toEqual({ state: 'rejected', code: 'NODE_DELETED', path: bNode, typed: true });
+    const c = await within(new InterProcessSemaphoreMutex(sC, path).acquire(), BOUND_MS, 'C to acquire');
+    await caughtUp(sH);
+    expect(signalState(held.signal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
+    await c.release();
+  });
+
+  it("the operator deletes H's node: H's signal aborts with NODE_DELETED and `lost` is emitted; the waiter B then acquires", async () => {
+    const path = `${root}/semaphore-mutex-holder`;
+    const [sH, sB, sOp] = await Promise.all([connect(), connect(), connect()]);
+    const operator = new Operator(sOp);
+    const mutex = new InterProcessSemaphoreMutex(sH, path);
+    const lost: Error[] = [];
+    mutex.on('lost', (reason) => lost.push(reason));
+    const held = await mutex.acquire();
+    const acquisition = track(new InterProcessSemaphoreMutex(sB, path).acquire());
+    await untilQueue(sOp, path, 2);
+    await settledInWait(sB);
+
+    await operator.deleteNode(held.path);
+    await caughtUp(sH);
+
+    expect({ signal: signalState(held.signal), lost: lost.map(codeOf) }).toEqual({ signal: { aborted: true, code: 'NODE_DELETED' }, lost: ['NODE_DELETED'] });
+    const granted = await within(acquisition.settled, BOUND_MS, 'B to acquire');
     expect(brief(granted)).toEqual({ state: 'resolved' });
     await expect(held.release()).resolves.toBeUndefined();
     if (granted.state === 'resolved') await granted.value.release();
