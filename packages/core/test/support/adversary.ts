@@ -21,12 +21,17 @@ export interface Tracked<T> {
 
 /** Starts tracking `promise` (its rejection is handled: no unhandled-rejection noise). */
 export function track<T>(promise: Promise<T>): Tracked<T> {
-  const tracked: { outcome: Outcome<T>; settled: Promise<Outcome<T>> } = { outcome: { state: 'pending' }, settled: undefined as never };
-  tracked.settled = promise.then(
-    (value) => (tracked.outcome = { state: 'resolved', value }),
-    (reason: unknown) => (tracked.outcome = { state: 'rejected', reason }),
+  let outcome: Outcome<T> = { state: 'pending' };
+  const settled = promise.then(
+    (value) => (outcome = { state: 'resolved', value }),
+    (reason: unknown) => (outcome = { state: 'rejected', reason }),
   );
-  return tracked;
+  return {
+    get outcome() {
+      return outcome;
+    },
+    settled,
+  };
 }
 
 /** The error code of `reason`, if it has one. */
