@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.curator.RetryPolicy;
@@ -18,8 +19,10 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.curator.framework.recipes.locks.Revoker;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.retry.RetryOneTime;
+import org.apache.zookeeper.data.Stat;
 
 /**
  * The Apache Curator side of zk-recipes' interop tests and benchmarks: one process, one Curator
@@ -38,6 +41,8 @@ import org.apache.curator.retry.RetryOneTime;
  *   bench-uncontended  connect lockPath n
  *   many-waiters       connect lockPath n
  *   names              connect basePath
+ *   mutex-revocable    connect lockPath   (makeRevocable, acquire, print held + our node, release when asked)
+ *   revoke             connect nodePath   (Revoker.attemptRevoke: ask that node's holder to release)
  * flags: --session-timeout-ms N (10000)  --connection-timeout-ms N (15000)
  *        --retry exponential|one-time (exponential: base 100 ms, 3 retries)
  *        --warmup N (bench-uncontended, 200)  --start-at epochMs  --wait-go (read "go" on stdin)
@@ -153,7 +158,8 @@ public final class CuratorWorker {
                     "epochMs", System.currentTimeMillis()));
             return;
         }
-        if (!List.of("mutex", "rw-read", "rw-write", "semaphore", "bench-uncontended", "many-waiters", "names")
+        if (!List.of("mutex", "rw-read", "rw-write", "semaphore", "bench-uncontended", "many-waiters", "names",
+                "mutex-revocable", "revoke")
                 .contains(mode)) {
             throw new UsageError("unknown mode " + mode);
         }
@@ -183,6 +189,13 @@ public final class CuratorWorker {
                     break;
                 case "names":
                     NodeNames.report(client, o.arg(2, "basePath"));
+                    break;
+                case "mutex-revocable":
+                    revocableMutex(client, o.arg(2, "lockPath"));
+                    break;
+                case "revoke":
+                    Revoker.attemptRevoke(client, o.arg(2, "nodePath"));
+                    emit(line("type", "revoked", "worker", WORKER, "node", o.arg(2, "nodePath")));
                     break;
                 default:
                     throw new UsageError("unknown mode " + mode);
@@ -259,6 +272,36 @@ public final class CuratorWorker {
             emitSection("lease", i, start, end);
         }
         emitDone(iterations, began);
+    }
+
+    /**
+     * Curator's revocation protocol, holder side: the mutex is made revocable before it is acquired
+     * (so a request written while we wait is seen too), prints {@code held} with our node's path
+     * (what a revoker needs), and releases once asked. The listener runs on Curator's event thread,
+     * which does not own the lock; it only wakes this thread, which does.
+     */
+    private static void revocableMutex(CuratorFramework client, String lockPath) throws Exception {
+        InterProcessMutex lock = new InterProcessMutex(client, lockPath);
+        CountDownLatch asked = new CountDownLatch(1);
+        lock.makeRevocable(forLock -> {
+            emit(line("type", "revoke-requested", "worker", WORKER, "nanoTime", Long.toString(System.nanoTime())));
+            asked.countDown();
+        });
+        lock.acquire();
+        emit(line("type", "held", "worker", WORKER, "node", ownNode(client, lock), "nanoTime", Long.toString(System.nanoTime())));
+        asked.await();
+        lock.release();
+        emit(line("type", "released", "worker", WORKER, "nanoTime", Long.toString(System.nanoTime())));
+    }
+
+    /** Our node among the lock's participants: the one whose ephemeral owner is our session. */
+    private static String ownNode(CuratorFramework client, InterProcessMutex lock) throws Exception {
+        long session = client.getZookeeperClient().getZooKeeper().getSessionId();
+        for (String node : lock.getParticipantNodes()) {
+            Stat stat = client.checkExists().forPath(node);
+            if (stat != null && stat.getEphemeralOwner() == session) return node;
+        }
+        throw new IllegalStateException("no participant node of session 0x" + Long.toHexString(session));
     }
 
     private static void hold(int holdMs) throws InterruptedException {
