@@ -134,8 +134,7 @@ export class LivenessWatchdog {
   private schedule(input: WatchdogInput): void {
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      const first = this.sample();
-      const verdict = judge(first);
+      const verdict = judge(this.sample());
       if (verdict === 'ok' || verdict === 'ping') {
         if (verdict === 'ping') this.act(verdict);
         if (this.running) this.schedule(this.sample());
@@ -145,8 +144,7 @@ export class LivenessWatchdog {
       // may be sitting unread. Judge again after the poll phase so they count before we act.
       setImmediate(() => {
         if (!this.running) return;
-        const again = this.sample();
-        const final = judge(again);
+        const final = judge(this.sample());
         if (final !== 'ok') this.act(final);
         if (this.running) this.schedule(this.sample());
       });
