@@ -12,6 +12,7 @@ import {
   type QueueSeat,
   type ZkSession,
 } from '@zk-recipes/core';
+import { EventEmitter } from 'eventemitter3';
 import { z } from 'zod';
 import { LEASE_KIND, leaseKind, weightOfKind } from './leaseKinds.js';
 import { LeaseNode, type Lease } from './Lease.js';
@@ -33,6 +34,17 @@ interface Wait {
   signal: AbortSignal | undefined;
   /** Fail instead of waiting (timeout 0: "only if free now"). */
   now: boolean;
+  /** Told when someone writes Curator's revocation marker to a lease node of this acquisition. */
+  onRevoke: (() => void) | undefined;
+}
+
+/** Events of an {@link InterProcessSemaphore}. */
+export interface SemaphoreEvents {
+  /**
+   * Leases held through this object are gone: their ZooKeeper session was lost, or someone else
+   * deleted their node (`NODE_DELETED`). The leases' `signal` aborted with `reason` first.
+   */
+  lost: (reason: Error, leasePath: string) => void;
 }
 
 /**
@@ -47,7 +59,7 @@ interface Wait {
  * `curator`: Curator's
  * InterProcessSemaphoreV2 layout and protocol, to share a semaphore with Java services.
  */
-export class InterProcessSemaphore {
+export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   /** The semaphore's path. */
   readonly path: string;
   readonly layout: SemaphoreLayout;
@@ -65,6 +77,7 @@ export class InterProcessSemaphore {
     path: string,
     options: SemaphoreOptions,
   ) {
+    super();
     this.path = validatePath(path, 'semaphore path');
     const parsed = parseOptions(SemaphoreOptionsSchema, options, 'InterProcessSemaphore');
     this.layout = parsed.layout;
@@ -177,6 +190,7 @@ export class InterProcessSemaphore {
       data: this.data,
       timeoutMs: remaining(wait),
       signal: wait.signal,
+      onRevoke: wait.onRevoke,
       onRecheck: this.recheckSubscription(),
     });
     return this.leaseNode(this.leases, seat, quantity).leases(quantity);
@@ -206,6 +220,7 @@ export class InterProcessSemaphore {
             data: this.data,
             timeoutMs: remaining(wait),
             signal: wait.signal,
+            onRevoke: wait.onRevoke,
             onRecheck: this.recheckSubscription(),
           }),
         );
@@ -239,7 +254,15 @@ export class InterProcessSemaphore {
    * of a node adopted after a lost create reply.
    */
   private leaseNode(queue: LockQueue, seat: QueueSeat, weight: number): LeaseNode {
-    return new LeaseNode(seat.path, seat.fencingToken, this.data, seat.signal, weight, () => queue.leave(seat));
+    const onLost = (): void => {
+      const reason: unknown = seat.signal.reason;
+      this.emit('lost', reason instanceof Error ? reason : new Error(String(reason)), seat.path);
+    };
+    seat.signal.addEventListener('abort', onLost, { once: true });
+    return new LeaseNode(seat.path, seat.fencingToken, this.data, seat.signal, weight, () => {
+      seat.signal.removeEventListener('abort', onLost);
+      return queue.leave(seat);
+    });
   }
 }
 
@@ -249,6 +272,7 @@ function toWait(options: AcquireOptions, tryOnly: boolean): Wait {
     deadline: timeoutMs === undefined ? undefined : Date.now() + timeoutMs,
     signal: options.signal,
     now: timeoutMs === 0,
+    onRevoke: options.onRevoke,
   };
 }
 

@@ -1,8 +1,7 @@
 /**
  * Safety of InterProcessSemaphore under an adversary (issue 13): an operator deletes lease nodes.
  * Never more leases than `maxLeases`; a waiter whose node is gone is refused with NODE_DELETED; a
- * holder whose lease node is gone is told (the lease's signal aborts; InterProcessSemaphore has no
- * events, so there is no `lost` to check).
+ * holder whose lease node is gone is told (the lease's signal aborts and the semaphore emits `lost`).
  *
  * Both layouts: `queue` (the lease queue at the semaphore's path) and `curator` (Curator's
  * InterProcessSemaphoreV2: an internal lock at `<path>/locks`, lease nodes at `<path>/leases`).
@@ -82,13 +81,17 @@ for (const layout of ['queue', 'curator'] as const) {
       const path = freshPath(`${layout}-holder-told`);
       const [sH, sB, sOp] = await Promise.all([connect(), connect(), connect()]);
       const operator = new Operator(sOp);
-      const held = await semaphoreOf(sH, path, layout).acquire();
+      const semaphore = semaphoreOf(sH, path, layout);
+      const lost: Array<{ code: unknown; leasePath: string }> = [];
+      semaphore.on('lost', (reason, leasePath) => lost.push({ code: (reason as { code?: unknown }).code, leasePath }));
+      const held = await semaphore.acquire();
       const b = await enqueueWaiter(sB, sOp, path, layout, 2);
 
       await operator.deleteNode(held.path);
       await caughtUp(sH); // H has been sent the deletion before this reply
 
       expect(signalState(held.signal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
+      expect(lost).toEqual([{ code: 'NODE_DELETED', leasePath: held.path }]);
       const granted = await within(b.acquisition.settled, BOUND_MS, 'B to acquire');
       expect(brief(granted)).toEqual({ state: 'resolved' });
       await expect(held.release()).resolves.toBeUndefined();
