@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '../../src/session/index.js';
 import { SessionLostError } from '../../src/errors.js';
+import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { nextEvent, pollUntil, sharedServer, uniqueRoot } from './support.js';
 
 let observer: ZkSession;
@@ -72,8 +73,10 @@ describe('the session clock', () => {
     expect(s.stillAlive()).toBe(false);
   });
 
-  it('a stall between our deadline and the server expiry: stillAlive() declares lost and CLOSE_SESSION ends the session at once', async () => {
-    const s = await ZkSession.connect({ connectString: connectString(), sessionTimeoutMs: 4000 });
+  it('a stall between our deadline and the server expiry: stillAlive() declares lost and CLOSE_SESSION ends the session at once; nothing else of it is written', async () => {
+    const server = sharedServer();
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const s = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
     try {
       const timeout = s.negotiatedSessionTimeoutMs;
       const eph = await s.create(`${root}/close-on-lost-`, null, { mode: 'ephemeral_sequential' });
@@ -87,14 +90,21 @@ describe('the session clock', () => {
       const { lastAnsweredSentAt, lostDeadline, marginMs } = s.livenessClock;
       expect(lostDeadline).toBe(lastAnsweredSentAt + timeout - marginMs);
       // Past our deadline, well before the earliest moment the server can expire the session.
+      const mark = proxy.frames.length;
+      const oldConnection = proxy.frames.at(-1)!.connection;
       stallUntil(lostDeadline + 20);
       expect(s.stillAlive()).toBe(false);
       const deletedAt = await gone;
       // The server cannot have expired the session before lastAnsweredSentAt + timeout (it last
       // heard from us no earlier than that send): the node went because we closed the session.
       expect(deletedAt).toBeLessThan(lastAnsweredSentAt + timeout);
+      // The lost session's connection carried nothing after the stall but CLOSE_SESSION (-11).
+      await nextEvent(s, 'connected');
+      const after = proxy.frames.slice(mark).filter((f) => f.connection === oldConnection && f.direction === 'request');
+      expect(after.map((f) => f.type)).toEqual([-11]);
     } finally {
       await s.close();
+      await proxy.close();
     }
   });
 
