@@ -94,7 +94,7 @@ export class OwnNodeWatch {
     this.unsubscribe = undefined;
     if (this.revocationPending) {
       this.revocationPending = false;
-      sink.revocationRequested();
+      this.tellRevocation();
     }
   }
 
@@ -117,6 +117,25 @@ export class OwnNodeWatch {
     );
   }
 
+  /**
+   * Tells the holder it is asked to release, in a later turn: a request seen while we waited is
+   * told at the grant, before the code awaiting `acquire()` has its handle (it could not release
+   * yet), and a callback that throws must not break the grant (it would never settle) nor escape
+   * as an unhandled rejection: it is the session's `error` event. Not told once we left.
+   */
+  private tellRevocation(): void {
+    setImmediate(() => {
+      if (this.ended || this.current === 'gone') return;
+      try {
+        this.sink.revocationRequested();
+      } catch (err) {
+        const error = err instanceof Error ? err : new Error(String(err));
+        if (this.session.listenerCount('error') > 0) this.session.emit('error', error);
+        else process.emitWarning(`onRevoke threw and the ZkSession has no 'error' listener: ${String(err)}`);
+      }
+    });
+  }
+
   /** Reads our node's data with a watch; a revocation marker asks us to release. */
   private watchData(): void {
     const watcher: Watcher = (event) => {
@@ -127,7 +146,7 @@ export class OwnNodeWatch {
       ({ data }) => {
         if (this.ended || this.dataWatcher !== watcher || !isRevocationRequest(data)) return;
         if (this.current === 'gone') return;
-        if (this.holding) this.sink.revocationRequested();
+        if (this.holding) this.tellRevocation();
         else this.revocationPending = true;
       },
       () => undefined, // gone (the child watch tells), or the connection: the wire client sets it again

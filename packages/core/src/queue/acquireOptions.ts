@@ -10,8 +10,10 @@ export const AcquireOptionsSchema = z
     signal: z.instanceof(AbortSignal).optional(),
     /**
      * Called when someone asks the holder to release: Curator's revocation protocol (`__REVOKE__`
-     * written to our node, e.g. by Curator's `Revoker` or `requestRevocation()`). A request made while
-     * we wait is told as soon as we hold. Releasing is up to you; nothing is released for you.
+     * written to our node, e.g. by Curator's `Revoker` or `requestRevocation()`). Called in a later turn
+     * than the grant, so the code after `await acquire()` has its handle; a request made while we
+     * wait is told once, just after `acquire()` resolved. Releasing is up to you (through the
+     * handle); nothing is released for you. If it throws, the error is the session's `error` event.
      */
     onRevoke: z.custom<() => void>((value) => typeof value === 'function', 'onRevoke must be a function').optional(),
   })
