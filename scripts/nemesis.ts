@@ -10,6 +10,8 @@
  *
  * Options: --seed S (default random) --minutes M (default 5) --round-minutes R (default 2)
  * --workers N (default 4) --session-ms T (default 3000) --kinds k1,k2 (default all) --quiet
+ * --recipe mutex | semaphore:<k> (at most k holders) | rwlock (readers and writers, 3:1) | all
+ * (default mutex; `all` takes them in turn, one per round).
  */
 import { fileURLToPath } from 'node:url';
 import {
@@ -25,7 +27,7 @@ import {
 } from '@zk-recipes/testing';
 
 function usage(message: string): never {
-  process.stderr.write(`nemesis: ${message}\nusage: npm run test:nemesis -- [--seed S] [--minutes M] [--round-minutes R] [--workers N] [--session-ms T] [--kinds k1,k2] [--quiet]\n`);
+  process.stderr.write(`nemesis: ${message}\nusage: npm run test:nemesis -- [--seed S] [--minutes M] [--round-minutes R] [--workers N] [--session-ms T] [--kinds k1,k2] [--recipe mutex|semaphore:<k>|rwlock|all] [--quiet]\n`);
   process.exit(2);
 }
 
@@ -50,10 +52,14 @@ const sessionTimeoutMs = Math.trunc(num('session-ms', 3000));
 const kinds = args.has('kinds') ? (args.get('kinds')!.split(',') as FaultKind[]) : undefined;
 for (const k of kinds ?? []) if (!(FAULT_KINDS as readonly string[]).includes(k)) usage(`unknown fault kind ${k}; known: ${FAULT_KINDS.join(', ')}`);
 const quiet = args.has('quiet');
-const workerScript = fileURLToPath(new URL('../packages/mutex/test/workers/nemesisWorker.ts', import.meta.url));
+const workerScript = fileURLToPath(new URL('./nemesis-worker.ts', import.meta.url));
+const recipeArg = args.get('recipe') ?? 'mutex';
+const recipes = recipeArg === 'all' ? ['mutex', 'semaphore:2', 'rwlock'] : [recipeArg];
+for (const r of recipes) if (!/^(mutex|rwlock|semaphore:[1-9]\d*)$/.test(r)) usage(`unknown recipe ${r}`);
+const maxConcurrentOf = (recipe: string): number => (recipe.startsWith('semaphore:') ? Number(recipe.slice('semaphore:'.length)) : 1);
 
 const external = process.env['ZK_CONNECT'];
-process.stdout.write(`nemesis: seed ${seed}, ${minutes} min in rounds of ${roundMinutes} min, ${workers} processes, session ${sessionTimeoutMs} ms, ${external ? `ZK_CONNECT=${external} (no leader failures)` : 'a 3-server ensemble'}\n`);
+process.stdout.write(`nemesis: ${recipes.join(', ')}; seed ${seed}, ${minutes} min in rounds of ${roundMinutes} min, ${workers} processes, session ${sessionTimeoutMs} ms, ${external ? `ZK_CONNECT=${external} (no leader failures)` : 'a 3-server ensemble'}\n`);
 const cluster = external ? undefined : await TestingCluster.start({ size: 3 });
 const connectString = external ?? cluster!.connectString;
 
@@ -67,12 +73,15 @@ try {
   const rounds = Math.max(1, Math.round(minutes / roundMinutes));
   for (let round = 0; round < rounds && !interrupted; round++) {
     const roundSeed = seed + round;
+    const recipe = recipes[round % recipes.length]!;
     const result = await runNemesis({
       seed: roundSeed,
       faultMs: Math.round(roundMinutes * 60_000),
       workers,
       sessionTimeoutMs,
       workerScript,
+      workerArgs: [recipe],
+      maxConcurrent: maxConcurrentOf(recipe),
       lockPath: `${uniqueRoot('nemesis')}/lock`,
       connectString,
       ...(cluster ? { cluster } : {}),
@@ -80,9 +89,9 @@ try {
       log: quiet ? undefined : (line) => process.stdout.write(`  ${line}\n`),
     });
     results.push(result);
-    process.stdout.write(`\nround ${round + 1}/${rounds}: ${describeNemesis(result)}\n`);
+    process.stdout.write(`\nround ${round + 1}/${rounds} (${recipe}): ${describeNemesis(result)}\n`);
     if (result.overlaps.length > 0 || result.problems.length > 0) {
-      process.stdout.write(`FAILED: seed ${roundSeed}; replay with: npm run test:nemesis -- --seed ${roundSeed} --minutes ${roundMinutes}\n`);
+      process.stdout.write(`FAILED: ${recipe} seed ${roundSeed}; replay with: npm run test:nemesis -- --recipe ${recipe} --seed ${roundSeed} --minutes ${roundMinutes}\n`);
     }
   }
 } finally {

@@ -84,3 +84,24 @@ describe('checkHolds', () => {
     expect(checkHolds({ ...base, holds: after, pauses: [{ worker: 'a', start: at(1000), end: at(4500) }] }).overlaps).toHaveLength(1);
   });
 });
+
+describe('checkHolds with shared (read) holds', () => {
+  const read = (worker: string, g: number, e: number): Hold => hold(worker, g, e, { shared: true });
+
+  it('lets readers overlap each other', () => {
+    expect(checkHolds({ ...base, holds: [read('a', 0, 10), read('b', 5, 20), read('c', 6, 8)] }).overlaps).toEqual([]);
+  });
+
+  it('finds a writer beside a reader, and two writers', () => {
+    const rw = checkHolds({ ...base, holds: [read('a', 0, 10), hold('w', 5, 20), read('b', 30, 40)] });
+    expect(rw.overlaps).toHaveLength(1);
+    expect(rw.overlaps[0]).toMatchObject({ start: at(5), end: at(10) });
+    const ww = checkHolds({ ...base, holds: [read('a', 0, 1), hold('w', 5, 20), hold('v', 19, 25)] });
+    expect(ww.overlaps).toHaveLength(1);
+    expect(ww.overlaps[0]).toMatchObject({ start: at(19), end: at(20) });
+  });
+
+  it('a writer that merely touches readers is fine', () => {
+    expect(checkHolds({ ...base, holds: [read('a', 0, 10), read('b', 2, 10), hold('w', 10, 20), read('c', 20, 30)] }).overlaps).toEqual([]);
+  });
+});

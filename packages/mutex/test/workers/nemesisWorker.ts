@@ -1,14 +1,14 @@
 /**
  * A contender of the nemesis test (`runNemesis`): loops acquire → hold → release on one
  * InterProcessMutex with its own session until told to stop, printing its holds.
- * Usage: nemesisWorker.ts <connectString> <lockPath> <sessionTimeoutMs>
+ * Usage: nemesisWorker.ts <connectString> <lockPath> <sessionTimeoutMs> <chatterPath>
  */
 import { ZkSession } from '@zk-recipes/core';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import { runNemesisWorker } from '@zk-recipes/testing';
 
-const [connectString, lockPath, sessionTimeoutArg] = process.argv.slice(2);
-if (connectString === undefined || lockPath === undefined) throw new Error('usage: nemesisWorker.ts <connectString> <lockPath> <sessionTimeoutMs>');
+const [connectString, lockPath, sessionTimeoutArg, chatterPath] = process.argv.slice(2);
+if (connectString === undefined || lockPath === undefined) throw new Error('usage: nemesisWorker.ts <connectString> <lockPath> <sessionTimeoutMs> <chatterPath>');
 const sessionTimeoutMs = Number(sessionTimeoutArg ?? 3000);
 
 const session = await ZkSession.connect({ connectString, sessionTimeoutMs, connectionTimeoutMs: 30_000 });
@@ -17,4 +17,5 @@ await runNemesisWorker({
   session,
   // A waiter stuck behind a node nobody will delete would hang the run: give up and queue again.
   acquire: (signal) => mutex.acquire({ signal, timeoutMs: sessionTimeoutMs * 5 }),
+  ...(chatterPath ? { chatterPath } : {}),
 });

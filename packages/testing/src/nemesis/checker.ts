@@ -36,6 +36,8 @@ export interface Hold {
   granted: bigint;
   /** Earlier of signal-aborted and release; `null` when the process died (or hung) while holding. */
   end: bigint | null;
+  /** A read lock: shared holds may overlap each other, never an exclusive one. */
+  shared?: boolean;
 }
 
 /** An operator's delete of one node: sent at `start`, answered at `done`. */
@@ -146,8 +148,46 @@ export function checkHolds(input: CheckInput): CheckResult {
   });
   // An empty hold (cut at its grant) held nothing.
   const timed = checked.filter((h) => h.effectiveEnd > h.granted).map((hold) => ({ start: hold.granted, end: hold.effectiveEnd, hold }));
-  const overlaps = findOverlaps(timed, { maxConcurrent: input.maxConcurrent ?? 1 }).map(
-    (o): HoldOverlap => ({ start: o.start, end: o.end, concurrent: o.concurrent, holds: o.intervals.map((t) => t.hold) }),
-  );
+  const overlaps = timed.some((t) => t.hold.shared === true)
+    ? readWriteOverlaps(timed)
+    : findOverlaps(timed, { maxConcurrent: input.maxConcurrent ?? 1 }).map(
+        (o): HoldOverlap => ({ start: o.start, end: o.end, concurrent: o.concurrent, holds: o.intervals.map((t) => t.hold) }),
+      );
   return { holds: checked, overlaps };
+}
+
+/** Periods where an exclusive hold was open together with any other hold (read/write lock). */
+function readWriteOverlaps(timed: ReadonlyArray<{ start: bigint; end: bigint; hold: CheckedHold }>): HoldOverlap[] {
+  const edges = timed.flatMap((t) => [
+    { at: t.start, delta: 1 as const, t },
+    { at: t.end, delta: -1 as const, t },
+  ]);
+  // At equal times ends come first: touching is not overlapping.
+  edges.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.delta - b.delta));
+  const open = new Set<CheckedHold>();
+  let exclusive = 0;
+  let current: HoldOverlap | null = null;
+  const out: HoldOverlap[] = [];
+  const bad = (): boolean => exclusive > 0 && open.size > 1;
+  for (const e of edges) {
+    const hold = e.t.hold;
+    if (e.delta === 1) {
+      open.add(hold);
+      if (hold.shared !== true) exclusive++;
+      if (bad()) {
+        current ??= { start: e.at, end: e.at, concurrent: 0, holds: [...open] };
+        for (const h of open) if (!current.holds.includes(h)) current.holds.push(h);
+        current.concurrent = Math.max(current.concurrent, open.size);
+      }
+    } else {
+      open.delete(hold);
+      if (hold.shared !== true) exclusive--;
+      if (current !== null && !bad()) {
+        current.end = e.at;
+        out.push(current);
+        current = null;
+      }
+    }
+  }
+  return out;
 }

@@ -6,8 +6,8 @@
  * Then a calm tail without faults, a clean stop, and the checker ({@link checkHolds}) over every
  * process's holds.
  *
- * The worker script receives `<connectString> <lockPath> <sessionTimeoutMs> ...workerArgs` and
- * runs {@link runNemesisWorker}.
+ * The worker script receives `<connectString> <lockPath> <sessionTimeoutMs> <chatterPath>
+ * ...workerArgs` and runs {@link runNemesisWorker} (with `chatterPath`).
  */
 import { expireSession } from '../expireSession.js';
 import { FaultProxy } from '../FaultProxy.js';
@@ -15,6 +15,7 @@ import { Operator, REVOKE_MARKER } from '../operator.js';
 import type { TestingCluster } from '../TestingCluster.js';
 import { checkHolds, type CheckResult, type ExpiryFault, type Hold, type HoldOverlap, type NodeDeleteFault, type PauseFault } from './checker.js';
 import { NemesisProcess, type WorkerLine } from './processes.js';
+import { CHATTER_NODES } from './workerLoop.js';
 import { Prng } from './prng.js';
 import { countKinds, ENSEMBLE_FAULTS, FAULT_KINDS, makeSchedule, type FaultKind, type FaultStep } from './schedule.js';
 
@@ -83,6 +84,8 @@ export interface NemesisResult {
   /** Holds that ended (section lines), all and in the calm tail. */
   sections: number;
   calmSections: number;
+  /** Acquisitions the workers gave up on purpose (waiters leaving the queue). */
+  gaveUp: number;
   acquireFailures: Record<string, number>;
   check: CheckResult;
   overlaps: HoldOverlap[];
@@ -121,6 +124,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
   const credentials = new Map<string, { session: string; password: string }>();
   const acquireFailures: Record<string, number> = {};
   let sections = 0;
+  let gaveUp = 0;
   let calmStart: bigint | undefined;
   let calmSections = 0;
   let sessionsUp = 0;
@@ -141,6 +145,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
           session: String(line['session']),
           granted: BigInt(String(line['t'])),
           end: null,
+          ...(line['shared'] === true ? { shared: true } : {}),
         });
         holding.set(line.worker, String(line['path']));
         break;
@@ -152,6 +157,9 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
         if (calmStart !== undefined && BigInt(String(line['start'])) >= calmStart) calmSections++;
         break;
       }
+      case 'gave-up':
+        gaveUp++;
+        break;
       case 'acquire-failed': {
         const code = String(line['code']);
         acquireFailures[code] = (acquireFailures[code] ?? 0) + 1;
@@ -173,7 +181,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
       `w${slot}.${incarnation[slot]}`,
       slot,
       options.workerScript,
-      [connect, options.lockPath, String(sessionTimeoutMs), ...(options.workerArgs ?? [])],
+      [connect, options.lockPath, String(sessionTimeoutMs), `${options.lockPath}.chatter`, ...(options.workerArgs ?? [])],
       onLine,
     );
     slots[slot] = proc;
@@ -217,6 +225,22 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
     };
     const queue = (): Promise<Array<{ path: string }>> => operator.childrenByAge(options.lockPath);
 
+    // While a process's requests are held, keep its watches firing: the server still talks to it.
+    const chatterPath = `${options.lockPath}.chatter`;
+    await operator.session.mkdirp(chatterPath);
+    const chatter = async (worker: string, until: bigint): Promise<void> => {
+      for (let i = 0; now() < until; i = (i + 1) % CHATTER_NODES) {
+        const path = `${chatterPath}/${worker}-${i}`;
+        try {
+          await operator.session.create(path, null, { mode: 'persistent' });
+          await operator.session.delete(path);
+        } catch {
+          // A node left over, a connection blip: the chatter is best effort.
+        }
+        await sleep(Math.min(80, Math.max(0, Number(until - now()) / 1e6)));
+      }
+    };
+
     // ---------------------------------------------------------------- one fault
     const execute = async (step: FaultStep, lane: number, claimed: NemesisProcess[]): Promise<FaultRecord> => {
       const begin = now();
@@ -255,7 +279,8 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
             else if (step.kind === 'partition-requests') proxy.holdRequests();
             else proxy.holdReplies();
           }
-          await sleep(step.durationMs);
+          if (step.kind === 'partition-requests') await chatter(proc.name, at + BigInt(step.durationMs) * NS_PER_MS);
+          else await sleep(step.durationMs);
           for (const proxy of proxies[proc.slot]!) proxy.heal();
           return { step, lane, start: at, end: now(), worker: proc.name };
         }
@@ -383,6 +408,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
     counts: countKinds(faults.filter((f) => !f.skipped).map((f) => f.step.kind)),
     sections,
     calmSections,
+    gaveUp,
     acquireFailures,
     check,
     overlaps: check.overlaps,
@@ -403,7 +429,7 @@ export function describeNemesis(result: NemesisResult): string {
   const lines = [
     `seed ${result.seed}: ${(result.faultMs / 60_000).toFixed(2)} min of faults + ${result.calmMs} ms calm, ${result.workers} processes (${result.processesStarted} started), session ${result.sessionTimeoutMs} ms`,
     `faults: ${counts || 'none'} (${result.faults.filter((f) => f.skipped).length} skipped)`,
-    `sections: ${result.sections} (${result.calmSections} in the calm tail); acquire failures: ${failures || 'none'}`,
+    `sections: ${result.sections} (${result.calmSections} in the calm tail); waiters gave up: ${result.gaveUp}; acquire failures: ${failures || 'none'}`,
     `overlaps: ${result.overlaps.length}`,
   ];
   result.overlaps.forEach((o, i) => {

@@ -9,6 +9,7 @@
  *   `release()` (printed before the release is awaited);
  * - `release-failed`: `release()` rejected;
  * - `acquire-failed`: `acquire()` rejected (its error code);
+ * - `gave-up`: the worker aborted its own acquisition (see `giveUp`);
  * - `done`: stopped cleanly.
  *
  * A worker script is a few lines: connect a `ZkSession`, build the recipe, call
@@ -22,6 +23,8 @@ import { report, workerName } from '../workerSide.js';
 /** What the loop needs of a recipe's handle (a mutex's LockHandle, a semaphore's Lease...). */
 export interface NemesisHandle {
   readonly path: string;
+  /** A read lock's handle: may be held beside other shared holds. */
+  readonly shared?: boolean;
   readonly signal: AbortSignal;
   release(): Promise<void>;
 }
@@ -32,9 +35,30 @@ export interface NemesisWorkerOptions {
   acquire: (signal: AbortSignal) => Promise<NemesisHandle>;
   /** Hold each grant for a random time in [min, max] ms (default [5, 40]). */
   holdMs?: readonly [number, number];
-  /** Seed of the hold times (default: from the worker's name). */
+  /**
+   * This share of grants (default 0.03) is held for [min, max] times the session timeout instead
+   * (default [0.3, 1.5]): a holder must still hold when a fault that outlasts its session strikes.
+   */
+  longHold?: { chance: number; sessions: readonly [number, number] };
+  /** Seed of the hold times and give-ups (default: from the worker's name). */
   seed?: number;
+  /**
+   * Waiters that give up: this share of acquisitions (default 0.25) is aborted after a random
+   * [min, max] ms (default [5, 200]) unless granted by then — the paths where a waiter leaves the
+   * queue (and its successor must not take the lock early) get their share of faults too.
+   */
+  giveUp?: { chance: number; afterMs: readonly [number, number] };
+  /**
+   * Arm `exists` watches on {@link CHATTER_NODES} nodes `<chatterPath>/<worker>-<i>` (default: none),
+   * re-arming each after it fires. The nemesis creates and deletes them during a one-way partition
+   * (requests held), so that watch events keep flowing to a client the server no longer hears — as
+   * they do to a session that also waits on other, busy locks.
+   */
+  chatterPath?: string;
 }
+
+/** Watches each worker arms for the nemesis's chatter. */
+export const CHATTER_NODES = 64;
 
 /** Line sent by the nemesis to stop a worker. */
 export const STOP_LINE = 'stop';
@@ -70,6 +94,8 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
   const worker = workerName();
   const session = options.session;
   const [holdMin, holdMax] = options.holdMs ?? [5, 40];
+  const giveUp = options.giveUp ?? { chance: 0.25, afterMs: [5, 200] as const };
+  const longHold = options.longHold ?? { chance: 0.03, sessions: [0.3, 1.5] as const };
   const prng = new Prng(options.seed ?? [...worker].reduce((h, c) => (h * 31 + c.charCodeAt(0)) | 0, 7));
   const stop = new AbortController();
   const rl = createInterface({ input: process.stdin });
@@ -85,17 +111,34 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
   reportSession();
   session.on('connected', reportSession);
 
+  if (options.chatterPath !== undefined) {
+    const arm = (i: number): void => {
+      const path = `${options.chatterPath}/${worker}-${i}`;
+      // Best effort: a request lost to a fault leaves that one watch unarmed.
+      session.exists(path, () => arm(i)).catch(() => undefined);
+    };
+    for (let i = 0; i < CHATTER_NODES; i++) arm(i);
+  }
+
   let sections = 0;
   for (let id = 0; !stop.signal.aborted; id++) {
     let handle: NemesisHandle;
+    const attempt = new AbortController();
+    const giveUpTimer = prng.chance(giveUp.chance) ? setTimeout(() => attempt.abort(), prng.int(giveUp.afterMs[0], giveUp.afterMs[1])) : undefined;
     try {
-      handle = await options.acquire(stop.signal);
+      handle = await options.acquire(giveUpTimer ? AbortSignal.any([stop.signal, attempt.signal]) : stop.signal);
     } catch (err) {
       if (stop.signal.aborted) break;
+      if (attempt.signal.aborted) {
+        report({ type: 'gave-up', worker, id, t: now(), code: errorCode(err) });
+        continue;
+      }
       report({ type: 'acquire-failed', worker, id, t: now(), code: errorCode(err) });
       // The session may be down for a while: do not spin.
       await hold(20, stop.signal);
       continue;
+    } finally {
+      clearTimeout(giveUpTimer);
     }
     const granted = now();
     let abortedAt: bigint | undefined = handle.signal.aborted ? granted : undefined;
@@ -103,8 +146,12 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
       abortedAt ??= now();
     };
     handle.signal.addEventListener('abort', onAbort, { once: true });
-    report({ type: 'granted', worker, id, t: granted, path: handle.path, session: session.sessionId });
-    await hold(prng.int(holdMin, holdMax), handle.signal);
+    report({ type: 'granted', worker, id, t: granted, path: handle.path, session: session.sessionId, ...(handle.shared === true ? { shared: true } : {}) });
+    const timeout = session.negotiatedSessionTimeoutMs;
+    const holdFor = prng.chance(longHold.chance)
+      ? prng.int(Math.round(timeout * longHold.sessions[0]), Math.round(timeout * longHold.sessions[1]))
+      : prng.int(holdMin, holdMax);
+    await hold(holdFor, handle.signal);
     const releasing = now();
     const end = abortedAt !== undefined && abortedAt < releasing ? abortedAt : releasing;
     handle.signal.removeEventListener('abort', onAbort);
