@@ -111,7 +111,9 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
 
   /**
    * Waits until every member is held and returns a handle. `timeoutMs` bounds the whole
-   * acquisition; `signal` aborts it. On failure nothing is left held.
+   * acquisition; `signal` aborts it. On failure nothing is left held. `onRevoke` goes to every
+   * member: it is called when a revocation request is written to any member's node (a member this
+   * context already held is re-entered, and keeps what its first acquisition asked for).
    * @throws LockTimeoutError (`LOCK_TIMEOUT`), AbortedError (`ABORTED`), SessionLostError
    * (`SESSION_LOST`) or whatever a member threw; MultiReleaseError (`MULTI_RELEASE_FAILED`, the
    * acquisition failure first in `errors`) if giving back the members already held failed too.
@@ -206,6 +208,8 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
         // Stop waiting as soon as the caller aborts or a member we already hold is lost.
         const stopSignals = [...(options.signal === undefined ? [] : [options.signal]), ...held.map((handle) => handle.signal)];
         if (stopSignals.length > 0) memberOptions.signal = AbortSignal.any(stopSignals);
+        // A revocation request on any member's node is a request to release the multi-lock.
+        if (options.onRevoke !== undefined) memberOptions.onRevoke = options.onRevoke;
         try {
           held.push(await member.acquire(memberOptions));
         } catch (err) {
