@@ -112,8 +112,9 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
   /**
    * Waits until every member is held and returns a handle. `timeoutMs` bounds the whole
    * acquisition; `signal` aborts it. On failure nothing is left held. `onRevoke` goes to every
-   * member: it is called when a revocation request is written to any member's node (a member this
-   * context already held is re-entered, and keeps what its first acquisition asked for).
+   * member: it is called when a revocation request is written to any member's node, once all members
+   * are held and `acquire()` resolved (a member this context already held is re-entered, and keeps
+   * what its first acquisition asked for).
    * @throws LockTimeoutError (`LOCK_TIMEOUT`), AbortedError (`ABORTED`), SessionLostError
    * (`SESSION_LOST`) or whatever a member threw; MultiReleaseError (`MULTI_RELEASE_FAILED`, the
    * acquisition failure first in `errors`) if giving back the members already held failed too.
@@ -195,6 +196,19 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
   private async acquireAll(options: AcquireOptions, frame: HolderFrame): Promise<MultiLockHandle> {
     const deadline = Deadline.start(options.timeoutMs);
     const held: LockHandle[] = [];
+    // A revocation request on any member's node asks the multi-lock's holder to release. One on a
+    // member taken while later ones are still being acquired is told once all are held (after
+    // acquire() resolved: the caller has the handle to release with).
+    const onRevoke = options.onRevoke;
+    let whole = false;
+    let early = false;
+    const memberRevoke =
+      onRevoke === undefined
+        ? undefined
+        : (): void => {
+            if (whole) onRevoke();
+            else early = true;
+          };
     try {
       for (const member of this.members) {
         this.throwIfMemberLost(held, member);
@@ -208,8 +222,7 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
         // Stop waiting as soon as the caller aborts or a member we already hold is lost.
         const stopSignals = [...(options.signal === undefined ? [] : [options.signal]), ...held.map((handle) => handle.signal)];
         if (stopSignals.length > 0) memberOptions.signal = AbortSignal.any(stopSignals);
-        // A revocation request on any member's node is a request to release the multi-lock.
-        if (options.onRevoke !== undefined) memberOptions.onRevoke = options.onRevoke;
+        if (memberRevoke !== undefined) memberOptions.onRevoke = memberRevoke;
         try {
           held.push(await member.acquire(memberOptions));
         } catch (err) {
@@ -228,7 +241,10 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
     }
     // We now run in the innermost member's frame: the caller's continuation goes below it.
     frame.attachTo(currentFrame());
-    return this.hold(frame, held);
+    const holding = this.hold(frame, held);
+    whole = true;
+    if (early) setImmediate(() => holding.held && tellEarlyRevocation(onRevoke!));
+    return holding;
   }
 
   /** Fails the acquisition if a member already held lost its ownership (e.g. its session). */
@@ -270,5 +286,17 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
       for (const holding of this.holdings) if (holding.frame === ancestor && holding.held) return holding;
     }
     return undefined;
+  }
+}
+
+/**
+ * Tells a revocation request that came while later members were still being acquired. What
+ * `onRevoke` throws here has no member session to go to: it is a process warning.
+ */
+function tellEarlyRevocation(onRevoke: () => void): void {
+  try {
+    onRevoke();
+  } catch (err) {
+    process.emitWarning(`${NAME}: onRevoke threw: ${String(err)}`);
   }
 }

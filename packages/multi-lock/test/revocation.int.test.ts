@@ -52,4 +52,40 @@ describe('InterProcessMultiLock revocation', () => {
     expect({ order, held: handle.held }).toEqual({ order: ['acquired', 'revoke'], held: false });
     if (granted.state === 'resolved') await granted.value.release();
   });
+
+  it('a request on a member already held while the multi-lock still waits for the next is told once, after acquire() resolved', async () => {
+    const [a, b] = [`${root}/early-a`, `${root}/early-b`];
+    const [sH, sB, sOp] = await Promise.all([connect(), connect(), connect()]);
+    const blocker = await new InterProcessMutex(sB, b).acquire();
+    const order: string[] = [];
+    const multi = new InterProcessMultiLock([new InterProcessMutex(sH, a), new InterProcessMutex(sH, b)]);
+    let handle: MultiLockHandle | undefined;
+    const acquisition = track(
+      multi
+        .acquire({
+          onRevoke: () => {
+            order.push(handle === undefined ? 'revoke without a handle' : 'revoke');
+            void handle?.release();
+          },
+        })
+        .then((h) => {
+          handle = h;
+          order.push('acquired');
+          return h;
+        }),
+    );
+    const [aNode] = await untilQueue(sOp, a, 1);
+    await untilQueue(sOp, b, 2);
+    await settledInWait(sH); // a is held, b waited for
+
+    await requestRevocation(sOp, aNode!);
+    await settledInWait(sH); // the marker on a has been read
+    expect({ order, multi: acquisition.outcome.state }).toEqual({ order: [], multi: 'pending' });
+
+    await blocker.release();
+    const granted = await within(acquisition.settled, BOUND_MS, 'the multi-lock to acquire once b was released');
+    expect(brief(granted)).toEqual({ state: 'resolved' });
+    await settledInWait(sH);
+    expect({ order, held: handle?.held }).toEqual({ order: ['acquired', 'revoke'], held: false });
+  });
 });
