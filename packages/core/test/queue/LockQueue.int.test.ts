@@ -303,6 +303,10 @@ describe('waitUntilGone', () => {
   it('10,000 abandoned waits on a node that stays leave no callbacks behind', async () => {
     const path = `${root}/stays`;
     await observer.mkdirp(path);
+    // 20,000 requests go out at once: a session only counts answered requests as signs of life
+    // (see the session's clock), so a short one could declare itself lost while they drain.
+    const session = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 20_000 });
+    opened.push(session);
     const before = session.diagnostics.watchers;
     for (let round = 0; round < 10; round++) {
       const controller = new AbortController();
