@@ -286,7 +286,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       return;
     }
     const session = this.queue.session;
-    if (!session.stillAlive() || this.sessionSignal.aborted) {
+    if (!session.stillAlive(this.generation) || this.sessionSignal.aborted) {
       this.fail(this.stop.reason ?? new SessionLostError(`${this.queue.what}: the ZooKeeper session was lost`, { cause: this.sessionSignal.reason }));
       return;
     }
