@@ -1,4 +1,4 @@
-import { isZkError, SessionLostError, ZooKeeperError } from '../errors.js';
+import { isZkError, NodeDeletedError, SessionLostError } from '../errors.js';
 import { joinPath, newProtectedName, sortedChildren, type QueueEntry } from '../nodes/index.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Stat } from '../session/types.js';
@@ -269,8 +269,8 @@ export class LockQueue {
   }
 
   /** @internal The error of an acquisition whose node someone else deleted (an operator, a tool). */
-  ownNodeDeleted(seat: QueueSeat): ZooKeeperError {
-    return new ZooKeeperError('NO_NODE', -101, `lock ${this.path}: our queue node ${seat.name} was deleted by someone else`, {
+  ownNodeDeleted(seat: QueueSeat): NodeDeletedError {
+    return new NodeDeletedError(`lock ${this.path}: our queue node ${seat.name} was deleted by someone else`, {
       op: 'getChildren',
       path: seat.path,
     });
