@@ -10,6 +10,7 @@
  *
  * Options: --seed S (default random) --minutes M (default 5) --round-minutes R (default 2)
  * --workers N (default 4) --session-ms T (default 3000) --kinds k1,k2 (default all) --quiet
+ * --long-holds P (share of grants held 0.5-2 session timeouts, default 0.03)
  * --recipe mutex | semaphore:<k> (at most k holders) | rwlock (readers and writers, 3:1) | all
  * (default mutex; `all` takes them in turn, one per round).
  */
@@ -27,7 +28,7 @@ import {
 } from '@zk-recipes/testing';
 
 function usage(message: string): never {
-  process.stderr.write(`nemesis: ${message}\nusage: npm run test:nemesis -- [--seed S] [--minutes M] [--round-minutes R] [--workers N] [--session-ms T] [--kinds k1,k2] [--recipe mutex|semaphore:<k>|rwlock|all] [--quiet]\n`);
+  process.stderr.write(`nemesis: ${message}\nusage: npm run test:nemesis -- [--seed S] [--minutes M] [--round-minutes R] [--workers N] [--session-ms T] [--kinds k1,k2] [--recipe mutex|semaphore:<k>|rwlock|all] [--long-holds P] [--quiet]\n`);
   process.exit(2);
 }
 
@@ -52,6 +53,11 @@ const sessionTimeoutMs = Math.trunc(num('session-ms', 3000));
 const kinds = args.has('kinds') ? (args.get('kinds')!.split(',') as FaultKind[]) : undefined;
 for (const k of kinds ?? []) if (!(FAULT_KINDS as readonly string[]).includes(k)) usage(`unknown fault kind ${k}; known: ${FAULT_KINDS.join(', ')}`);
 const quiet = args.has('quiet');
+if (args.has('long-holds')) {
+  const share = Number(args.get('long-holds'));
+  if (!(share >= 0 && share <= 1)) usage('--long-holds must be a share between 0 and 1');
+  process.env['ZKR_NEMESIS_LONG_HOLDS'] = String(share); // the workers inherit it
+}
 const workerScript = fileURLToPath(new URL('./nemesis-worker.ts', import.meta.url));
 const recipeArg = args.get('recipe') ?? 'mutex';
 const recipes = recipeArg === 'all' ? ['mutex', 'semaphore:2', 'rwlock'] : [recipeArg];

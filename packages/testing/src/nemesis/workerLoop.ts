@@ -37,7 +37,8 @@ export interface NemesisWorkerOptions {
   holdMs?: readonly [number, number];
   /**
    * This share of grants (default 0.03) is held for [min, max] times the session timeout instead
-   * (default [0.3, 1.5]): a holder must still hold when a fault that outlasts its session strikes.
+   * (default [0.5, 2]): a holder must still hold when a fault that outlasts its session strikes.
+   * The environment's `ZKR_NEMESIS_LONG_HOLDS` (a share) overrides the default chance.
    */
   longHold?: { chance: number; sessions: readonly [number, number] };
   /** Seed of the hold times and give-ups (default: from the worker's name). */
@@ -95,7 +96,8 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
   const session = options.session;
   const [holdMin, holdMax] = options.holdMs ?? [5, 40];
   const giveUp = options.giveUp ?? { chance: 0.25, afterMs: [5, 200] as const };
-  const longHold = options.longHold ?? { chance: 0.03, sessions: [0.3, 1.5] as const };
+  const longHoldEnv = Number(process.env['ZKR_NEMESIS_LONG_HOLDS'] ?? Number.NaN);
+  const longHold = options.longHold ?? { chance: longHoldEnv >= 0 && longHoldEnv <= 1 ? longHoldEnv : 0.03, sessions: [0.5, 2] as const };
   const prng = new Prng(options.seed ?? [...worker].reduce((h, c) => (h * 31 + c.charCodeAt(0)) | 0, 7));
   const stop = new AbortController();
   const rl = createInterface({ input: process.stdin });
