@@ -374,6 +374,8 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
     }
     await Promise.all(all.map((p) => p.exited));
     await Promise.all(proxies.flat().map((p) => p.close()));
+    // Leave the server as we found it (a user's ensemble, with ZK_CONNECT): best effort.
+    for (const path of [options.lockPath, `${options.lockPath}.chatter`]) await operator.deleteAll(path).catch(() => undefined);
     await operator.close();
   }
   const runEnd = now();
