@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { guardChild } from '../processGuard.js';
 import { nodeScriptArgs } from '../nodeScriptArgs.js';
-import { STOP_LINE } from './workerLoop.js';
+import { CALM_LINE, STOP_LINE } from './workerLoop.js';
 
 export interface WorkerLine {
   type: string;
@@ -83,6 +83,11 @@ export class NemesisProcess {
 
   signal(sig: NodeJS.Signals): void {
     if (this.running) this.child.kill(sig);
+  }
+
+  /** Tells the worker the faults are over (no more long holds). */
+  calm(): void {
+    if (this.running && !this.stopped) this.child.stdin!.write(`${CALM_LINE}\n`);
   }
 
   /** Asks the worker to finish (stop line), SIGKILLs it after `timeoutMs`. Resolves true if it stopped by itself. */

@@ -72,6 +72,8 @@ export interface FaultRecord {
 
 export interface NemesisResult {
   seed: number;
+  /** CLOCK_MONOTONIC ns at the run's start (the fault log's times are relative to it). */
+  t0: bigint;
   faultMs: number;
   calmMs: number;
   sessionTimeoutMs: number;
@@ -362,6 +364,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
 
     // ---------------------------------------------------------------- calm tail
     calmStart = now();
+    for (const p of live()) p.calm();
     await sleep(calmMs);
     const stopped = await Promise.all(live().map(async (p) => ({ p, ok: await p.stop(Math.max(20_000, sessionTimeoutMs * 4)) })));
     for (const { p, ok } of stopped) if (!ok) problems.push(`${p.name} did not stop cleanly (exit ${p.exitCode ?? p.exitSignal}): ${p.stderr.trim().slice(-2000)}`);
@@ -401,6 +404,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
   const suspects = check.overlaps.map((o) => faults.filter((f) => !f.skipped && f.start <= o.start && f.end + lookback >= o.start));
   return {
     seed: options.seed,
+    t0,
     faultMs: options.faultMs,
     calmMs,
     sessionTimeoutMs,
@@ -434,10 +438,12 @@ export function describeNemesis(result: NemesisResult): string {
     `sections: ${result.sections} (${result.calmSections} in the calm tail); waiters gave up: ${result.gaveUp}; acquire failures: ${failures || 'none'}`,
     `overlaps: ${result.overlaps.length}`,
   ];
+  // Seconds since the run's start, as in the fault log.
+  const s = (t: bigint): string => `${(Number(t - result.t0) / 1e9).toFixed(3)}s`;
   result.overlaps.forEach((o, i) => {
-    const holders = o.holds.map((h) => `${h.worker}#${h.id} ${h.path.slice(h.path.lastIndexOf('/') + 1)} [${h.granted}, ${h.effectiveEnd}]${h.cutBy ? ` cut:${h.cutBy}` : ''}${h.endedBy ? ` ended:${h.endedBy}` : ''}`);
-    const suspects = result.suspects[i]!.map((f) => `${f.lane}#${f.step.index} ${f.step.kind}${f.worker ? ` ${f.worker}` : ''}`);
-    lines.push(`  overlap ${i + 1}: ${Number(o.end - o.start) / 1e6} ms, ${o.concurrent} holders: ${holders.join(' | ')}; recent faults: ${suspects.join(', ') || 'none'}`);
+    const holders = o.holds.map((h) => `${h.worker}#${h.id} ${h.path.slice(h.path.lastIndexOf('/') + 1)} [${s(h.granted)}, ${s(h.effectiveEnd)}]${h.cutBy ? ` cut:${h.cutBy}` : ''}${h.endedBy ? ` ended:${h.endedBy}` : ''}`);
+    const suspects = result.suspects[i]!.map((f) => `${f.lane}#${f.step.index} ${f.step.kind}${f.worker ? ` ${f.worker}` : ''} [${s(f.start)}, ${s(f.end)}]`);
+    lines.push(`  overlap ${i + 1} at ${s(o.start)}: ${Number(o.end - o.start) / 1e6} ms, ${o.concurrent} holders: ${holders.join(' | ')}; recent faults: ${suspects.join(', ') || 'none'}`);
   });
   for (const p of result.problems) lines.push(`  problem: ${p}`);
   return lines.join('\n');

@@ -12,6 +12,8 @@
  * - `gave-up`: the worker aborted its own acquisition (see `giveUp`);
  * - `done`: stopped cleanly.
  *
+ * Lines it reads: `calm` (faults are over: no more long holds) and `stop`.
+ *
  * A worker script is a few lines: connect a `ZkSession`, build the recipe, call
  * {@link runNemesisWorker} with an `acquire` that returns the recipe's handle.
  */
@@ -63,6 +65,8 @@ export const CHATTER_NODES = 64;
 
 /** Line sent by the nemesis to stop a worker. */
 export const STOP_LINE = 'stop';
+/** Line sent by the nemesis when the faults are over: no more long holds, and a long one in progress ends. */
+export const CALM_LINE = 'calm';
 
 const now = (): bigint => process.hrtime.bigint();
 
@@ -100,9 +104,11 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
   const longHold = options.longHold ?? { chance: longHoldEnv >= 0 && longHoldEnv <= 1 ? longHoldEnv : 0.03, sessions: [0.5, 2] as const };
   const prng = new Prng(options.seed ?? [...worker].reduce((h, c) => (h * 31 + c.charCodeAt(0)) | 0, 7));
   const stop = new AbortController();
+  const calm = new AbortController();
   const rl = createInterface({ input: process.stdin });
   rl.on('line', (text) => {
     if (text.trim() === STOP_LINE) stop.abort();
+    if (text.trim() === CALM_LINE) calm.abort();
   });
   rl.on('close', () => stop.abort());
 
@@ -150,10 +156,11 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
     handle.signal.addEventListener('abort', onAbort, { once: true });
     report({ type: 'granted', worker, id, t: granted, path: handle.path, session: session.sessionId, ...(handle.shared === true ? { shared: true } : {}) });
     const timeout = session.negotiatedSessionTimeoutMs;
-    const holdFor = prng.chance(longHold.chance)
+    const isLong = prng.chance(longHold.chance) && !calm.signal.aborted;
+    const holdFor = isLong
       ? prng.int(Math.round(timeout * longHold.sessions[0]), Math.round(timeout * longHold.sessions[1]))
       : prng.int(holdMin, holdMax);
-    await hold(holdFor, handle.signal);
+    await hold(holdFor, isLong ? AbortSignal.any([handle.signal, calm.signal]) : handle.signal);
     const releasing = now();
     const end = abortedAt !== undefined && abortedAt < releasing ? abortedAt : releasing;
     handle.signal.removeEventListener('abort', onAbort);
