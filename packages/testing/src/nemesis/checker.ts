@@ -38,6 +38,8 @@ export interface Hold {
   end: bigint | null;
   /** A read lock: shared holds may overlap each other, never an exclusive one. */
   shared?: boolean;
+  /** Free text for reports (e.g. why the handle's signal aborted); the checker ignores it. */
+  note?: string;
 }
 
 /** An operator's delete of one node: sent at `start`, answered at `done`. */

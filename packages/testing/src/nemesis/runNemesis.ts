@@ -153,7 +153,10 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
         break;
       case 'section': {
         const hold = holds.get(key);
-        if (hold) hold.end = BigInt(String(line['end']));
+        if (hold) {
+          hold.end = BigInt(String(line['end']));
+          if (line['abortedAt'] !== undefined) hold.note = `signal aborted ${(Number(BigInt(String(line['abortedAt'])) - hold.granted) / 1e6).toFixed(1)} ms after the grant: ${String(line['reason'])}`;
+        }
         holding.delete(line.worker);
         sections++;
         if (calmStart !== undefined && BigInt(String(line['start'])) >= calmStart) calmSections++;
@@ -441,7 +444,7 @@ export function describeNemesis(result: NemesisResult): string {
   // Seconds since the run's start, as in the fault log.
   const s = (t: bigint): string => `${(Number(t - result.t0) / 1e9).toFixed(3)}s`;
   result.overlaps.forEach((o, i) => {
-    const holders = o.holds.map((h) => `${h.worker}#${h.id} ${h.path.slice(h.path.lastIndexOf('/') + 1)} [${s(h.granted)}, ${s(h.effectiveEnd)}]${h.cutBy ? ` cut:${h.cutBy}` : ''}${h.endedBy ? ` ended:${h.endedBy}` : ''}`);
+    const holders = o.holds.map((h) => `${h.worker}#${h.id} ${h.path.slice(h.path.lastIndexOf('/') + 1)} [${s(h.granted)}, ${s(h.effectiveEnd)}]${h.cutBy ? ` cut:${h.cutBy}` : ''}${h.endedBy ? ` ended:${h.endedBy}` : ''}${h.note ? ` (${h.note})` : ''}`);
     const suspects = result.suspects[i]!.map((f) => `${f.lane}#${f.step.index} ${f.step.kind}${f.worker ? ` ${f.worker}` : ''} [${s(f.start)}, ${s(f.end)}]`);
     lines.push(`  overlap ${i + 1} at ${s(o.start)}: ${Number(o.end - o.start) / 1e6} ms, ${o.concurrent} holders: ${holders.join(' | ')}; recent faults: ${suspects.join(', ') || 'none'}`);
   });
