@@ -250,9 +250,9 @@ describe('InterProcessReadWriteLock', () => {
         await s3.exists(path); // its reply came before this one
         await second.release();
         const last = await thirdAcquiring;
-        // The announcement reached the third as a data change, which it read once to check that the
-        // second's own session wrote it, and the second's going through the child watch set next to
-        // the data watch: it took the lock without listing or watching again.
+        // The announcement reached the third as a data change, which it read once (setting its
+        // watch again in the same request) to check that the second's own session wrote it; the
+        // second's going fired that watch: it took the lock without listing again.
         const requests = proxy.requestTypesSince(mark);
         expect(requests).not.toContain(OP_GET_CHILDREN2);
         expect(requests.filter((type) => type === OP_GET_DATA)).toHaveLength(1);

@@ -23,8 +23,6 @@ export type NodeDecision = Extract<Decision, { waitFor: string }>;
 export class ObstacleWait extends NodeWatch implements CreationSink {
   /** The watched node announced that it holds the lock (see exclusiveRule), verified by its data. */
   private announcedHolder = false;
-  /** A child watch on the watched node tells its deletion after a data change used the data watch up. */
-  private deletionWatched = false;
   /** The watch for the node the rule named in `relistIfCreated`, if any. */
   private readonly creation: CreationWatch | undefined;
   /** `relistIfCreated`: the node's absence is not confirmed yet. */
@@ -51,17 +49,6 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
     this.creationUnknown = appears !== undefined;
   }
 
-  override begin(): void {
-    super.begin();
-    // The announcement uses up the data watch; the child watch still tells us when the node goes.
-    // A predecessor of this process does not announce (we know whether it held), unless a
-    // downgrade keeps its place (the case `relistIfCreated` names).
-    if (this.decision.watchedAnnounces === true && (this.predecessor === undefined || this.creation !== undefined)) {
-      this.deletionWatched = true;
-      this.watchDeletionToo();
-    }
-  }
-
   protected override beforeArm(): void {
     if (this.creation === undefined) return;
     // Sent first, answered first: the node's absence is known before any reply about `waitFor`.
@@ -73,8 +60,8 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
 
   protected override watched(stat: Stat, data: Uint8Array): void {
     if (stat.version === 0) return;
-    // Announced before our watch was set; anything else written there (an operator's `set`,
-    // Curator's revocation marker) proves nothing.
+    // Announced (before our watch was set, or since: we read it again after a change); anything
+    // else written there (an operator's `set`, Curator's revocation marker) proves nothing.
     if (this.decision.watchedAnnounces === true && isAnnouncement(data, stat)) this.announcedHolder = true;
     // Touched before our watch was set: its change is already behind us. (Unless we acted on that
     // very version already: a node touched for another reason must not make us list in a loop.)
@@ -85,11 +72,11 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
   }
 
   protected override onEvent(outcome: 'gone' | 'changed'): void {
-    if (outcome === 'changed' && this.decision.watchedAnnounces === true && this.deletionWatched) {
-      // Perhaps it holds now: read what was written, and keep waiting for it to go (the child
-      // watch tells us). Only its own session's announcement counts; if the node goes before we
-      // have read one, we list again.
-      this.verifyAnnouncement();
+    if (outcome === 'changed' && this.decision.watchedAnnounces === true) {
+      // Perhaps it holds now: read what was written, with the watch set again (one request), and
+      // keep waiting for it to go. Only its own session's announcement counts (`watched`); if the
+      // node is gone by the time we read, we list again.
+      this.arm();
       return;
     }
     if (outcome === 'gone' && this.creationUnknown) {
@@ -97,15 +84,6 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
       return;
     }
     this.settle(outcome);
-  }
-
-  private verifyAnnouncement(): void {
-    this.session.getData(this.path).then(
-      ({ data, stat }) => {
-        if (isAnnouncement(data, stat)) this.announcedHolder = true;
-      },
-      () => undefined, // gone: the child watch tells; the connection: the wait fails with it
-    );
   }
 
   /** @internal The node of `relistIfCreated` exists: something changed ahead of us. */

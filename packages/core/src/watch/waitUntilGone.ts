@@ -70,19 +70,6 @@ export abstract class NodeWatch implements StopListener {
   /** Sends what must go before the watch's own request (a subclass's other watches). */
   protected beforeArm(): void {}
 
-  /**
-   * Also sets a child watch on the node (a getChildren right behind the getData, same round trip).
-   * ZooKeeper fires a node's child watch when the node itself is deleted but not when its data
-   * changes, so after a data change has used up the data watch, the node's going is still told
-   * without setting a watch again: no round trip between a change and a deletion that follows it
-   * closely (a holder's announcement committed late, then its release). The node must be one that
-   * never has children (our lock nodes are ephemeral). Call right after {@link begin}.
-   */
-  protected watchDeletionToo(): void {
-    if (this.ended) return;
-    this.onWatchReply(this.session.getChildren(this.path, this.watcher), () => undefined);
-  }
-
   /** The watch is set; `stat` and `data` are the node's as of then. */
   protected watched(_stat: Stat, _data: Uint8Array): void {}
 
@@ -91,7 +78,8 @@ export abstract class NodeWatch implements StopListener {
     this.settle(outcome);
   }
 
-  private arm(): void {
+  /** Sets the data watch (again, after a change used it up); {@link watched} gets the reply. */
+  protected arm(): void {
     this.onWatchReply(this.session.getData(this.path, this.watcher), ({ stat, data }) => this.watched(stat, data));
   }
 

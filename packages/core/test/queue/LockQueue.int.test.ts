@@ -71,7 +71,7 @@ describe('LockQueue', () => {
       const waiter = enterExclusive(queue);
       let waiterHeld = false;
       void waiter.then(() => (waiterHeld = true));
-      // Parked: its own node and the holder's node are watched.
+      // Parked: its own node (holder and waiter alike) and the holder's node are watched.
       await pollUntil(() => via.diagnostics.watchers >= 3, 5000, 'the waiter to watch the holder');
       // Nothing passes the proxy now: neither the delete nor any reply or watch event.
       void proxy.blackhole();
@@ -136,8 +136,8 @@ describe('LockQueue', () => {
       await untilChildCount(observer, path, 2, 5000);
       const thirdSeat = enterExclusive(new LockQueue(third, path));
       await untilChildCount(observer, path, 3, 5000);
-      // Its own node, and the second's node (a data watch and a child watch).
-      await pollUntil(() => third.diagnostics.watchers >= 3, 5000, 'the third to watch the second');
+      // Its own node (a child watch), and the second's node (a data watch).
+      await pollUntil(() => third.diagnostics.watchers >= 2, 5000, 'the third to watch the second');
       const mark = proxy.frames.length;
       await new LockQueue(session, path).leave(first);
       const held = await secondSeat;
@@ -150,10 +150,9 @@ describe('LockQueue', () => {
       await secondQueue.leave(held);
       const last = await thirdSeat;
       const requests = proxy.requestTypesSince(mark);
-      // The announcement reached the third as a data change, which it read once to check that the
-      // second's own session wrote it, and the second's going through the child watch the third
-      // set next to its data watch: between the release and its grant it neither listed again nor
-      // set a watch again.
+      // The announcement reached the third as a data change, which it read once, setting its watch
+      // again in the same request, to check that the second's own session wrote it; the second's
+      // going then fired that watch: between the release and its grant it did not list again.
       expect(requests).not.toContain(OP_GET_CHILDREN2);
       expect(requests.filter((type) => type === OP_GET_DATA)).toHaveLength(1);
       await new LockQueue(third, path).leave(last);
@@ -208,12 +207,12 @@ describe('LockQueue', () => {
     try {
       const holder = await enterExclusive(new LockQueue(session, path));
       const waiting = new LockQueue(waiter, path);
-      // Another process's holder ahead: the waiter sets a data watch and a child watch on it.
+      // Another process's holder ahead: the waiter sets a data watch on it.
       await expect(enterExclusive(waiting, { timeoutMs: 300 })).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
       const controller = new AbortController();
       const aborted = enterExclusive(waiting, { signal: controller.signal });
-      // Its own node (a child watch), the holder's (a data watch and a child watch).
-      await pollUntil(() => waiter.diagnostics.watchKeys >= 3, 5000, 'the second wait to watch');
+      // Its own node (a child watch), the holder's (a data watch).
+      await pollUntil(() => waiter.diagnostics.watchKeys >= 2, 5000, 'the second wait to watch');
       controller.abort();
       await expect(aborted).rejects.toMatchObject({ code: 'ABORTED' });
       await waiter.exists(root); // the removals were sent before this request
