@@ -57,6 +57,26 @@ describe('checkHolds', () => {
     expect(r.holds[0]).toMatchObject({ effectiveEnd: at(11), cutBy: 'node-deleted' });
   });
 
+  it('forgives a holder granted on an event from before its node went, when it is told and was next in line', () => {
+    // x's node goes at 10-12 while nobody holds; x reads the older event late, is granted at 20
+    // and told at 25; y takes over at 21.
+    const holds = [hold('x', 20, 25, { abortedAt: at(25) }), hold('y', 21, 30)];
+    const r = checkHolds({ ...base, holds, deletes: [{ path: '/lock/x', start: at(10), done: at(12) }] });
+    expect(r.overlaps).toEqual([]);
+    expect(r.holds[0]).toMatchObject({ effectiveEnd: at(20), cutBy: 'node-deleted' });
+    // The same with a forced expiry of its session.
+    const e = checkHolds({ ...base, holds, expiries: [{ session: 's-x', start: at(10), done: at(12) }] });
+    expect(e.overlaps).toEqual([]);
+  });
+
+  it('does not forgive a waiter granted after its node went while another process held, told or not', () => {
+    // h holds 0-50; x's node goes at 10-12; x is granted at 51 anyway, y too at 52.
+    const told = [hold('h', 0, 50), hold('x', 51, 60, { abortedAt: at(60) }), hold('y', 52, 70)];
+    expect(checkHolds({ ...base, holds: told, deletes: [{ path: '/lock/x', start: at(10), done: at(12) }] }).overlaps).toHaveLength(1);
+    const untold = [hold('x', 20, 60), hold('y', 21, 30)];
+    expect(checkHolds({ ...base, holds: untold, deletes: [{ path: '/lock/x', start: at(10), done: at(12) }] }).overlaps).toHaveLength(1);
+  });
+
   it('deletes of other nodes, and of the same path after the hold, change nothing', () => {
     const holds = [hold('a', 0, 50), hold('b', 40, 60)];
     const r = checkHolds({ ...base, holds, deletes: [{ path: '/lock/x', start: at(10), done: at(12) }, { path: '/lock/a', start: at(55), done: at(56) }] });

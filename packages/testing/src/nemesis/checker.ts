@@ -16,6 +16,12 @@
  *   expiry completed);
  * - a SIGSTOP pause longer than the session timeout of a process that held when it was stopped (a
  *   stopped process cannot be told; fencing tokens protect the resource there).
+ * A process reads the server's events late (a busy machine: tens of ms): it may be granted on an
+ * event that came before its node's deletion (or its session's expiry) and learn of that one a
+ * moment later. So a grant after the delete (or expiry) still gets the allowance when the process
+ * was told (its signal aborted) and it was already entitled to the lock when the fault started: no
+ * conflicting hold was open then (after the first rule's cuts). A waiter whose node goes while
+ * another process holds, and who is granted later anyway, gets none.
  * Every other fault gets no allowance: partitions of either direction and any length, deletes of
  * waiters' nodes or the whole directory (the holder's own node in it still counts as above),
  * foreign writes, kills, leader failures, short pauses. A process granted *after* its node was
@@ -38,6 +44,8 @@ export interface Hold {
   end: bigint | null;
   /** A read lock: shared holds may overlap each other, never an exclusive one. */
   shared?: boolean;
+  /** When the handle's signal aborted during the hold (the holder was told it lost the lock). */
+  abortedAt?: bigint;
   /** Free text for reports (e.g. why the handle's signal aborted); the checker ignores it. */
   note?: string;
 }
@@ -118,16 +126,10 @@ const NS_PER_MS = 1_000_000n;
 export function checkHolds(input: CheckInput): CheckResult {
   const timeoutNs = BigInt(Math.round(input.sessionTimeoutMs)) * NS_PER_MS;
   const longPauses = (input.pauses ?? []).filter((p) => p.end - p.start > timeoutNs);
-  const checked = input.holds.map((hold): CheckedHold => {
-    let effectiveEnd: bigint;
-    let endedBy: CheckedHold['endedBy'];
-    if (hold.end !== null) {
-      effectiveEnd = hold.end;
-    } else {
-      const death = input.deaths?.[hold.worker];
-      endedBy = death !== undefined ? 'death' : 'run-end';
-      effectiveEnd = max(hold.granted, death ?? input.runEnd);
-    }
+  /** A hold's effective end under the allowances; `toldLate` decides for grants after the fault completed. */
+  const applyAllowances = (hold: Hold, recordedEnd: bigint, toldLate: (faultStart: bigint) => boolean): CheckedHold => {
+    let effectiveEnd = recordedEnd;
+    const endedBy: CheckedHold['endedBy'] = hold.end !== null ? undefined : input.deaths?.[hold.worker] !== undefined ? 'death' : 'run-end';
     let cutBy: Allowance | undefined;
     const cut = (at: bigint, why: Allowance): void => {
       const to = max(hold.granted, at);
@@ -137,22 +139,40 @@ export function checkHolds(input: CheckInput): CheckResult {
       }
     };
     for (const d of input.deletes ?? []) {
-      if (d.path === hold.path && hold.granted <= d.done) cut(d.start, 'node-deleted');
+      if (d.path === hold.path && (hold.granted <= d.done || toldLate(d.start))) cut(d.start, 'node-deleted');
     }
     for (const e of input.expiries ?? []) {
-      if (e.session === hold.session && hold.granted <= e.done) cut(e.start, 'session-expired');
+      if (e.session === hold.session && (hold.granted <= e.done || toldLate(e.start))) cut(e.start, 'session-expired');
     }
     for (const p of longPauses) {
       // A stopped process records nothing: granted before SIGCONT means granted before the stop.
       if (p.worker === hold.worker && hold.granted <= p.end) cut(p.start, 'paused-past-session');
     }
     return { ...hold, effectiveEnd, ...(cutBy ? { cutBy } : {}), ...(endedBy ? { endedBy } : {}) };
-  });
+  };
+  const maxConcurrent = input.maxConcurrent ?? 1;
+  const readWrite = input.holds.some((h) => h.shared === true);
+  const rawEnd = (hold: Hold): bigint => {
+    if (hold.end !== null) return hold.end;
+    return max(hold.granted, input.deaths?.[hold.worker] ?? input.runEnd);
+  };
+  // Pass 1: the recorded ends and the allowances for holds granted before the fault completed.
+  const firstPass = input.holds.map((hold) => applyAllowances(hold, rawEnd(hold), () => false));
+  // Pass 2: holders told late, who were entitled to the lock when the fault started.
+  const entitledAt = (hold: Hold, at: bigint): boolean => {
+    const conflicting = firstPass.filter(
+      (other) => other.worker !== hold.worker && other.granted <= at && other.effectiveEnd > at && !(readWrite && hold.shared === true && other.shared === true),
+    );
+    return readWrite ? conflicting.length === 0 : conflicting.length < maxConcurrent;
+  };
+  const checked = input.holds.map((hold) =>
+    applyAllowances(hold, rawEnd(hold), (faultStart) => hold.abortedAt !== undefined && entitledAt(hold, faultStart)),
+  );
   // An empty hold (cut at its grant) held nothing.
   const timed = checked.filter((h) => h.effectiveEnd > h.granted).map((hold) => ({ start: hold.granted, end: hold.effectiveEnd, hold }));
-  const overlaps = timed.some((t) => t.hold.shared === true)
+  const overlaps = readWrite
     ? readWriteOverlaps(timed)
-    : findOverlaps(timed, { maxConcurrent: input.maxConcurrent ?? 1 }).map(
+    : findOverlaps(timed, { maxConcurrent }).map(
         (o): HoldOverlap => ({ start: o.start, end: o.end, concurrent: o.concurrent, holds: o.intervals.map((t) => t.hold) }),
       );
   return { holds: checked, overlaps };

@@ -95,6 +95,8 @@ export interface NemesisResult {
   suspects: FaultRecord[][];
   /** Processes that died without being killed, or did not stop when asked. */
   problems: string[];
+  /** Each process's session state changes (CLOCK_MONOTONIC ns). */
+  states: Record<string, Array<{ t: bigint; state: string }>>;
 }
 
 const now = (): bigint => process.hrtime.bigint();
@@ -127,6 +129,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
   const acquireFailures: Record<string, number> = {};
   let sections = 0;
   let gaveUp = 0;
+  const states: Record<string, Array<{ t: bigint; state: string }>> = {};
   let calmStart: bigint | undefined;
   let calmSections = 0;
   let sessionsUp = 0;
@@ -155,6 +158,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
         const hold = holds.get(key);
         if (hold) {
           hold.end = BigInt(String(line['end']));
+          if (line['abortedAt'] !== undefined) hold.abortedAt = BigInt(String(line['abortedAt']));
           if (line['abortedAt'] !== undefined) hold.note = `signal aborted ${(Number(BigInt(String(line['abortedAt'])) - hold.granted) / 1e6).toFixed(1)} ms after the grant: ${String(line['reason'])}`;
         }
         holding.delete(line.worker);
@@ -162,6 +166,9 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
         if (calmStart !== undefined && BigInt(String(line['start'])) >= calmStart) calmSections++;
         break;
       }
+      case 'state':
+        (states[line.worker] ??= []).push({ t: BigInt(String(line['t'])), state: String(line['state']) });
+        break;
       case 'gave-up':
         gaveUp++;
         break;
@@ -423,6 +430,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
     overlaps: check.overlaps,
     suspects,
     problems,
+    states,
   };
 }
 
@@ -447,6 +455,12 @@ export function describeNemesis(result: NemesisResult): string {
     const holders = o.holds.map((h) => `${h.worker}#${h.id} ${h.path.slice(h.path.lastIndexOf('/') + 1)} [${s(h.granted)}, ${s(h.effectiveEnd)}]${h.cutBy ? ` cut:${h.cutBy}` : ''}${h.endedBy ? ` ended:${h.endedBy}` : ''}${h.note ? ` (${h.note})` : ''}`);
     const suspects = result.suspects[i]!.map((f) => `${f.lane}#${f.step.index} ${f.step.kind}${f.worker ? ` ${f.worker}` : ''} [${s(f.start)}, ${s(f.end)}]`);
     lines.push(`  overlap ${i + 1} at ${s(o.start)}: ${Number(o.end - o.start) / 1e6} ms, ${o.concurrent} holders: ${holders.join(' | ')}; recent faults: ${suspects.join(', ') || 'none'}`);
+    // What each holder's session went through in the two session timeouts before, and just after.
+    const window = BigInt(result.sessionTimeoutMs * 2) * 1_000_000n;
+    for (const worker of new Set(o.holds.map((h) => h.worker))) {
+      const near = (result.states[worker] ?? []).filter((x) => x.t >= o.start - window && x.t <= o.end + window / 2n);
+      if (near.length > 0) lines.push(`    ${worker} session: ${near.map((x) => `${x.state}@${s(x.t)}`).join(' ')}`);
+    }
   });
   for (const p of result.problems) lines.push(`  problem: ${p}`);
   return lines.join('\n');

@@ -10,6 +10,7 @@
  * - `release-failed`: `release()` rejected;
  * - `acquire-failed`: `acquire()` rejected (its error code);
  * - `gave-up`: the worker aborted its own acquisition (see `giveUp`);
+ * - `state`: the session's connection state changed (for reports);
  * - `done`: stopped cleanly.
  *
  * Lines it reads: `calm` (faults are over: no more long holds) and `stop`.
@@ -118,15 +119,36 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
   };
   reportSession();
   session.on('connected', reportSession);
+  // For the reports: what the session went through around an overlap.
+  const reportState = (state: string): void => report({ type: 'state', worker, t: now(), state, session: session.sessionId });
+  session.on('state', reportState);
 
-  if (options.chatterPath !== undefined) {
+  const chatterPath = options.chatterPath;
+  let rearm = (): void => undefined;
+  if (chatterPath !== undefined) {
+    // One watch per node per ZooKeeper session: re-armed after it fires, and for each new session.
+    const armedIn = new Array<number>(CHATTER_NODES).fill(-1);
     const arm = (i: number): void => {
-      const path = `${options.chatterPath}/${worker}-${i}`;
-      // Best effort: a request lost to a fault leaves that one watch unarmed.
-      session.exists(path, () => arm(i)).catch(() => undefined);
+      const generation = session.generation;
+      if (armedIn[i] === generation) return;
+      armedIn[i] = generation;
+      const forget = (): void => {
+        if (armedIn[i] === generation) armedIn[i] = -1;
+      };
+      // Best effort: a request lost to a fault leaves that one watch unarmed until the next session.
+      session
+        .exists(`${chatterPath}/${worker}-${i}`, () => {
+          forget();
+          arm(i);
+        })
+        .catch(forget);
     };
-    for (let i = 0; i < CHATTER_NODES; i++) arm(i);
+    rearm = () => {
+      for (let i = 0; i < CHATTER_NODES; i++) arm(i);
+    };
+    rearm();
   }
+  session.on('connected', rearm);
 
   let sections = 0;
   for (let id = 0; !stop.signal.aborted; id++) {
@@ -184,6 +206,8 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
   }
   rl.close();
   session.off('connected', reportSession);
+  session.off('connected', rearm);
+  session.off('state', reportState);
   // close() settles every pending call; a partition cannot hold it for long, but do not wait forever.
   await Promise.race([session.close(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
   report({ type: 'done', worker, sections });
