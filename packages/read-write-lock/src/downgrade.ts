@@ -1,4 +1,4 @@
-import { AbortedError, isZkError, joinPath, keepPlaceAfterLeaving, SessionLostError, type LockQueue, type QueueSeat } from '@zk-recipes/core';
+import { AbortedError, isZkError, joinPath, keepPlaceAfterLeaving, NodeDeletedError, SessionLostError, type LockQueue, type QueueSeat } from '@zk-recipes/core';
 import { downgradeNameOf } from './downgradeName.js';
 import type { ReadWriteNaming } from './naming.js';
 
@@ -25,7 +25,8 @@ export interface DowngradeRequest {
  * and keeps waiting, while readers queued behind the write node (and ahead of the next writer) get
  * in and share the lock with the downgraded holder. This is the CURATOR-621 sequence done right.
  *
- * The read node is created while the write node still exists, so the place is never empty. Writers
+ * The read node is created, in one transaction with a check that the write node still exists, so
+ * the place is never empty and never one that someone else vacated. Writers
  * waiting on the write node watch for this name's creation (see `rules.ts`); waiters of this
  * process are kept from a local hand-over when the write node goes.
  */
@@ -39,8 +40,18 @@ export async function createDowngradeSeat(request: DowngradeRequest): Promise<Qu
   for (;;) {
     throwIfCannotProceed(request);
     try {
-      return queue.adopt(path, (await session.create(path, request.data, { mode: 'ephemeral' })).stat.czxid, writeSeat.generation);
+      // Atomic with the write node's existence: had someone else deleted it (the holder not told
+      // yet), a writer behind may hold the lock already, and a read node at the vanished place
+      // would be granted beside it. The multi's create carries no stat: read the token after.
+      await session.transaction([
+        { type: 'check', path: writeSeat.path, version: -1 },
+        { type: 'create', path, data: request.data, mode: 'ephemeral' },
+      ]);
+      const stat = await session.exists(path);
+      if (stat === null) throw nodeGone(request, path);
+      return queue.adopt(path, stat.czxid, writeSeat.generation);
     } catch (err) {
+      if (isZkError(err, 'NO_NODE') && err.path === writeSeat.path) throw nodeGone(request, writeSeat.path);
       if (isZkError(err, 'NODE_EXISTS')) {
         // Our earlier attempt's reply was lost but the create went through: adopt it if it is ours.
         const stat = await session.exists(path);
@@ -53,10 +64,15 @@ export async function createDowngradeSeat(request: DowngradeRequest): Promise<Qu
   }
 }
 
+function nodeGone(request: DowngradeRequest, path: string): NodeDeletedError {
+  return new NodeDeletedError(`${request.what}: ${path} was deleted by someone else: the write lock is not ours`, { op: 'downgrade', path });
+}
+
 function throwIfCannotProceed(request: DowngradeRequest): void {
   const { queue, writeSeat, what, signal } = request;
   const session = queue.session;
   if (signal?.aborted === true) throw new AbortedError(`${what}: aborted`, { cause: signal.reason });
+  if (isZkError(writeSeat.signal.reason, 'NODE_DELETED')) throw writeSeat.signal.reason;
   if (writeSeat.signal.aborted || session.generation !== writeSeat.generation) {
     throw new SessionLostError(`${what}: the write lock was lost with its ZooKeeper session`, { cause: writeSeat.signal.reason });
   }

@@ -15,8 +15,8 @@ async function connect(): Promise<ZkSession> {
   return session;
 }
 /** ZooKeeper's CREATE2 opcode: ZkSession sends every non-container create as CREATE2. */
-const OP_CREATE2 = 15;
 const OP_GET_DATA = 4;
+const OP_MULTI = 14;
 const OP_GET_CHILDREN2 = 12;
 
 /** A session whose frames a proxy in front of the test server records. */
@@ -626,7 +626,9 @@ describe('InterProcessReadWriteLock', () => {
       const path = freshPath();
       const rw = new InterProcessReadWriteLock(flaky, path);
       const write = await rw.writeLock().acquire();
-      const cut = proxy.cutAfterNextRequest(OP_CREATE2); // the server creates it; we never hear back
+      // The downgrade is one multi (a check that the write node is there, and the create): the server
+      // applies it; we never hear back.
+      const cut = proxy.cutAfterNextRequest(OP_MULTI);
       const read = await rw.readLock().acquire();
       await cut;
       expect(nameOf(read.path)).toMatch(new RegExp(`-read-${sequenceOf(write.path)}$`));

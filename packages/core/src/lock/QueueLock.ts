@@ -1,5 +1,5 @@
 import { EventEmitter } from 'eventemitter3';
-import { isZkError, NotOwnerError, SessionLostError } from '../errors.js';
+import { isZkError, NotOwnerError, SessionClosedError, SessionLostError } from '../errors.js';
 import { continueInFrame, currentFrame, OwnerFrame } from '../context/ownerContext.js';
 import { joinPath, validatePath } from '../nodes/index.js';
 import { parseAcquireOptions, type AcquireOptions } from '../queue/acquireOptions.js';
@@ -185,6 +185,9 @@ export class QueueLock extends EventEmitter<LockEvents> {
     if (holding.seat.signal.aborted) {
       const reason: unknown = holding.seat.signal.reason;
       if (isZkError(reason, 'NODE_DELETED')) throw reason;
+      if (isZkError(reason, 'SESSION_CLOSED')) {
+        throw new SessionClosedError(`${this.config.name}.acquire: this context held ${this.path} but its ZkSession was closed`, { cause: reason });
+      }
       throw new SessionLostError(`${this.config.name}.acquire: this context held ${this.path} but lost it with its session; release it first`);
     }
     const handle = new Handle(this, holding);

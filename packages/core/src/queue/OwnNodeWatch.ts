@@ -39,6 +39,9 @@ export class OwnNodeWatch {
   private readonly watcher: Watcher;
   private dataWatcher: Watcher | undefined;
   private unsubscribe: (() => void) | undefined;
+  /** The ZooKeeper session that owns the node, and its signal. */
+  private readonly generation: number;
+  private readonly sessionSignal: AbortSignal;
   /** We hold: revocation requests are told at once (before, they wait for the grant). */
   private holding = false;
   /** A revocation request seen while we waited: told at the grant. */
@@ -51,6 +54,8 @@ export class OwnNodeWatch {
     /** Also watch the node's data for Curator's revocation marker. */
     private readonly revocable: boolean,
   ) {
+    this.generation = session.generation;
+    this.sessionSignal = session.sessionSignal;
     this.watcher = (event: WatchEvent) => {
       if (event.type === 'deleted') this.gone();
     };
@@ -78,9 +83,12 @@ export class OwnNodeWatch {
       },
       (err: unknown) => {
         this.arming = false;
-        // Gone before the watch was set. Other failures (connection loss) leave it `unknown`: the
-        // next fresh listing arms it again, and no shortcut grants meanwhile.
+        // Gone before the watch was set. A lost connection leaves it `unknown` (no shortcut grants
+        // meanwhile) and the wire client never registered the watch, so nothing would set it
+        // again: we do, once connected, holder or not (a fresh listing would too, but a holder
+        // never lists).
         if (isZkError(err, 'NO_NODE')) this.gone();
+        else if (isZkError(err, 'CONNECTION_LOSS')) this.whenConnected(() => this.arm());
       },
     );
     if (this.revocable && this.dataWatcher === undefined) this.watchData();
@@ -106,6 +114,17 @@ export class OwnNodeWatch {
     this.unsubscribe = undefined;
     this.session.unwatch(this.path, this.watcher);
     if (this.dataWatcher !== undefined) this.session.removeWatches(this.path, this.dataWatcher);
+  }
+
+  /** Runs `then` once this session (the same ZooKeeper session) is connected again, unless we ended. */
+  private whenConnected(then: () => void): void {
+    const session = this.session;
+    session.waitForConnected(this.sessionSignal).then(
+      () => {
+        if (!this.ended && session.generation === this.generation) then();
+      },
+      () => undefined, // the session was lost or closed: our node went with it
+    );
   }
 
   private gone(): void {
@@ -149,7 +168,10 @@ export class OwnNodeWatch {
         if (this.holding) this.tellRevocation();
         else this.revocationPending = true;
       },
-      () => undefined, // gone (the child watch tells), or the connection: the wire client sets it again
+      (err: unknown) => {
+        // Gone: the child watch tells. A lost connection: the watch was never registered.
+        if (isZkError(err, 'CONNECTION_LOSS') && this.dataWatcher === watcher) this.whenConnected(() => this.watchData());
+      },
     );
   }
 }
