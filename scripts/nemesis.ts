@@ -14,6 +14,9 @@
  * --recipe mutex | semaphore:<k> (at most k holders) | rwlock (readers and writers, 3:1) | all
  * (default mutex; `all` takes them in turn, one per round).
  */
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   countKinds,
@@ -97,7 +100,10 @@ try {
     results.push(result);
     process.stdout.write(`\nround ${round + 1}/${rounds} (${recipe}): ${describeNemesis(result)}\n`);
     if (result.overlaps.length > 0 || result.problems.length > 0) {
-      process.stdout.write(`FAILED: ${recipe} seed ${roundSeed}; replay with: npm run test:nemesis -- --recipe ${recipe} --seed ${roundSeed} --minutes ${roundMinutes}\n`);
+      // Every hold and fault of the round, for a closer look than the summary gives.
+      const file = join(tmpdir(), `nemesis-${recipe.replace(':', '')}-${roundSeed}.json`);
+      writeFileSync(file, JSON.stringify(result, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value), 1));
+      process.stdout.write(`FAILED: ${recipe} seed ${roundSeed}; records in ${file}; replay with: npm run test:nemesis -- --recipe ${recipe} --seed ${roundSeed} --minutes ${roundMinutes}\n`);
     }
   }
 } finally {
