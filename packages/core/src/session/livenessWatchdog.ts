@@ -69,9 +69,24 @@ export function readTimeoutMs(sessionTimeoutMs: number): number {
   return Math.floor((sessionTimeoutMs * 2) / 3);
 }
 
-/** Nothing written for this long: send a ping (1/3 of the timeout, as the Java client). */
+/**
+ * Nothing written for this long: send a ping. A sixth of the timeout (the Java client waits a
+ * third): the last answered send is then never much more than a sixth old, so ordinary traffic
+ * stays well inside {@link relayedWithinMs}, and a stall of ours has that much more room before
+ * we must declare `lost`.
+ */
 export function pingIntervalMs(sessionTimeoutMs: number): number {
-  return Math.floor(sessionTimeoutMs / 3);
+  return Math.floor(sessionTimeoutMs / 6);
+}
+
+/**
+ * The longest gap between the send times of two answered requests over which the later answer
+ * may move our deadline: the timeout, less the longest delay with which a follower relays our
+ * activity to the leader (tickTime/2 ≤ timeout/4, the server granting at least 2 ticks), less
+ * the margin. Normal traffic answers every ping interval; only a stall of ours opens such a gap.
+ */
+export function relayedWithinMs(sessionTimeoutMs: number): number {
+  return sessionTimeoutMs - Math.ceil(sessionTimeoutMs / 4) - lostMarginMs(sessionTimeoutMs);
 }
 
 /**

@@ -19,7 +19,7 @@
  */
 import type { Socket } from 'node:net';
 import { XID } from './frames.js';
-import { lostDeadline } from './livenessWatchdog.js';
+import { lostDeadline, relayedWithinMs } from './livenessWatchdog.js';
 
 /** Send times of one socket's unanswered frames, oldest first. Two number arrays: no object per frame. */
 export class SendLog {
@@ -119,6 +119,8 @@ export class WireClock {
   connectAnswered(negotiatedTimeoutMs: number, now: number): void {
     this.timeoutMs = negotiatedTimeoutMs;
     this.lastRepliedAt = now;
+    // The server that answers a connect for an existing session has the leader revalidate it:
+    // proof from the leader itself, whatever the gap since our last answer.
     this.answeredAt(this.connectSentAt);
   }
 
@@ -127,6 +129,12 @@ export class WireClock {
     const at = this.log.answered(xid);
     if (at === undefined) return;
     this.lastRepliedAt = now;
+    // A follower answers from its own view, and tells the leader of our activity only on the
+    // leader's next ping (every tickTime/2; tickTime ≤ timeout/2, so within timeout/4). After a
+    // gap longer than `relayedWithinMs` the leader may expire the session on our *previous*
+    // answer before this one's report arrives: such an answer proves nothing, and the deadline
+    // stays where it was (docs/architecture.md, "When we declare lost").
+    if (at - this.lastAnsweredSentAt > relayedWithinMs(this.timeoutMs)) return;
     this.answeredAt(at);
   }
 

@@ -10,6 +10,7 @@ import {
   lostMarginMs,
   nextCheckInMs,
   pingIntervalMs,
+  relayedWithinMs,
   readTimeoutMs,
   replyGraceMs,
   type WatchdogInput,
@@ -95,10 +96,10 @@ describe('judge', () => {
     expect(judge({ ...afterStall, oldestUnansweredSentAt: 9990 })).toBe('ok');
   });
 
-  it('pings when nothing was written for 1/3 of the timeout, even while bytes arrive', () => {
-    expect(pingIntervalMs(T)).toBe(1000);
-    expect(judge({ ...base, lastSentAt: 9001 })).toBe('ok');
-    expect(judge({ ...base, lastSentAt: 9000 })).toBe('ping');
+  it('pings when nothing was written for 1/6 of the timeout, even while bytes arrive', () => {
+    expect(pingIntervalMs(T)).toBe(500);
+    expect(judge({ ...base, lastSentAt: 9501 })).toBe('ok');
+    expect(judge({ ...base, lastSentAt: 9500 })).toBe('ping');
     expect(judge({ ...base, phase: 'other', lastSentAt: 0 })).toBe('ok');
   });
 
@@ -168,6 +169,26 @@ describe('WireClock', () => {
     expect(clock.deadline).toBe(lostDeadline(400, 4000));
     expect(clock.oldestUnansweredSentAt).toBe(Infinity);
   });
+  it('an answer to a request sent after a gap the leader may not have heard of in time does not move the deadline', () => {
+    // 6 s session: a follower relays our activity within 1.5 s; the margin is 0.6 s: 3.9 s.
+    expect(relayedWithinMs(6000)).toBe(3900);
+    const clock = new WireClock(0, 6000);
+    clock.socketConnected(socket, 0);
+    clock.connectAnswered(6000, 10);
+    clock.sent(0, 3900); // the gap is exactly the bound: counts
+    clock.replied(0, 3910);
+    expect(clock.lastAnsweredSentAt).toBe(3900);
+    clock.sent(-2, 7801); // a stall of ours: 3901 ms since the last answered send
+    clock.replied(-2, 7810);
+    expect(clock.lastAnsweredSentAt).toBe(3900);
+    expect(clock.deadline).toBe(lostDeadline(3900, 6000));
+    // A new connect response is the leader's own word: it counts whatever the gap.
+    const next = {} as never;
+    clock.socketConnected(next, 8000);
+    clock.connectAnswered(6000, 8010);
+    expect(clock.lastAnsweredSentAt).toBe(8000);
+  });
+
   it('forgets the frames of a previous socket and never moves backwards', () => {
     const clock = new WireClock(0, 2000);
     clock.socketConnected(socket, 10);
