@@ -5,6 +5,7 @@ import {
   isZkError,
   LockTimeoutError,
   MultiReleaseError,
+  NodeDeletedError,
   NotOwnerError,
   parseAcquireOptions,
   parseOptions,
@@ -256,6 +257,10 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
     if (isZkError(lost.signal.reason, 'SESSION_CLOSED')) {
       throw new SessionClosedError(`${NAME}.acquire: the ZkSession of ${lost.path} was closed${waiting}`, { cause: lost.signal.reason, path: lost.path });
     }
+    // Someone else deleted a member's node: say so, as the member itself does.
+    if (isZkError(lost.signal.reason, 'NODE_DELETED')) {
+      throw new NodeDeletedError(`${NAME}.acquire: ${lost.path} was deleted by someone else${waiting}`, { cause: lost.signal.reason, path: lost.path });
+    }
     throw new SessionLostError(`${NAME}.acquire: lost ${lost.path}${waiting}`, { cause: lost.signal.reason ?? cause, path: lost.path });
   }
 
@@ -272,7 +277,9 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
     holding.signal.addEventListener(
       'abort',
       () => {
-        if (holding.held) this.emit('lost', holding.signal.reason instanceof Error ? holding.signal.reason : new Error(String(holding.signal.reason)));
+        // close() is not a loss (QueueLock does not emit it either).
+        if (!holding.held || isZkError(holding.signal.reason, 'SESSION_CLOSED')) return;
+        this.emit('lost', holding.signal.reason instanceof Error ? holding.signal.reason : new Error(String(holding.signal.reason)));
       },
       { once: true },
     );

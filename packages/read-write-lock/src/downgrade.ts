@@ -1,4 +1,4 @@
-import { AbortedError, isZkError, joinPath, keepPlaceAfterLeaving, NodeDeletedError, SessionLostError, type LockQueue, type QueueSeat } from '@zk-recipes/core';
+import { AbortedError, isZkError, joinPath, keepPlaceAfterLeaving, NodeDeletedError, SessionClosedError, SessionLostError, type LockQueue, type QueueSeat } from '@zk-recipes/core';
 import { downgradeNameOf } from './downgradeName.js';
 import type { ReadWriteNaming } from './naming.js';
 
@@ -37,29 +37,67 @@ export async function createDowngradeSeat(request: DowngradeRequest): Promise<Qu
   if (name === null) throw new Error(`${request.what}: ${writeSeat.name} is not a write node of this lock`); // cannot happen: we named it
   const path = joinPath(dir, name);
   keepPlaceAfterLeaving(session, writeSeat.path);
-  for (;;) {
-    throwIfCannotProceed(request);
-    try {
-      // Atomic with the write node's existence: had someone else deleted it (the holder not told
-      // yet), a writer behind may hold the lock already, and a read node at the vanished place
-      // would be granted beside it. The multi's create carries no stat: read the token after.
-      await session.transaction([
-        { type: 'check', path: writeSeat.path, version: -1 },
-        { type: 'create', path, data: request.data, mode: 'ephemeral' },
-      ]);
-      const stat = await session.exists(path);
-      if (stat === null) throw nodeGone(request, path);
-      return queue.adopt(path, stat.czxid, writeSeat.generation);
-    } catch (err) {
-      if (isZkError(err, 'NO_NODE') && err.path === writeSeat.path) throw nodeGone(request, writeSeat.path);
-      if (isZkError(err, 'NODE_EXISTS')) {
-        // Our earlier attempt's reply was lost but the create went through: adopt it if it is ours.
+  let mayExist = false; // an attempt whose reply was lost may have created the read node
+  try {
+    for (;;) {
+      throwIfCannotProceed(request);
+      try {
+        // Atomic with the write node's existence: had someone else deleted it (the holder not told
+        // yet), a writer behind may hold the lock already, and a read node at the vanished place
+        // would be granted beside it. The multi's create carries no stat: read the token after.
+        await session.transaction([
+          { type: 'check', path: writeSeat.path, version: -1 },
+          { type: 'create', path, data: request.data, mode: 'ephemeral' },
+        ]);
+        mayExist = true;
         const stat = await session.exists(path);
-        if (stat === null || stat.ephemeralOwner !== session.sessionIdBigInt || session.generation !== writeSeat.generation) throw err;
-        return queue.adopt(path, stat.czxid, writeSeat.generation);
+        if (stat === null) throw nodeGone(request, path);
+        return adoptIfAlive(request, path, stat.czxid);
+      } catch (err) {
+        if (isZkError(err, 'NO_NODE') && err.path === writeSeat.path) throw nodeGone(request, writeSeat.path);
+        if (isZkError(err, 'NODE_EXISTS')) {
+          // Our earlier attempt's reply was lost but the create went through: adopt it if it is ours.
+          const stat = await session.exists(path);
+          if (stat === null || stat.ephemeralOwner !== session.sessionIdBigInt || session.generation !== writeSeat.generation) throw err;
+          return adoptIfAlive(request, path, stat.czxid);
+        }
+        if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
+        mayExist = true;
+        await session.waitForConnected(writeSeat.signal).catch(() => undefined);
       }
-      if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
-      await session.waitForConnected(writeSeat.signal).catch(() => undefined);
+    }
+  } catch (err) {
+    // Giving up: a read node we may have created stands at the writer's place and would hold up
+    // every later writer until our session ends. Delete it if it is there and ours.
+    if (mayExist) await deleteIfOurs(request, path);
+    throw err;
+  }
+}
+
+/** Grants the read node, unless the session may have expired meanwhile (as every grant checks). */
+function adoptIfAlive(request: DowngradeRequest, path: string, czxid: bigint): QueueSeat {
+  const { queue, writeSeat } = request;
+  if (!queue.session.stillAlive(writeSeat.generation)) {
+    throwIfCannotProceed(request);
+    throw new SessionLostError(`${request.what}: the ZooKeeper session was lost`);
+  }
+  return queue.adopt(path, czxid, writeSeat.generation);
+}
+
+async function deleteIfOurs(request: DowngradeRequest, path: string): Promise<void> {
+  const { session } = request.queue;
+  if (session.generation !== request.writeSeat.generation) return; // gone with its session
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const stat = await session.exists(path);
+      if (stat !== null && stat.ephemeralOwner === session.sessionIdBigInt) await session.delete(path, stat.version);
+      return;
+    } catch (err) {
+      // A lost connection: again once it is back (same session). Anything else (the session went,
+      // and its nodes with it; someone changed the node): nothing more to do.
+      if (!isZkError(err, 'CONNECTION_LOSS')) return;
+      await session.waitForConnected(session.sessionSignal).catch(() => undefined);
+      if (session.generation !== request.writeSeat.generation) return;
     }
   }
 }
@@ -73,6 +111,9 @@ function throwIfCannotProceed(request: DowngradeRequest): void {
   const session = queue.session;
   if (signal?.aborted === true) throw new AbortedError(`${what}: aborted`, { cause: signal.reason });
   if (isZkError(writeSeat.signal.reason, 'NODE_DELETED')) throw writeSeat.signal.reason;
+  if (isZkError(writeSeat.signal.reason, 'SESSION_CLOSED')) {
+    throw new SessionClosedError(`${what}: the ZkSession was closed`, { cause: writeSeat.signal.reason });
+  }
   if (writeSeat.signal.aborted || session.generation !== writeSeat.generation) {
     throw new SessionLostError(`${what}: the write lock was lost with its ZooKeeper session`, { cause: writeSeat.signal.reason });
   }

@@ -1,6 +1,7 @@
 import {
   exclusiveRule,
   InvalidArgumentError,
+  isZkError,
   joinPath,
   LockQueue,
   LockTimeoutError,
@@ -256,6 +257,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   private leaseNode(queue: LockQueue, seat: QueueSeat, weight: number): LeaseNode {
     const onLost = (): void => {
       const reason: unknown = seat.signal.reason;
+      if (isZkError(reason, 'SESSION_CLOSED')) return; // close() is not a loss
       this.emit('lost', reason instanceof Error ? reason : new Error(String(reason)), seat.path);
     };
     seat.signal.addEventListener('abort', onLost, { once: true });

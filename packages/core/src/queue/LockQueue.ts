@@ -338,7 +338,9 @@ export class LockQueue {
    */
   /** @internal */
   announce(seat: QueueSeat, data: Uint8Array | null | undefined): void {
-    this.session.setData(seat.path, announcementOf(this.session.sessionId, data)).catch(() => undefined);
+    // Only over the node as we created it (version 0): never over what someone else wrote there,
+    // e.g. a revocation request made just before our grant (the waiter lists again instead).
+    this.session.setData(seat.path, announcementOf(this.session.sessionId, data), 0).catch(() => undefined);
   }
 
   /**

@@ -1,7 +1,7 @@
 /**
- * Review of the issue-13 changes (adversarial). Findings 1-3 were fixed in 1b7291a while the review
- * ran (before these tests could be run): their tests pass on 1b7291a and stay as regression tests.
- * Findings 4 and 5 still fail on 0e8b3ab.
+ * Review of the issue-13 changes (adversarial): one test per finding, each a regression test now.
+ * Findings 1-3 were fixed in 1b7291a while the review ran; 4 and 5 failed on 0e8b3ab and are fixed
+ * since (downgrade.ts).
  *
  * 1. A holder granted while the watch on its own node (OwnNodeWatch.arm, an unawaited
  *    getChildren) is still in flight loses that watch for good if the connection drops before its
@@ -14,8 +14,8 @@
  *    aborts: a reader and a writer hold together.
  * 3. A re-entrant acquire in a context that held the lock before close() rejects with
  *    SESSION_LOST, not SESSION_CLOSED.
- * 4. (still failing) A downgrade after close() rejects with SESSION_LOST (throwIfCannotProceed).
- * 5. (still failing) A downgrade whose multi was applied but whose reply was lost, and whose write
+ * 4. A downgrade after close() rejects with SESSION_LOST (throwIfCannotProceed).
+ * 5. A downgrade whose multi was applied but whose reply was lost, and whose write
  *    node someone else then deleted, rejects with NODE_DELETED and leaves its read node behind: an
  *    ephemeral node of a live session at the write node's place, held by nobody, that every later
  *    writer waits behind until that session ends.
