@@ -275,4 +275,22 @@ describe('InterProcessMutex safety: a waiter whose process stalled past its sess
     // P rejects (SESSION_LOST), or is granted with its signal already aborted.
     expect(seen.pGrantedLive, `P was granted with a live signal while R held: ${JSON.stringify(seen.p)}`).toBe(false);
   });
+  it('the same with P stopped by SIGSTOP while its event loop waits for I/O, resumed (SIGCONT) once R holds', async () => {
+    const path = `${root}/stopped-waiter`;
+    const [sQ, sR, sOp] = await Promise.all([connect(), connect(), connect()]);
+    const seen = await stalledWaiterScenario({
+      script: STALLED_WAITER,
+      connectString: testConnectString(),
+      path,
+      queueDir: path,
+      sessionTimeoutMs: 3000,
+      observer: sOp,
+      holdQ: () => new InterProcessMutex(sQ, path).acquire(),
+      startR: () => new InterProcessMutex(sR, path).acquire(),
+      rSession: sR,
+      stall: 'sigstop',
+    });
+    expect(seen.rAborted).toBe(false);
+    expect(seen.pGrantedLive, `P was granted with a live signal while R held: ${JSON.stringify(seen.p)}`).toBe(false);
+  });
 });

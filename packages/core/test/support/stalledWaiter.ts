@@ -184,6 +184,12 @@ export async function stalledWaiterScenario(o: {
   /** R: starts acquiring in this process (on `rSession`). */
   startR: () => Promise<Held>;
   rSession: ZkSession;
+  /**
+   * How P stalls: `block` (default) blocks its event loop from inside (a GC pause stand-in);
+   * `sigstop` stops the whole process with SIGSTOP while its loop waits for I/O, and resumes it
+   * with SIGCONT once R holds (the server's events for P pile up in its socket meanwhile).
+   */
+  stall?: 'block' | 'sigstop';
 }): Promise<StallOutcome> {
   const q = await o.holdQ();
   const p = spawnStalledWaiter(o.script, o.connectString, o.path, o.sessionTimeoutMs);
@@ -199,10 +205,17 @@ export async function stalledWaiterScenario(o: {
     await untilQueue(o.observer, o.queueDir, 3);
     await settledInWait(o.rSession); // R waits behind P
 
-    p.send(`freeze ${Math.round(o.sessionTimeoutMs * 2.5)}`);
-    await within(p.next('frozen'), 10_000, 'P to freeze');
-    await q.release();
-    r = await within(rGrant, o.sessionTimeoutMs * 4, "R to acquire once P's session expired");
+    if (o.stall === 'sigstop') {
+      p.child.kill('SIGSTOP');
+      await q.release();
+      r = await within(rGrant, o.sessionTimeoutMs * 4, "R to acquire once P's session expired");
+      p.child.kill('SIGCONT');
+    } else {
+      p.send(`freeze ${Math.round(o.sessionTimeoutMs * 2.5)}`);
+      await within(p.next('frozen'), 10_000, 'P to freeze');
+      await q.release();
+      r = await within(rGrant, o.sessionTimeoutMs * 4, "R to acquire once P's session expired");
+    }
     const outcome = await within(p.next('granted', 'rejected'), o.sessionTimeoutMs * 4, "P's acquisition to settle after its thaw");
     return { p: outcome, rAborted: r.signal.aborted, pGrantedLive: outcome.type === 'granted' && outcome.aborted === false };
   } finally {
