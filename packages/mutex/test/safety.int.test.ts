@@ -67,29 +67,31 @@ async function enqueueWaiter(
   return { acquisition, node: queue[count - 1]! };
 }
 
+/** How a waiter whose node someone else deleted must end. */
+const rejectedNodeDeleted = (node: string) => ({ state: 'rejected', code: 'NODE_DELETED', path: node, typed: true });
+
 describe('InterProcessMutex safety: a waiter whose own node was deleted never gets the lock', () => {
-  it('another session: the operator deletes the waiter B, then the holder H: B rejects with NODE_DELETED, a later C is the only holder', async () => {
-    const path = `${root}/other-session`;
-    const [sH, sB, sC, sOp] = await Promise.all([connect(), connect(), connect(), connect()]);
-    const operator = new Operator(sOp);
-    const h = mutexOn(sH, path);
-    const held = await h.mutex.acquire();
-    const b = await enqueueWaiter(sB, new InterProcessMutex(sB, path), sOp, path, 2);
+  for (const sameSession of [false, true]) {
+    const where = sameSession ? 'same session' : 'another session';
+    it(`${where}: the operator deletes the waiter B, then the holder H: B rejects with NODE_DELETED, H is told, a later C is the only holder`, async () => {
+      const path = `${root}/${sameSession ? 'same-session-delete' : 'other-session'}`;
+      const [sH, sOther, sC, sOp] = await Promise.all([connect(), connect(), connect(), connect()]);
+      const sB = sameSession ? sH : sOther;
+      const operator = new Operator(sOp);
+      const h = mutexOn(sH, path);
+      const held = await h.mutex.acquire();
+      const b = await enqueueWaiter(sB, new InterProcessMutex(sB, path), sOp, path, 2);
 
-    await operator.deleteNode(b.node);
-    await operator.deleteNode(held.path);
+      await operator.deleteNode(b.node);
+      await operator.deleteNode(held.path);
 
-    expect(brief(await within(b.acquisition.settled, BOUND_MS, 'B to settle'))).toEqual({
-      state: 'rejected',
-      code: 'NODE_DELETED',
-      path: b.node,
-      typed: true,
+      expect(brief(await within(b.acquisition.settled, BOUND_MS, 'B to settle'))).toEqual(rejectedNodeDeleted(b.node));
+      const c = await within(new InterProcessMutex(sC, path).acquire(), BOUND_MS, 'C to acquire');
+      await caughtUp(sH);
+      expect(signalState(held.signal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
+      await c.release();
     });
-    const c = await within(new InterProcessMutex(sC, path).acquire(), BOUND_MS, 'C to acquire');
-    await caughtUp(sH);
-    expect(signalState(held.signal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
-    await c.release();
-  });
+  }
 
   it('same session (local hand-over): B is deleted, then H releases: B rejects with NODE_DELETED, a later C is the only holder', async () => {
     const path = `${root}/same-session-release`;
@@ -103,36 +105,8 @@ describe('InterProcessMutex safety: a waiter whose own node was deleted never ge
     await caughtUp(sA);
     await held.release();
 
-    expect(brief(await within(b.acquisition.settled, BOUND_MS, 'B to settle'))).toEqual({
-      state: 'rejected',
-      code: 'NODE_DELETED',
-      path: b.node,
-      typed: true,
-    });
+    expect(brief(await within(b.acquisition.settled, BOUND_MS, 'B to settle'))).toEqual(rejectedNodeDeleted(b.node));
     const c = await within(new InterProcessMutex(sC, path).acquire(), BOUND_MS, 'C to acquire');
-    await c.release();
-  });
-
-  it('same session: the operator deletes B, then H: B rejects with NODE_DELETED, H is told, a later C is the only holder', async () => {
-    const path = `${root}/same-session-delete`;
-    const [sA, sC, sOp] = await Promise.all([connect(), connect(), connect()]);
-    const operator = new Operator(sOp);
-    const h = mutexOn(sA, path);
-    const held = await h.mutex.acquire();
-    const b = await enqueueWaiter(sA, new InterProcessMutex(sA, path), sOp, path, 2);
-
-    await operator.deleteNode(b.node);
-    await operator.deleteNode(held.path);
-
-    expect(brief(await within(b.acquisition.settled, BOUND_MS, 'B to settle'))).toEqual({
-      state: 'rejected',
-      code: 'NODE_DELETED',
-      path: b.node,
-      typed: true,
-    });
-    const c = await within(new InterProcessMutex(sC, path).acquire(), BOUND_MS, 'C to acquire');
-    await caughtUp(sA);
-    expect(signalState(held.signal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
     await c.release();
   });
 
@@ -151,8 +125,8 @@ describe('InterProcessMutex safety: a waiter whose own node was deleted never ge
     const c = await within(new InterProcessMutex(sC, path).acquire(), BOUND_MS, 'C to acquire');
     await caughtUp(sA);
     expect({ w1: brief(w1Outcome), w2: brief(w2Outcome), holder: signalState(held.signal), lost: h.lost.map(codeOf) }).toEqual({
-      w1: { state: 'rejected', code: 'NODE_DELETED', path: w1.node, typed: true },
-      w2: { state: 'rejected', code: 'NODE_DELETED', path: w2.node, typed: true },
+      w1: rejectedNodeDeleted(w1.node),
+      w2: rejectedNodeDeleted(w2.node),
       holder: { aborted: true, code: 'NODE_DELETED' },
       lost: ['NODE_DELETED'],
     });
@@ -226,7 +200,7 @@ describe('InterProcessSemaphoreMutex (not re-entrant, same engine) safety', () =
     await operator.deleteNode(bNode);
     await operator.deleteNode(held.path);
 
-    expect(brief(await within(acquisition.settled, BOUND_MS, 'B to settle'))).toEqual({ state: 'rejected', code: 'NODE_DELETED', path: bNode, typed: true });
+    expect(brief(await within(acquisition.settled, BOUND_MS, 'B to settle'))).toEqual(rejectedNodeDeleted(bNode));
     const c = await within(new InterProcessSemaphoreMutex(sC, path).acquire(), BOUND_MS, 'C to acquire');
     await caughtUp(sH);
     expect(signalState(held.signal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
