@@ -76,7 +76,7 @@ export class FaultProxy {
   private healTimer: NodeJS.Timeout | undefined;
   private healWaiters: Array<() => void> = [];
   private midReplyCut: { minLength: number; done: () => void } | undefined;
-  private requestCut: { opCode: number; done: () => void } | undefined;
+  private requestCut: { opCode: number; pass: number; done: () => void } | undefined;
   /** Frames seen, oldest first (bounded). */
   readonly frames: FrameRecord[] = [];
   private readonly targetHost: string;
@@ -197,11 +197,12 @@ export class FaultProxy {
   /**
    * Forwards the next client request with this opcode to the server, then swallows the server's
    * reply to it and destroys the connection: the server applied the request, the client never
-   * learns the result. Resolves when the connection was cut.
+   * learns the result. Resolves when the connection was cut. With `pass`, that many requests with
+   * this opcode go through untouched first (the cut lands half-way through a sequence).
    */
-  cutAfterNextRequest(opCode: number): Promise<void> {
+  cutAfterNextRequest(opCode: number, pass = 0): Promise<void> {
     return new Promise<void>((resolve) => {
-      this.requestCut = { opCode, done: resolve };
+      this.requestCut = { opCode, pass, done: resolve };
     });
   }
 
@@ -264,7 +265,8 @@ export class FaultProxy {
     }
     c.server.write(frame);
     if (this.requestCut && type !== undefined && type === this.requestCut.opCode) {
-      c.cutOnReplyXid = xid;
+      if (this.requestCut.pass > 0) this.requestCut.pass--;
+      else c.cutOnReplyXid = xid;
     }
   }
 

@@ -39,6 +39,12 @@ export interface DeleteRecord {
   /** CLOCK_MONOTONIC ns when the answer came back. */
   done: bigint;
   deleted: boolean;
+  /**
+   * The answer to an earlier attempt was lost with the connection, so the node may have gone by our
+   * hand or another's anywhere in [start, done]; the operator counts it as deleted by itself (the
+   * checker then allows for it: the conservative reading for an attacker's bookkeeping).
+   */
+  uncertain?: true;
 }
 
 /** One foreign write. */
@@ -69,28 +75,81 @@ function isCode(err: unknown, code: string): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === code;
 }
 
+/**
+ * A failure whose request may still have been applied: the connection (or the whole session) went
+ * before the answer came. Anything else (NO_NODE, NOT_EMPTY, NO_AUTH...) is the server's answer.
+ */
+function isUnanswered(err: unknown): boolean {
+  return isCode(err, 'CONNECTION_LOSS') || isCode(err, 'SESSION_LOST') || isCode(err, 'SESSION_EXPIRED') || isCode(err, 'OPERATION_TIMEOUT');
+}
+
+/**
+ * An operator call gave up (its session could not reach a server for its patience, see
+ * {@link OperatorOptions.patienceMs}).
+ * `records` holds every delete it sent before, the last one possibly applied (`uncertain`): a
+ * `deleteall` that fails half-way has still deleted what it deleted, and whoever keeps the books of
+ * an attack must know it.
+ */
+export class OperatorError extends Error {
+  constructor(
+    message: string,
+    readonly records: DeleteRecord[],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'OperatorError';
+  }
+}
+
+/** How long one operator call retries a request whose answer was lost (a leader election, a partition). */
+export const OPERATOR_PATIENCE_MS = 30_000;
+
 const now = (): bigint => process.hrtime.bigint();
+
+/** How an {@link Operator} behaves. */
+export interface OperatorOptions {
+  /**
+   * How long one call keeps sending again a request whose answer was lost (a leader election, a
+   * partition) before it gives up with an {@link OperatorError} (default {@link OPERATOR_PATIENCE_MS}).
+   */
+  patienceMs?: number;
+}
 
 /** The adversary's hands. Create with {@link Operator.connect} or around an existing session. */
 export class Operator {
   private readonly owned: boolean;
+  private readonly patienceMs: number;
 
   /** Wraps `session` (not closed by {@link close}). */
   constructor(
     readonly session: ZkSession,
     owned = false,
+    options: OperatorOptions = {},
   ) {
     this.owned = owned;
+    this.patienceMs = options.patienceMs ?? OPERATOR_PATIENCE_MS;
   }
 
   /** Connects a session of its own (closed by {@link close}). */
-  static async connect(options: ZkSessionOptionsInput | string): Promise<Operator> {
+  static async connect(options: ZkSessionOptionsInput | string, operatorOptions: OperatorOptions = {}): Promise<Operator> {
     const session = await ZkSession.connect(typeof options === 'string' ? { connectString: options } : options);
-    return new Operator(session, true);
+    return new Operator(session, true, operatorOptions);
   }
 
   /** The children of `path` with their stats, oldest (lowest `czxid`) first; `[]` if `path` is gone. */
   async childrenByAge(path: string): Promise<Array<{ path: string; stat: Stat }>> {
+    const start = now();
+    for (;;) {
+      try {
+        return await this.listByAge(path);
+      } catch (err) {
+        if (!isUnanswered(err)) throw err;
+        await this.reconnected(start, () => [], err); // reads: asking again changes nothing
+      }
+    }
+  }
+
+  private async listByAge(path: string): Promise<Array<{ path: string; stat: Stat }>> {
     let names: string[];
     try {
       names = (await this.session.getChildren(path)).children;
@@ -112,22 +171,51 @@ export class Operator {
   /**
    * Deletes one node, any version (zkCli `delete`). Resolves with what happened; a node that was
    * already gone is `deleted: false`, not an error. A node with children rejects (`NOT_EMPTY`).
+   * A delete whose answer is lost with the connection is sent again once connected, until the
+   * server answers (see {@link DeleteRecord.uncertain}); after its patience it rejects with an {@link OperatorError} naming the possibly applied delete.
    */
   async deleteNode(path: string, known?: Stat | null): Promise<DeleteRecord> {
     const start = now();
+    let unanswered = false;
+    const outcome = (deleted: boolean): DeleteRecord => ({
+      path,
+      ...statFields(known),
+      start,
+      done: now(),
+      deleted: deleted || unanswered,
+      ...(unanswered ? { uncertain: true as const } : {}),
+    });
+    for (;;) {
+      try {
+        await this.session.delete(path);
+        return outcome(true);
+      } catch (err) {
+        if (isCode(err, 'NO_NODE')) return outcome(false);
+        // Any other answer (NOT_EMPTY, NO_AUTH...) means the node is still there: nothing went.
+        if (!isUnanswered(err)) throw err;
+        unanswered = true;
+        await this.reconnected(start, () => [outcome(true)], err);
+      }
+    }
+  }
+
+  /** Waits until the session is connected again, within the patience that began at `start`. */
+  private async reconnected(start: bigint, sent: () => DeleteRecord[], err: unknown): Promise<void> {
+    const left = Math.ceil(this.patienceMs - Number(now() - start) / 1e6);
     try {
-      await this.session.delete(path);
-      return { path, ...statFields(known), start, done: now(), deleted: true };
-    } catch (err) {
-      if (isCode(err, 'NO_NODE')) return { path, ...statFields(known), start, done: now(), deleted: false };
-      throw err;
+      if (left <= 0) throw err;
+      await this.session.waitForConnected(AbortSignal.timeout(left));
+    } catch {
+      throw new OperatorError(`gave up after ${this.patienceMs} ms without a server: ${(err as Error).message}`, sent(), { cause: err });
     }
   }
 
   /**
    * Deletes `path` and everything below it (zkCli `deleteall`), children before their parent, the
    * siblings of each level in `order`. Children that appear meanwhile (contenders keep queueing)
-   * are deleted in further rounds. Resolves with every delete, in the order they were sent.
+   * are deleted in further rounds. Resolves with every delete, in the order they were sent; if it
+   * fails half-way it rejects with an {@link OperatorError} whose `records` are the deletes sent
+   * until then.
    */
   async deleteAll(path: string, options: DeleteAllOptions = {}): Promise<DeleteRecord[]> {
     const order = options.order ?? 'youngest-first';
@@ -151,12 +239,17 @@ export class Operator {
       }
       if (depth === 0 && options.includeSelf === false) return;
       try {
-        records.push(await this.deleteNode(node, await this.session.exists(node)));
+        records.push(await this.deleteNode(node, await this.session.exists(node).catch(() => undefined))); // the stat is for reports only
       } catch (err) {
         if (!isCode(err, 'NOT_EMPTY')) throw err; // contenders outran us: the directory stays
       }
     };
-    await walk(path, 0);
+    try {
+      await walk(path, 0);
+    } catch (err) {
+      const sent = err instanceof OperatorError ? [...records, ...err.records] : records;
+      throw new OperatorError(`deleteall ${path} failed after ${sent.length} deletes: ${(err as Error).message}`, sent, { cause: err });
+    }
     return records;
   }
 

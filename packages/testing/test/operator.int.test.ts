@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '@zk-recipes/core';
-import { Operator, REVOKE_MARKER } from '../src/operator.js';
+import { FaultProxy } from '../src/FaultProxy.js';
+import { Operator, OperatorError, REVOKE_MARKER } from '../src/operator.js';
 import { testConnectString } from '../src/testConnectString.js';
 import { uniqueRoot } from '../src/uniqueRoot.js';
 
@@ -93,5 +94,58 @@ describe('Operator', () => {
     expect((await owner.getData(nodes[0]!)).data.toString('utf8')).toBe(REVOKE_MARKER);
     await owner.delete(nodes[0]!);
     expect(await operator.revoke(nodes[0]!)).toMatchObject({ written: false });
+  });
+
+  describe('when the answer to a delete is lost', () => {
+    /** The opcode of a delete on the wire. */
+    const OP_DELETE = 2;
+    let proxy: FaultProxy;
+    let cut: Operator;
+
+    beforeAll(async () => {
+      const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
+      proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+      cut = await Operator.connect({ connectString: proxy.connectString, sessionTimeoutMs: 6000 }, { patienceMs: 1500 });
+    });
+    afterAll(async () => {
+      proxy.refuseConnections(false);
+      await cut.close();
+      await proxy.close();
+    });
+
+    it('sends it again once connected and reports the node deleted, uncertain about by whom', async () => {
+      const { dir, nodes } = await lockDir('lost-answer', 2);
+      // The server applies the delete; the connection dies before its answer.
+      const lost = proxy.cutAfterNextRequest(OP_DELETE);
+      const record = cut.deleteNode(nodes[0]!);
+      await lost;
+      expect(await record).toMatchObject({ path: nodes[0], deleted: true, uncertain: true });
+      expect((await owner.getChildren(dir)).children).toEqual([nodes[1]!.split('/').pop()]);
+    });
+
+    it('a deleteall cut off half-way rejects with every delete it sent, the last one possibly applied', async () => {
+      const { dir, nodes } = await lockDir('half-way', 4);
+      // Two deletes go through, the third is applied but its answer never comes, and no server
+      // can be reached again within the operator's patience.
+      const lost = proxy.cutAfterNextRequest(OP_DELETE, 2);
+      const deleting = cut.deleteAll(dir, { order: 'oldest-first' });
+      await lost;
+      proxy.refuseConnections(true);
+      const err = await deleting.then(
+        () => expect.unreachable('deleteall cannot finish without a server'),
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(OperatorError);
+      expect((err as OperatorError).message).toMatch(/gave up after 1500 ms without a server/);
+      const records = (err as OperatorError).records;
+      expect(records.map((r) => r.path)).toEqual(nodes.slice(0, 3));
+      expect(records.map((r) => [r.deleted, r.uncertain])).toEqual([
+        [true, undefined],
+        [true, undefined],
+        [true, true],
+      ]);
+      expect((await owner.getChildren(dir)).children).toEqual([nodes[3]!.split('/').pop()]);
+      proxy.refuseConnections(false);
+    });
   });
 });

@@ -11,7 +11,7 @@
  */
 import { expireSession } from '../expireSession.js';
 import { FaultProxy } from '../FaultProxy.js';
-import { Operator, REVOKE_MARKER } from '../operator.js';
+import { Operator, OperatorError, REVOKE_MARKER } from '../operator.js';
 import type { TestingCluster } from '../TestingCluster.js';
 import { checkHolds, type CheckResult, type ExpiryFault, type Hold, type HoldOverlap, type NodeDeleteFault, type PauseFault } from './checker.js';
 import { NemesisProcess, type WorkerLine } from './processes.js';
@@ -68,6 +68,8 @@ export interface FaultRecord {
   paths?: string[];
   /** Why it did nothing (no waiter to delete, no process holding...). */
   skipped?: string;
+  /** It failed after doing part of its work (a `deleteall` cut off half-way): `paths` is that part. */
+  failed?: string;
 }
 
 export interface NemesisResult {
@@ -360,13 +362,21 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
         try {
           rec = await execute(step, lane, claimed);
         } catch (err) {
-          // The operator's own session may be in trouble (a leader failure): note it and go on.
-          rec = { step, lane, start: now(), end: now(), skipped: `failed: ${(err as Error).message}` };
+          // The operator's own session may be in trouble (a leader failure): note it and go on. A
+          // deleteall that failed half-way still deleted what it deleted: those count.
+          const sent = err instanceof OperatorError ? err.records.filter((d) => d.deleted) : [];
+          for (const d of sent) deletes.push({ path: d.path, start: d.start, done: d.done });
+          rec =
+            sent.length > 0
+              ? { step, lane, start: sent[0]!.start, end: now(), paths: sent.map((d) => d.path), failed: (err as Error).message }
+              : { step, lane, start: now(), end: now(), skipped: `failed: ${(err as Error).message}` };
         } finally {
           for (const p of claimed) busy.delete(p);
         }
         faults.push(rec);
-        const detail = rec.skipped ? `skipped (${rec.skipped})` : [rec.worker, rec.paths?.map((p) => p.slice(p.lastIndexOf('/') + 1)).join(' ')].filter(Boolean).join(' ');
+        const detail = rec.skipped
+          ? `skipped (${rec.skipped})`
+          : [rec.worker, rec.paths?.map((p) => p.slice(p.lastIndexOf('/') + 1)).join(' '), rec.failed ? `(then failed: ${rec.failed})` : ''].filter(Boolean).join(' ');
         log(`[${ms(rec.start)}] ${lane}#${step.index} ${step.kind}${step.durationMs ? ` ${step.durationMs}ms` : ''}${step.write ? ` ${step.write}` : ''}${step.order ? ` ${step.order}` : ''} ${detail}`);
       }
     };
