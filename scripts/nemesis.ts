@@ -22,6 +22,7 @@ import {
   countKinds,
   describeNemesis,
   FAULT_KINDS,
+  NEMESIS_CLUSTER,
   randomSeed,
   runNemesis,
   TestingCluster,
@@ -69,7 +70,7 @@ const maxConcurrentOf = (recipe: string): number => (recipe.startsWith('semaphor
 
 const external = process.env['ZK_CONNECT'];
 process.stdout.write(`nemesis: ${recipes.join(', ')}; seed ${seed}, ${minutes} min in rounds of ${roundMinutes} min, ${workers} processes, session ${sessionTimeoutMs} ms, ${external ? `ZK_CONNECT=${external} (no leader failures)` : 'a 3-server ensemble'}\n`);
-const cluster = external ? undefined : await TestingCluster.start({ size: 3 });
+const cluster = external ? undefined : await TestingCluster.start(NEMESIS_CLUSTER);
 const connectString = external ?? cluster!.connectString;
 
 const results: NemesisResult[] = [];

@@ -13,7 +13,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeNemesis, randomSeed, runNemesis, TestingCluster, uniqueRoot } from '@zk-recipes/testing';
+import { describeNemesis, NEMESIS_CLUSTER, randomSeed, runNemesis, TestingCluster, uniqueRoot } from '@zk-recipes/testing';
 
 const worker = fileURLToPath(new URL('./workers/nemesisWorker.ts', import.meta.url));
 const chosen = process.env['NEMESIS_SEED'];
@@ -22,7 +22,7 @@ const processes = 4;
 let cluster: TestingCluster;
 
 beforeAll(async () => {
-  cluster = await TestingCluster.start({ size: 3 });
+  cluster = await TestingCluster.start(NEMESIS_CLUSTER);
 }, 120_000);
 
 afterAll(async () => {

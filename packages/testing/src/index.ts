@@ -20,4 +20,4 @@ export { Prng, randomSeed } from './nemesis/prng.js';
 export { FAULT_KINDS, ENSEMBLE_FAULTS, makeSchedule, countKinds, type FaultKind, type FaultStep, type ScheduleOptions } from './nemesis/schedule.js';
 export * from './nemesis/checker.js';
 export { runNemesisWorker, STOP_LINE, type NemesisHandle, type NemesisWorkerOptions } from './nemesis/workerLoop.js';
-export { runNemesis, describeNemesis, type NemesisOptions, type NemesisResult, type FaultRecord } from './nemesis/runNemesis.js';
+export { runNemesis, describeNemesis, NEMESIS_CLUSTER, type NemesisOptions, type NemesisResult, type FaultRecord } from './nemesis/runNemesis.js';

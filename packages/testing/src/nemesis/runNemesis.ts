@@ -54,6 +54,16 @@ export interface NemesisOptions {
   log?: (text: string) => void;
 }
 
+/**
+ * The ensemble a nemesis runs on ({@link TestingCluster.start} options). A follower cut off from
+ * its leader keeps answering pings for up to `syncLimit × tickTime`, and the library's `lost` rule
+ * covers that window only while it is below the safety margin (a tenth of the session timeout, at
+ * least 100 ms: docs/operations.md). A nemesis attacks the library inside its documented limits,
+ * so the ensemble keeps that window at 1 tick of 200 ms, under the 300 ms margin of the 3 s
+ * sessions the nemesis uses by default.
+ */
+export const NEMESIS_CLUSTER = { size: 3, extraConfig: { syncLimit: '1' } } as const;
+
 /** A fault as it happened. */
 export interface FaultRecord {
   step: FaultStep;
