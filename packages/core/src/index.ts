@@ -11,7 +11,7 @@ export { waitUntilGone, type NodeWaitOutcome } from './watch/waitUntilGone.js';
 export { listAndWatchChildren } from './watch/waitForChildrenChange.js';
 export { exclusiveRule, MAX_ANY_OF_WATCHES, type Decision, type OrderingRule } from './queue/OrderingRule.js';
 export { LockQueue, type EnterOptions } from './queue/LockQueue.js';
-export type { QueueSeat } from './queue/QueueSeat.js';
+export type { QueueNode, QueueSeat } from './queue/QueueSeat.js';
 export { REVOCATION_MARKER, isRevocationRequest, requestRevocation } from './queue/revocation.js';
 export { keepPlaceAfterLeaving } from './queue/localSeats.js';
 export { StopSignal } from './queue/stopSignal.js';

@@ -53,6 +53,9 @@ class Holding implements MultiLockHandle {
   get fencingTokens(): readonly bigint[] {
     return this.members.map((member) => member.fencingToken);
   }
+  get grantedAt(): number {
+    return Math.max(...this.members.map((member) => member.grantedAt));
+  }
   release(): Promise<void> {
     return this.lock.releaseHolding(this);
   }

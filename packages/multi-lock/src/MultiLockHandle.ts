@@ -13,6 +13,8 @@ export interface MultiLockHandle extends AsyncDisposable {
   readonly paths: readonly string[];
   /** The members' fencing tokens (node `czxid`s), in acquisition order. */
   readonly fencingTokens: readonly bigint[];
+  /** When the last member was granted (`performance.now()` clock, see `LockHandle.grantedAt`): all were held from then. */
+  readonly grantedAt: number;
   /** Aborted as soon as ownership of ANY member is lost: stop the guarded work then. */
   readonly signal: AbortSignal;
   /** True until this handle is released. */

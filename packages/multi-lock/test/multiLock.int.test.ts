@@ -69,6 +69,9 @@ describe('InterProcessMultiLock against ZooKeeper', () => {
       expect(await nodesIn(path)).toEqual([handle.paths[i]!.slice(path.length + 1)]);
     }
     expect(handle.fencingTokens.every((token) => token > 0n)).toBe(true);
+    // All members are held from the last one's grant on.
+    expect(handle.grantedAt).toBe(Math.max(...handle.members.map((member) => member.grantedAt)));
+    expect(handle.members.map((member) => member.grantedAt)).toEqual([...handle.members.map((member) => member.grantedAt)].sort((x, y) => x - y));
     const rival = InterProcessMultiLock.fromPaths(other, [paths[1]!, paths[0]!]);
     expect(await rival.tryAcquire({ timeoutMs: 100 })).toBeNull();
     await handle.release();
@@ -288,6 +291,9 @@ function fieldsOf(handle: LockHandle) {
     },
     get fencingToken() {
       return handle.fencingToken;
+    },
+    get grantedAt() {
+      return handle.grantedAt;
     },
     get signal() {
       return handle.signal;

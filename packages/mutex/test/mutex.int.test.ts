@@ -42,6 +42,28 @@ describe('InterProcessMutex', () => {
     expect(await children(path)).toEqual([]);
   });
 
+  it("grantedAt is the grant's moment: a waiter's comes after the holder let go, before its acquire() resolves", async () => {
+    const path = `${root}/granted-at`;
+    const holder = new InterProcessMutex(session, path);
+    const waiter = new InterProcessMutex(await connect(), path);
+    const calledAt = performance.now();
+    const held = await holder.acquire();
+    expect(held.grantedAt).toBeGreaterThan(calledAt);
+    expect(held.grantedAt).toBeLessThanOrEqual(performance.now());
+    const waiting = waiter.acquire({ timeoutMs: 10_000 });
+    const releasedAt = performance.now();
+    await held.release();
+    const next = await waiting;
+    const resolvedAt = performance.now();
+    expect(next.grantedAt).toBeGreaterThan(releasedAt);
+    expect(next.grantedAt).toBeLessThanOrEqual(resolvedAt);
+    // A re-entry shares its holding's moment.
+    const inner = await waiter.acquire();
+    expect(inner.grantedAt).toBe(next.grantedAt);
+    await inner.release();
+    await next.release();
+  });
+
   it('re-enters 3 deep in the same async context without new nodes; the node goes with the last release', async () => {
     const path = `${root}/reentrant`;
     const mutex = new InterProcessMutex(session, path);

@@ -77,11 +77,12 @@ export async function createDowngradeSeat(request: DowngradeRequest): Promise<Qu
 /** Grants the read node, unless the session may have expired meanwhile (as every grant checks). */
 function adoptIfAlive(request: DowngradeRequest, path: string, czxid: bigint): QueueSeat {
   const { queue, writeSeat } = request;
-  if (!queue.session.stillAlive(writeSeat.generation)) {
+  const grantedAt = queue.session.aliveAt(writeSeat.generation);
+  if (grantedAt === undefined) {
     throwIfCannotProceed(request);
     throw new SessionLostError(`${request.what}: the ZooKeeper session was lost`);
   }
-  return queue.adopt(path, czxid, writeSeat.generation);
+  return queue.adopt(path, czxid, writeSeat.generation, grantedAt);
 }
 
 async function deleteIfOurs(request: DowngradeRequest, path: string): Promise<void> {

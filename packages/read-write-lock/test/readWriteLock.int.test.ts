@@ -204,7 +204,11 @@ describe('InterProcessReadWriteLock', () => {
     await untilWatched(testConnectString(), aWrite.path);
     await s2.getChildren(path);
 
+    const downgradeAt = performance.now();
     const aRead = await a.readLock().acquire(); // downgrade: at once, though B waits
+    // The read node's grant is its own moment, checked like any other.
+    expect(aRead.grantedAt).toBeGreaterThan(downgradeAt);
+    expect(aRead.grantedAt).toBeGreaterThan(aWrite.grantedAt);
     expect(nameOf(aRead.path)).toMatch(new RegExp(`^_c_[0-9a-f-]{36}-read-${sequenceOf(aWrite.path)}$`));
     expect(a.readLock().isOwnedByCurrentContext() && a.writeLock().isOwnedByCurrentContext()).toBe(true);
 

@@ -261,7 +261,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
       this.emit('lost', reason instanceof Error ? reason : new Error(String(reason)), seat.path);
     };
     seat.signal.addEventListener('abort', onLost, { once: true });
-    return new LeaseNode(seat.path, seat.fencingToken, this.data, seat.signal, weight, () => {
+    return new LeaseNode(seat.path, seat.fencingToken, seat.grantedAt, this.data, seat.signal, weight, () => {
       seat.signal.removeEventListener('abort', onLost);
       return queue.leave(seat);
     });

@@ -16,6 +16,12 @@ export interface Lease extends AsyncDisposable {
    * seen); with more leases several holders are legitimate at once, see docs/semaphore.md.
    */
   readonly fencingToken: bigint;
+  /**
+   * When the lease was granted, on this process's `performance.now()` clock: the reading with which
+   * the engine last checked that the ZooKeeper session could not have expired (shared by the
+   * leases of one node).
+   */
+  readonly grantedAt: number;
   /** The data stored in the lease's node (the semaphore's `data` option), or `null`. */
   readonly data: Uint8Array | null;
   /** Aborted when the lease is lost: the ZooKeeper session ended, and the node with it. */
@@ -32,6 +38,7 @@ export class LeaseNode {
   constructor(
     readonly path: string,
     readonly fencingToken: bigint,
+    readonly grantedAt: number,
     readonly data: Uint8Array | null,
     readonly signal: AbortSignal,
     weight: number,
@@ -60,6 +67,9 @@ class NodeLease implements Lease {
   }
   get fencingToken(): bigint {
     return this.node.fencingToken;
+  }
+  get grantedAt(): number {
+    return this.node.grantedAt;
   }
   get data(): Uint8Array | null {
     return this.node.data;

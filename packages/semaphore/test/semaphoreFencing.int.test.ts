@@ -37,7 +37,11 @@ describe.each(['queue', 'curator'] as const)('InterProcessSemaphore (%s layout) 
     const tokens: bigint[] = [];
     let previous: Lease | undefined;
     for (let i = 0; i < 6; i++) {
+      const calledAt = performance.now();
       const lease = await (i % 2 === 0 ? a : b).acquire({ timeoutMs: 15_000 });
+      // The grant's moment (the engine's last check of the session) lies inside the call.
+      expect(lease.grantedAt).toBeGreaterThan(calledAt);
+      expect(lease.grantedAt).toBeLessThanOrEqual(performance.now());
       expect(typeof lease.fencingToken).toBe('bigint');
       expect(lease.fencingToken).toBe(await czxidOf(lease));
       tokens.push(lease.fencingToken);

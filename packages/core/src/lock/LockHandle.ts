@@ -12,6 +12,13 @@ export interface LockHandle extends AsyncDisposable {
    */
   readonly fencingToken: bigint;
   /**
+   * When the lock was granted, on this process's `performance.now()` clock: the reading with which
+   * the engine last checked that the ZooKeeper session could not have expired. Compare it with
+   * `performance.now()` for how long you have held the lock; a process stopped after this moment
+   * (GC, SIGSTOP) held it while stopped. A re-entry's handle shares its holding's moment.
+   */
+  readonly grantedAt: number;
+  /**
    * Aborted when ownership is lost: the ZooKeeper session ended, so the node and the lock are
    * gone (or going). Stop the guarded work when it fires.
    */

@@ -68,6 +68,9 @@ class Handle implements LockHandle {
   get fencingToken(): bigint {
     return this.holding.seat.fencingToken;
   }
+  get grantedAt(): number {
+    return this.holding.seat.grantedAt;
+  }
   get signal(): AbortSignal {
     return this.holding.seat.signal;
   }

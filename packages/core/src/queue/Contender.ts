@@ -6,7 +6,7 @@ import { localSeats, type LocalSeatState } from './localSeats.js';
 import { OwnNodeWatch, type OwnNodeSink } from './OwnNodeWatch.js';
 import { beginHolding } from './holding.js';
 import type { Decision } from './OrderingRule.js';
-import type { QueueSeat } from './QueueSeat.js';
+import type { QueueNode, QueueSeat } from './QueueSeat.js';
 import { Recheck } from './recheck.js';
 import { StopSignal } from './stopSignal.js';
 import type { WaitResult, WaitSink, WatchedListing } from './waitResult.js';
@@ -29,7 +29,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   /** The ZooKeeper session (generation) we enqueue in, and its signal, as of the start. */
   private readonly generation: number;
   private readonly sessionSignal: AbortSignal;
-  private seat: QueueSeat | undefined;
+  private seat: QueueNode | undefined;
   private state: LocalSeatState | undefined;
   /** The watch on our own node, from the moment it is seated (see {@link OwnNodeWatch}). */
   private own: OwnNodeWatch | undefined;
@@ -286,15 +286,17 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       return;
     }
     const session = this.queue.session;
-    if (!session.stillAlive(this.generation) || this.sessionSignal.aborted) {
+    const grantedAt = session.aliveAt(this.generation);
+    if (grantedAt === undefined || this.sessionSignal.aborted) {
       this.fail(this.stop.reason ?? new SessionLostError(`${this.queue.what}: the ZooKeeper session was lost`, { cause: this.sessionSignal.reason }));
       return;
     }
     const signal = beginHolding(this.state!, this.own!, this.sessionSignal, this.options.onRevoke);
-    this.seat = { ...this.seat!, signal };
-    if (announce) this.queue.announce(this.seat, this.options.data);
+    const seat: QueueSeat = { ...this.seat!, signal, grantedAt };
+    this.seat = seat;
+    if (announce) this.queue.announce(seat, this.options.data);
     this.finish();
-    this.resolve(this.seat);
+    this.resolve(seat);
   }
 
   /** Leaves the queue if we had a node, then rejects (with why the stop fired, if it did). */

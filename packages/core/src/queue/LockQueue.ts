@@ -13,7 +13,7 @@ import type { WaitResult, WaitSink, WatchedListing } from './waitResult.js';
 import { sortedQueueOf } from './sortedQueue.js';
 import type { Recheck } from './recheck.js';
 import type { OrderingRule } from './OrderingRule.js';
-import type { QueueSeat } from './QueueSeat.js';
+import type { QueueNode, QueueSeat } from './QueueSeat.js';
 import type { StopSignal } from './stopSignal.js';
 
 /** What one {@link LockQueue.enter} call asks for. */
@@ -85,7 +85,7 @@ export class LockQueue {
    * is gone (then the server deletes the ephemeral node itself). Never deletes a node of a later
    * session, and never throws for a node that is already gone.
    */
-  async leave(seat: QueueSeat): Promise<void> {
+  async leave(seat: QueueNode): Promise<void> {
     const seats = localSeats(this.session);
     const state = seats.get(seat.path);
     // Our own delete must not read as someone else's: stop watching first.
@@ -98,7 +98,7 @@ export class LockQueue {
     }
   }
 
-  private async deleteSeat(seat: QueueSeat): Promise<void> {
+  private async deleteSeat(seat: QueueNode): Promise<void> {
     const session = this.session;
     for (let attempt = 0; ; attempt++) {
       if (seat.signal.aborted || session.generation !== seat.generation) return;
@@ -118,7 +118,7 @@ export class LockQueue {
    * takes its write node's place and so is granted at once): watched like any seat, with a
    * holder's signal of its own. Give it back with {@link leave}.
    */
-  adopt(path: string, fencingToken: bigint, generation: number): QueueSeat {
+  adopt(path: string, fencingToken: bigint, generation: number, grantedAt: number): QueueSeat {
     const session = this.session;
     const own = new OwnNodeWatch(session, path, IGNORE_WHILE_WAITING, false);
     const state: LocalSeatState = { held: false, own };
@@ -126,7 +126,7 @@ export class LockQueue {
     own.arm();
     const sessionSignal = session.generation === generation ? session.sessionSignal : AbortSignal.abort(new SessionLostError(`${this.what}: the ZooKeeper session was lost`));
     const signal = beginHolding(state, own, sessionSignal, undefined);
-    return { path, name: path.slice(path.lastIndexOf('/') + 1), fencingToken, generation, signal };
+    return { path, name: path.slice(path.lastIndexOf('/') + 1), fencingToken, generation, signal, grantedAt };
   }
 
   /** The queue's current children, sorted by sequence (full entries, names only). */
@@ -258,7 +258,7 @@ export class LockQueue {
 
   /** Our place in a listing, sorted by sequence. Throws if our node is not in it. */
   /** @internal */
-  placeIn(children: string[], seat: QueueSeat, stop: StopSignal): { queue: QueueEntry[]; ownIndex: number } {
+  placeIn(children: string[], seat: QueueNode, stop: StopSignal): { queue: QueueEntry[]; ownIndex: number } {
     const { queue, indexOf } = sortedQueueOf(children);
     const ownIndex = indexOf.get(seat.name) ?? -1;
     if (ownIndex < 0) {
@@ -269,7 +269,7 @@ export class LockQueue {
   }
 
   /** @internal The error of an acquisition whose node someone else deleted (an operator, a tool). */
-  ownNodeDeleted(seat: QueueSeat): NodeDeletedError {
+  ownNodeDeleted(seat: QueueNode): NodeDeletedError {
     return new NodeDeletedError(`lock ${this.path}: our queue node ${seat.name} was deleted by someone else`, {
       op: 'getChildren',
       path: seat.path,
@@ -328,7 +328,7 @@ export class LockQueue {
 
   /** Touches our node so a successor watching it wakes up and decides again. */
   /** @internal */
-  nudge(seat: QueueSeat, data: Uint8Array | null | undefined): void {
+  nudge(seat: QueueNode, data: Uint8Array | null | undefined): void {
     this.session.setData(seat.path, data ?? new Uint8Array(0)).catch(() => undefined);
   }
 
@@ -337,7 +337,7 @@ export class LockQueue {
    * our session, which the waiter behind us checks before relying on it.
    */
   /** @internal */
-  announce(seat: QueueSeat, data: Uint8Array | null | undefined): void {
+  announce(seat: QueueNode, data: Uint8Array | null | undefined): void {
     // Only over the node as we created it (version 0): never over what someone else wrote there,
     // e.g. a revocation request made just before our grant (the waiter lists again instead).
     this.session.setData(seat.path, announcementOf(this.session.sessionId, data), 0).catch(() => undefined);

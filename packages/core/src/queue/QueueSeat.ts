@@ -1,8 +1,5 @@
-/**
- * Our node in a lock queue once the ordering rule says we hold the lock: what a recipe needs to
- * build its handle. Obtained from {@link LockQueue.enter}; given back with {@link LockQueue.leave}.
- */
-export interface QueueSeat {
+/** Our node in a lock queue, held or still waiting. */
+export interface QueueNode {
   /** Full path of our node, e.g. `/locks/orders/_c_<uuid>-lock-0000000007`. */
   readonly path: string;
   /** The node's name (last path segment). */
@@ -17,4 +14,17 @@ export interface QueueSeat {
   readonly generation: number;
   /** Aborted when that ZooKeeper session is lost: the node (and the lock) is gone then. */
   readonly signal: AbortSignal;
+}
+
+/**
+ * Our node in a lock queue once the ordering rule says we hold the lock: what a recipe needs to
+ * build its handle. Obtained from {@link LockQueue.enter}; given back with {@link LockQueue.leave}.
+ */
+export interface QueueSeat extends QueueNode {
+  /**
+   * The grant's moment on this process's `performance.now()` clock: the clock reading with which
+   * the engine last checked that the session could not have expired yet. Every hold of this seat
+   * began after it; a process stopped after it (GC, SIGSTOP) held the lock while stopped.
+   */
+  readonly grantedAt: number;
 }

@@ -220,12 +220,21 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
    * compare: cheap enough for every grant.
    */
   stillAlive(generation?: number): boolean {
+    return this.aliveAt(generation) !== undefined;
+  }
+
+  /**
+   * {@link stillAlive}, returning the clock reading (`performance.now()`) it judged by, or
+   * `undefined` where that returns false: the moment a grant is made.
+   */
+  aliveAt(generation?: number): number | undefined {
     const gen = this.gen;
-    if (gen.retired || this.closing !== undefined || !gen.established) return false;
-    if (generation !== undefined && generation !== gen.n) return false;
-    if (performance.now() < gen.clock.deadline) return true;
+    if (gen.retired || this.closing !== undefined || !gen.established) return undefined;
+    if (generation !== undefined && generation !== gen.n) return undefined;
+    const now = performance.now();
+    if (now < gen.clock.deadline) return now;
     this.declareLost(gen, this.noReplyError(gen));
-    return false;
+    return undefined;
   }
 
   /** @internal for tests: the liveness clock of the current generation (performance.now() times). */

@@ -76,6 +76,7 @@ let nextToken = 1n;
 
 class MemoryHandle implements LockHandle {
   readonly fencingToken = nextToken++;
+  readonly grantedAt = performance.now();
   readonly controller = new AbortController();
   constructor(private readonly lock: MemoryLock) {}
   get path(): string {
