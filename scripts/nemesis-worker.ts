@@ -32,7 +32,7 @@ if (recipe === 'mutex') {
   acquire = async (signal) => {
     if (prng.chance(0.25)) return rw.writeLock().acquire({ signal, timeoutMs });
     const handle = await rw.readLock().acquire({ signal, timeoutMs });
-    return { path: handle.path, signal: handle.signal, release: () => handle.release(), shared: true };
+    return { path: handle.path, signal: handle.signal, grantedAt: handle.grantedAt, release: () => handle.release(), shared: true };
   };
 } else {
   throw new Error(`nemesis-worker: unknown recipe ${recipe}`);

@@ -4,7 +4,8 @@
  * checker needs as JSON lines (times on CLOCK_MONOTONIC, `process.hrtime.bigint()`):
  *
  * - `session`: a (new) ZooKeeper session is up; its id and password (for `expireSession`);
- * - `granted`: `acquire()` resolved (the start of a hold), with the node and the session;
+ * - `granted`: the start of a hold (the handle's `grantedAt`, else when `acquire()` resolved), with
+ *   the node and the session;
  * - `section`: the hold's end = the earlier of the handle's `signal` aborting and the call to
  *   `release()` (printed before the release is awaited);
  * - `release-failed`: `release()` rejected;
@@ -29,6 +30,12 @@ export interface NemesisHandle {
   /** A read lock's handle: may be held beside other shared holds. */
   readonly shared?: boolean;
   readonly signal: AbortSignal;
+  /**
+   * When the library granted it, on `performance.now()` (the handles' `grantedAt`): the hold's
+   * start. Without it, the moment `acquire()` resolved is taken, which a SIGSTOP landing between
+   * the grant and the worker's next line would misplace after the stop.
+   */
+  readonly grantedAt?: number;
   release(): Promise<void>;
 }
 
@@ -71,6 +78,25 @@ export const CALM_LINE = 'calm';
 
 const now = (): bigint => process.hrtime.bigint();
 
+/**
+ * `performance.now()` (ms since this process's time origin) on the `process.hrtime.bigint()` clock:
+ * both count CLOCK_MONOTONIC, so one offset converts every reading. Taken as the closest of a few
+ * samples (a sample straddling a preemption would be off).
+ */
+function monotonicFromPerformance(): (ms: number) => bigint {
+  let best: { offset: bigint; spread: bigint } | undefined;
+  for (let i = 0; i < 5; i++) {
+    const before = now();
+    const ms = performance.now();
+    const after = now();
+    const spread = after - before;
+    const offset = (before + after) / 2n - BigInt(Math.round(ms * 1e6));
+    if (best === undefined || spread < best.spread) best = { offset, spread };
+  }
+  const offset = best!.offset;
+  return (ms) => offset + BigInt(Math.round(ms * 1e6));
+}
+
 function errorCode(err: unknown): string {
   if (typeof err === 'object' && err !== null) {
     const code = (err as { code?: unknown }).code;
@@ -104,6 +130,7 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
   const longHoldEnv = Number(process.env['ZKR_NEMESIS_LONG_HOLDS'] ?? Number.NaN);
   const longHold = options.longHold ?? { chance: longHoldEnv >= 0 && longHoldEnv <= 1 ? longHoldEnv : 0.03, sessions: [0.5, 2] as const };
   const prng = new Prng(options.seed ?? [...worker].reduce((h, c) => (h * 31 + c.charCodeAt(0)) | 0, 7));
+  const toMonotonic = monotonicFromPerformance();
   const stop = new AbortController();
   const calm = new AbortController();
   const rl = createInterface({ input: process.stdin });
@@ -170,7 +197,7 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
     } finally {
       clearTimeout(giveUpTimer);
     }
-    const granted = now();
+    const granted = handle.grantedAt !== undefined ? toMonotonic(handle.grantedAt) : now();
     let abortedAt: bigint | undefined = handle.signal.aborted ? granted : undefined;
     const onAbort = (): void => {
       abortedAt ??= now();
