@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ZkSession, type LockHandle } from '@zk-recipes/core';
 import { InterProcessMutex, InterProcessSemaphoreMutex } from '@zk-recipes/mutex';
-import { testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { FaultProxy, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import {
   brief,
   caughtUp,
@@ -31,6 +31,7 @@ const STALLED_WAITER = fileURLToPath(new URL('./workers/stalledWaiter.ts', impor
 const root = uniqueRoot('mutex-safety');
 const BOUND_MS = 15_000;
 let sessions: ZkSession[] = [];
+let proxies: FaultProxy[] = [];
 
 async function connect(): Promise<ZkSession> {
   const session = await ZkSession.connect({ connectString: testConnectString(), sessionTimeoutMs: 6000 });
@@ -42,6 +43,9 @@ afterEach(async () => {
   const open = sessions;
   sessions = [];
   await Promise.all(open.map((s) => s.close()));
+  const listening = proxies;
+  proxies = [];
+  await Promise.all(listening.map((p) => p.close()));
 });
 
 /** A mutex object whose `lost` events are recorded. */
@@ -92,6 +96,32 @@ describe('InterProcessMutex safety: a waiter whose own node was deleted never ge
       await c.release();
     });
   }
+
+  it('the holder H and the waiter B deleted in one transaction (both events read together): B rejects with NODE_DELETED, never holds', async () => {
+    const path = `${root}/one-transaction`;
+    const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
+    const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+    proxies.push(proxy);
+    const sB = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 6000 });
+    sessions.push(sB);
+    const [sH, sC, sOp] = await Promise.all([connect(), connect(), connect()]);
+    const h = mutexOn(sH, path);
+    const held = await h.mutex.acquire();
+    const b = await enqueueWaiter(sB, new InterProcessMutex(sB, path), sOp, path, 2);
+    // B is told of the holder's deletion and of its own in one read: B acts on the first before it
+    // has told anyone of the second, so the grant must see that its node went.
+    proxy.holdReplies();
+    await sOp.transaction([
+      { type: 'delete', path: held.path, version: -1 },
+      { type: 'delete', path: b.node, version: -1 },
+    ]);
+    proxy.heal();
+    expect(brief(await within(b.acquisition.settled, BOUND_MS, 'B to settle'))).toEqual(rejectedNodeDeleted(b.node));
+    const c = await within(new InterProcessMutex(sC, path).acquire(), BOUND_MS, 'C to acquire');
+    await caughtUp(sH);
+    expect(signalState(held.signal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
+    await c.release();
+  });
 
   it('same session (local hand-over): B is deleted, then H releases: B rejects with NODE_DELETED, a later C is the only holder', async () => {
     const path = `${root}/same-session-release`;

@@ -77,6 +77,7 @@ export class FaultProxy {
   private healWaiters: Array<() => void> = [];
   private midReplyCut: { minLength: number; done: () => void } | undefined;
   private requestCut: { opCode: number; pass: number; done: () => void } | undefined;
+  private requestDrop: { opCode: number; done: () => void } | undefined;
   /** Frames seen, oldest first (bounded). */
   readonly frames: FrameRecord[] = [];
   private readonly targetHost: string;
@@ -170,7 +171,10 @@ export class FaultProxy {
     this.holdingRequests = true;
   }
 
-  /** Ends a blackhole, {@link holdReplies} or {@link holdRequests}: delivers what was held, in order, and forwards again. */
+  /**
+   * Ends a blackhole, {@link holdReplies} or {@link holdRequests}: delivers what was held, in order
+   * and in one write per direction (so the other side reads it all at once), and forwards again.
+   */
   heal(): void {
     if (this.healTimer) clearTimeout(this.healTimer);
     this.healTimer = undefined;
@@ -178,8 +182,8 @@ export class FaultProxy {
     this.holdingReplies = false;
     this.holdingRequests = false;
     for (const c of this.conns) {
-      for (const f of c.heldToServer.splice(0)) c.server.write(f);
-      for (const f of c.heldToClient.splice(0)) c.client.write(f);
+      if (c.heldToServer.length > 0) c.server.write(Buffer.concat(c.heldToServer.splice(0)));
+      if (c.heldToClient.length > 0) c.client.write(Buffer.concat(c.heldToClient.splice(0)));
     }
     for (const w of this.healWaiters.splice(0)) w();
   }
@@ -203,6 +207,17 @@ export class FaultProxy {
   cutAfterNextRequest(opCode: number, pass = 0): Promise<void> {
     return new Promise<void>((resolve) => {
       this.requestCut = { opCode, pass, done: resolve };
+    });
+  }
+
+  /**
+   * Swallows the next client request with this opcode (the server never sees it) and destroys the
+   * connection: a request lost with its connection, e.g. a write sent and forgotten. Resolves when
+   * the connection was cut.
+   */
+  dropNextRequest(opCode: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.requestDrop = { opCode, done: resolve };
     });
   }
 
@@ -261,6 +276,13 @@ export class FaultProxy {
     this.record({ connection: c.id, direction: 'request', xid, type, length: frame.length, at: performance.now() });
     if (this.holding || this.holdingRequests) {
       c.heldToServer.push(frame);
+      return;
+    }
+    const drop = this.requestDrop;
+    if (drop !== undefined && type !== undefined && type === drop.opCode) {
+      this.requestDrop = undefined;
+      this.destroy(c);
+      drop.done();
       return;
     }
     c.server.write(frame);

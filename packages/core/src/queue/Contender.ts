@@ -149,7 +149,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   private ownNodeKnown(): boolean {
     const state = this.own!.state;
     if (state === 'present') return true;
-    if (state === 'gone') this.fail(this.stop.reason);
+    if (state === 'gone') this.fail(this.stop.reason ?? this.own!.deletedBy);
     else this.waited('relist');
     return false;
   }
@@ -282,7 +282,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   private hold(announce: boolean, proven: boolean): void {
     if (!proven && !this.ownNodeKnown()) return;
     if (this.own!.state === 'gone') {
-      this.fail(this.stop.reason);
+      this.fail(this.stop.reason ?? this.own!.deletedBy);
       return;
     }
     const session = this.queue.session;

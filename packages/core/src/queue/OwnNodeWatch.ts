@@ -34,6 +34,10 @@ export type OwnNodeState = 'unknown' | 'present' | 'gone';
  */
 export class OwnNodeWatch {
   private current: OwnNodeState = 'unknown';
+  /** Our node's deletion, as soon as it is read (before it is told: see the watcher's `onArrival`). */
+  private deletion: NodeDeletedError | undefined;
+  /** The sink was told of the deletion. */
+  private told = false;
   private arming = false;
   private ended = false;
   private readonly watcher: Watcher;
@@ -56,13 +60,27 @@ export class OwnNodeWatch {
   ) {
     this.generation = session.generation;
     this.sessionSignal = session.sessionSignal;
-    this.watcher = (event: WatchEvent) => {
-      if (event.type === 'deleted') this.gone();
-    };
+    this.watcher = Object.assign(
+      (event: WatchEvent) => {
+        if (event.type === 'deleted') this.gone();
+      },
+      {
+        // Read off the wire: from now on no grant may rely on our node, even one decided on an
+        // event read just before it and acted on first. The holder is told in a later turn.
+        onArrival: (event: WatchEvent) => {
+          if (event.type === 'deleted' && !this.ended) this.deletion ??= this.deletedError();
+        },
+      },
+    );
   }
 
   get state(): OwnNodeState {
-    return this.current;
+    return this.deletion !== undefined ? 'gone' : this.current;
+  }
+
+  /** Why the state is `gone`: someone else deleted our node (undefined while it is not). */
+  get deletedBy(): NodeDeletedError | undefined {
+    return this.deletion;
   }
 
   /**
@@ -128,12 +146,16 @@ export class OwnNodeWatch {
   }
 
   private gone(): void {
-    if (this.ended || this.current === 'gone') return;
+    if (this.ended || this.told) return;
+    this.told = true;
     this.current = 'gone';
+    this.deletion ??= this.deletedError();
+    this.sink.ownNodeGone(this.deletion);
+  }
+
+  private deletedError(): NodeDeletedError {
     const name = this.path.slice(this.path.lastIndexOf('/') + 1);
-    this.sink.ownNodeGone(
-      new NodeDeletedError(`our lock node ${name} was deleted by someone else: the lock is not ours`, { op: 'watch', path: this.path }),
-    );
+    return new NodeDeletedError(`our lock node ${name} was deleted by someone else: the lock is not ours`, { op: 'watch', path: this.path });
   }
 
   /**
@@ -144,7 +166,7 @@ export class OwnNodeWatch {
    */
   private tellRevocation(): void {
     setImmediate(() => {
-      if (this.ended || this.current === 'gone') return;
+      if (this.ended || this.state === 'gone') return;
       try {
         this.sink.revocationRequested();
       } catch (err) {
@@ -164,7 +186,7 @@ export class OwnNodeWatch {
     this.session.getData(this.path, watcher).then(
       ({ data }) => {
         if (this.ended || this.dataWatcher !== watcher || !isRevocationRequest(data)) return;
-        if (this.current === 'gone') return;
+        if (this.state === 'gone') return;
         if (this.holding) this.tellRevocation();
         else this.revocationPending = true;
       },

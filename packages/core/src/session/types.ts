@@ -44,8 +44,12 @@ export interface WatchEvent {
   path: string;
 }
 
-/** A one-shot watch callback. Called at most once, never inside the wire client's socket handler. */
-export type Watcher = (event: WatchEvent) => void;
+/**
+ * A one-shot watch callback. Called at most once, never inside the wire client's socket handler.
+ * `onArrival`, if set, is called inside it, the moment the event is read: before any reply or event
+ * read with it or after it is acted on. It may only take note (no I/O, and it must not throw).
+ */
+export type Watcher = ((event: WatchEvent) => void) & { readonly onArrival?: (event: WatchEvent) => void };
 
 export interface AclEntry {
   /** Bit set of permissions: READ=1, WRITE=2, CREATE=4, DELETE=8, ADMIN=16, ALL=31. */

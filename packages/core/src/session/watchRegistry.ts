@@ -67,6 +67,16 @@ export class WatchRegistry {
     // Take this key's entry so later adds start afresh.
     if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
     if (this.dropped) return;
+    // Noted at once: a waiter granted on an event read in the same chunk as its own node's
+    // deletion must already see that deletion when it decides (see OwnNodeWatch).
+    for (const w of entry.toArray()) {
+      if (w.onArrival === undefined) continue;
+      try {
+        w.onArrival(event);
+      } catch (err) {
+        this.onError(err instanceof Error ? err : new Error(String(err)));
+      }
+    }
     // setImmediate: outside the socket handler and after the promise reactions of the replies
     // that arrived in the same chunk.
     setImmediate(() => {
