@@ -69,6 +69,20 @@ describe('checkHolds', () => {
     expect(e.overlaps).toEqual([]);
   });
 
+  it('forgives such a holder killed before it could say it was told, within the lost margin of its grant only', () => {
+    // x reads the older event late, is granted at 20 and killed (seen dead at 45): it may have
+    // been told and died before printing it. Seen dead 400 ms after the grant, it had time to.
+    const deletes = [{ path: '/lock/x', start: at(10), done: at(12) }];
+    const killedSoon = checkHolds({ ...base, holds: [hold('x', 20, null), hold('y', 21, 30)], deletes, deaths: { x: at(45) } });
+    expect(killedSoon.overlaps).toEqual([]);
+    expect(killedSoon.holds[0]).toMatchObject({ effectiveEnd: at(20), cutBy: 'node-deleted' });
+    const killedLate = checkHolds({ ...base, holds: [hold('x', 20, null), hold('y', 21, 30)], deletes, deaths: { x: at(420) } });
+    expect(killedLate.overlaps).toHaveLength(1);
+    // Never when another process held at the delete: that grant is the bug, killed or not.
+    const behind = [hold('h', 0, 50), hold('x', 51, null), hold('y', 52, 70)];
+    expect(checkHolds({ ...base, holds: behind, deletes, deaths: { x: at(60) } }).overlaps).toHaveLength(1);
+  });
+
   it('does not forgive a waiter granted after its node went while another process held, told or not', () => {
     // h holds 0-50; x's node goes at 10-12; x is granted at 51 anyway, y too at 52.
     const told = [hold('h', 0, 50), hold('x', 51, 60, { abortedAt: at(60) }), hold('y', 52, 70)];

@@ -20,7 +20,9 @@
  * event that came before its node's deletion (or its session's expiry) and learn of that one a
  * moment later. So a grant after the delete (or expiry) still gets the allowance when the process
  * was told (its signal aborted) and it was already entitled to the lock when the fault started: no
- * conflicting hold was open then (after the first rule's cuts). A waiter whose node goes while
+ * conflicting hold was open then (after the first rule's cuts). A process killed within the
+ * library's lost margin (a tenth of the session timeout, at least 100 ms) of such a grant may have
+ * died before it could print that it was told: it counts as told. A waiter whose node goes while
  * another process holds, and who is granted later anyway, gets none.
  * Every other fault gets no allowance: partitions of either direction and any length, deletes of
  * waiters' nodes or the whole directory (the holder's own node in it still counts as above),
@@ -165,8 +167,15 @@ export function checkHolds(input: CheckInput): CheckResult {
     );
     return readWrite ? conflicting.length === 0 : conflicting.length < maxConcurrent;
   };
+  // A process killed right after such a grant may not have printed that it was told: one that died
+  // within the library's own allowance for reading late (the lost margin) counts as told.
+  const lateNs = BigInt(Math.max(Math.round(input.sessionTimeoutMs / 10), 100)) * NS_PER_MS;
+  const diedUntold = (hold: Hold): boolean => {
+    const death = input.deaths?.[hold.worker];
+    return hold.end === null && death !== undefined && death - hold.granted <= lateNs;
+  };
   const checked = input.holds.map((hold) =>
-    applyAllowances(hold, rawEnd(hold), (faultStart) => hold.abortedAt !== undefined && entitledAt(hold, faultStart)),
+    applyAllowances(hold, rawEnd(hold), (faultStart) => (hold.abortedAt !== undefined || diedUntold(hold)) && entitledAt(hold, faultStart)),
   );
   // An empty hold (cut at its grant) held nothing.
   const timed = checked.filter((h) => h.effectiveEnd > h.granted).map((hold) => ({ start: hold.granted, end: hold.effectiveEnd, hold }));
