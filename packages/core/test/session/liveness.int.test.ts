@@ -40,6 +40,8 @@ describe('the session clock', () => {
       const timeout = s.negotiatedSessionTimeoutMs;
       const eph = await s.create(`${root}/stall-`, null, { mode: 'ephemeral_sequential' });
       const lost = nextEvent(s, 'lost');
+      // The next session may connect before the old one's node is seen gone: listen from the start.
+      const connected = nextEvent(s, 'connected');
       const signal = s.sessionSignal;
       // A request leaves just before the stall; its reply waits in the socket during it.
       const reply = s.getData(root).then(
@@ -62,7 +64,7 @@ describe('the session clock', () => {
       // The server did expire it: its ephemeral node goes.
       await pollUntil(async () => (await observer.exists(eph.path)) === null, 10_000, 'server-side expiry');
       // The next generation is alive; a seat of the lost one is not.
-      await nextEvent(s, 'connected');
+      await connected;
       expect(s.generation).toBe(2);
       expect(s.stillAlive()).toBe(true);
       expect(s.stillAlive(2)).toBe(true);
