@@ -9,6 +9,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '@zk-recipes/core';
+import { InterProcessMutex } from '@zk-recipes/mutex';
 import {
   childrenOf,
   findOverlaps,
@@ -78,6 +79,44 @@ describe('InterProcessMutex on a 3-server ensemble', () => {
         expect(await childrenOf(observer, path)).toEqual([]);
       } finally {
         await observer.close();
+      }
+    },
+    120_000,
+  );
+
+  it(
+    '50 acquisitions in flight while the leader is killed: none fails with CONNECTION_LOSS, all are granted, no node left',
+    async () => {
+      const base = `${root}/burst`;
+      const session = await ZkSession.connect({ connectString: cluster.connectString, sessionTimeoutMs: 10_000 });
+      const other = await ZkSession.connect({ connectString: cluster.connectString, sessionTimeoutMs: 10_000 });
+      try {
+        // Half queue behind a holder of one lock; half take fresh locks, whose directories are
+        // created on the way: every step of an acquisition has requests in flight at the kill.
+        const shared = `${base}/shared`;
+        const blocker = await new InterProcessMutex(other, shared).acquire();
+        const failed = cluster.failLeader('kill');
+        const outcomes = await Promise.all([
+          ...Array.from({ length: 50 }, (_, i) =>
+            // Each in an async context of its own: independent contenders, not re-entries.
+            (async () => new InterProcessMutex(session, i % 2 === 0 ? `${base}/fresh-${i}/lock` : shared).acquire({ timeoutMs: 60_000 }))().then(
+              async (handle) => {
+                await handle.release();
+                return 'granted';
+              },
+              (err: unknown) => (err as { code?: string }).code ?? String(err),
+            ),
+          ),
+          failed.then(async () => {
+            await blocker.release();
+            return 'blocker released';
+          }),
+        ]);
+        expect(outcomes.filter((o) => o !== 'granted' && o !== 'blocker released')).toEqual([]);
+        expect(await childrenOf(other, shared)).toEqual([]);
+      } finally {
+        await session.close();
+        await other.close();
       }
     },
     120_000,

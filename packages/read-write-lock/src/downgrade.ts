@@ -50,14 +50,14 @@ export async function createDowngradeSeat(request: DowngradeRequest): Promise<Qu
           { type: 'create', path, data: request.data, mode: 'ephemeral' },
         ]);
         mayExist = true;
-        const stat = await session.exists(path);
+        const stat = await untilAnswered(request, () => session.exists(path));
         if (stat === null) throw nodeGone(request, path);
         return adoptIfAlive(request, path, stat.czxid);
       } catch (err) {
         if (isZkError(err, 'NO_NODE') && err.path === writeSeat.path) throw nodeGone(request, writeSeat.path);
         if (isZkError(err, 'NODE_EXISTS')) {
           // Our earlier attempt's reply was lost but the create went through: adopt it if it is ours.
-          const stat = await session.exists(path);
+          const stat = await untilAnswered(request, () => session.exists(path));
           if (stat === null || stat.ephemeralOwner !== session.sessionIdBigInt || session.generation !== writeSeat.generation) throw err;
           return adoptIfAlive(request, path, stat.czxid);
         }
@@ -71,6 +71,23 @@ export async function createDowngradeSeat(request: DowngradeRequest): Promise<Qu
     // every later writer until our session ends. Delete it if it is there and ours.
     if (mayExist) await deleteIfOurs(request, path);
     throw err;
+  }
+}
+
+/**
+ * Runs a read until the server answers: a lost connection is waited out (same session), never
+ * reported. Ends only as the downgrade may: abort, the write lock's loss, the session's end.
+ */
+async function untilAnswered<T>(request: DowngradeRequest, read: () => Promise<T>): Promise<T> {
+  const { session } = request.queue;
+  for (;;) {
+    throwIfCannotProceed(request);
+    try {
+      return await read();
+    } catch (err) {
+      if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
+      await session.waitForConnected(request.writeSeat.signal).catch(() => undefined);
+    }
   }
 }
 

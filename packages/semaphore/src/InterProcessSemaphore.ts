@@ -147,7 +147,6 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
     if (this.fixedMax !== undefined && quantity > this.fixedMax) {
       throw new InvalidArgumentError(`InterProcessSemaphore ${this.path}: asked for ${quantity} leases, there are only ${this.fixedMax}`);
     }
-    await this.prepare();
     try {
       return await (this.layout === 'queue' ? this.takeQueued(quantity, wait) : this.takeCuratorStyle(quantity, wait));
     } catch (err) {
@@ -168,7 +167,11 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
     await Promise.all([this.leases.settled(), this.internalLock?.settled()]);
   }
 
-  /** Records maxLeases (once per object) or starts the shared count. */
+  /**
+   * Records maxLeases (once per object) or starts the shared count: the engine runs it before our
+   * first node is created, under the acquisition's deadline and signal, again after a lost
+   * connection.
+   */
   private async prepare(): Promise<void> {
     if (this.count !== undefined) {
       await this.count.start();
@@ -186,6 +189,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   /** `queue` layout: one node carrying all `quantity` leases. */
   private async takeQueued(quantity: number, wait: Wait): Promise<Lease[]> {
     const seat = await this.leases.enter({
+      prepare: () => this.prepare(),
       kind: leaseKind(quantity),
       rule: this.ruleFor(leaseQueueRule(() => this.maxLeases()), wait),
       data: this.data,
@@ -206,6 +210,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   private async takeCuratorStyle(quantity: number, wait: Wait): Promise<Lease[]> {
     const lock = this.internalLock!;
     const lockSeat = await lock.enter({
+      prepare: () => this.prepare(),
       kind: CURATOR_LOCK_KIND,
       rule: this.ruleFor(exclusiveRule, wait),
       timeoutMs: remaining(wait),

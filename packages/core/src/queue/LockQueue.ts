@@ -36,6 +36,12 @@ export interface EnterOptions {
    * maximum was raised). The engine decides again when the listener is called. Returns unsubscribe.
    */
   onRecheck?: ((listener: () => void) => () => void) | undefined;
+  /**
+   * Work the recipe needs done before our node is created (a semaphore records its `maxLeases`).
+   * It runs under this acquisition's deadline and signal, and is run again after a connection
+   * loss like every other step: it must be idempotent.
+   */
+  prepare?: (() => Promise<void>) | undefined;
 }
 
 /** @internal Our node, just created, and the listing sent behind its create. */
@@ -153,6 +159,9 @@ export class LockQueue {
   /** @internal */
   async enqueue(options: EnterOptions, stop: StopSignal): Promise<Created> {
     const session = this.session;
+    if (options.prepare !== undefined) await this.untilAnswered(stop, options.prepare);
+    // The session our creates go to: a clean-up never runs on a later one (its nodes went with it).
+    const generation = session.generation;
     const { guid, name: protectedName } = newProtectedName(options.kind);
     const requested = joinPath(this.path, protectedName);
     for (let attempt = 0; ; attempt++) {
@@ -164,11 +173,11 @@ export class LockQueue {
         created = await stop.race(create);
       } catch (err) {
         if (stop.aborted) {
-          await this.giveUp(guid, create);
+          await this.giveUp(guid, generation, create);
           throw stop.reason;
         }
         if (isZkError(err, 'NO_NODE')) {
-          await stop.race(session.mkdirp(this.path, 'container'));
+          await this.untilAnswered(stop, () => session.mkdirp(this.path, 'container'));
           continue;
         }
         if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
@@ -177,7 +186,7 @@ export class LockQueue {
         try {
           recovered = await this.recover(guid, stop);
         } catch (recoverErr) {
-          await this.giveUp(guid, Promise.reject(err));
+          await this.giveUp(guid, generation, Promise.reject(err));
           throw recoverErr;
         }
         if (recovered !== undefined) return recovered;
@@ -190,7 +199,7 @@ export class LockQueue {
         return { path: created.path, name, fencingToken: created.stat.czxid, children };
       } catch (err) {
         if (stop.aborted) {
-          await this.giveUp(guid, Promise.resolve(created));
+          await this.giveUp(guid, generation, Promise.resolve(created));
           throw err;
         }
         // The listing alone failed (connection loss between the two replies): list again.
@@ -198,7 +207,7 @@ export class LockQueue {
           const children = await this.listAfterReconnect(stop);
           return { path: created.path, name, fencingToken: created.stat.czxid, children };
         } catch (listErr) {
-          await this.giveUp(guid, Promise.resolve(created));
+          await this.giveUp(guid, generation, Promise.resolve(created));
           throw listErr;
         }
       }
@@ -227,12 +236,20 @@ export class LockQueue {
    */
   private async recover(guid: string, stop: StopSignal): Promise<Created | undefined> {
     const session = this.session;
-    const children = await this.listAfterReconnect(stop);
+    let children: string[];
+    try {
+      children = await this.listAfterReconnect(stop);
+    } catch (err) {
+      // No directory: our create cannot have made a node in it (a fresh lock path whose
+      // directories were never created, or deleted since). Create again; NO_NODE then creates them.
+      if (isZkError(err, 'NO_NODE')) return undefined;
+      throw err;
+    }
     const ours = children.filter((child) => child.includes(guid));
     let adopted: Created | undefined;
     for (const name of ours) {
       const path = joinPath(this.path, name);
-      const stat = await stop.race(session.exists(path));
+      const stat = await this.untilAnswered(stop, () => session.exists(path));
       if (stat === null) continue;
       if (adopted === undefined && stat.ephemeralOwner === session.sessionIdBigInt) {
         adopted = { path, name, fencingToken: stat.czxid, children };
@@ -245,10 +262,19 @@ export class LockQueue {
 
   /** @internal Lists once connected, retrying connection losses. */
   async listAfterReconnect(stop: StopSignal): Promise<string[]> {
+    return (await this.untilAnswered(stop, () => this.session.getChildren(this.path))).children;
+  }
+
+  /**
+   * Runs `step` once connected until the server answers it: a lost connection is the retry
+   * policy's business, never the caller's (the acquisition ends only at its deadline, its abort or
+   * the session's end). `step` must be safe to send again (a read, or a write that tolerates it).
+   */
+  private async untilAnswered<T>(stop: StopSignal, step: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       await this.whenConnected(stop);
       try {
-        return (await stop.race(this.session.getChildren(this.path))).children;
+        return await stop.race(step());
       } catch (err) {
         if (stop.aborted || !isZkError(err, 'CONNECTION_LOSS')) throw err;
         await this.pauseBeforeRetry(attempt, err, stop.signal);
@@ -326,15 +352,34 @@ export class LockQueue {
     return 'relist';
   }
 
-  /** Touches our node so a successor watching it wakes up and decides again. */
+  /**
+   * Touches our node so a successor watching it wakes up and decides again. The successor has no
+   * other way to learn it may go on while we hold (it watches our node, which stays), so a nudge
+   * lost with the connection is sent again once connected, for as long as our session lasts; one
+   * whose answer alone was lost then touches the node twice (the successor lists once more).
+   */
   /** @internal */
   nudge(seat: QueueNode, data: Uint8Array | null | undefined): void {
-    this.session.setData(seat.path, data ?? new Uint8Array(0)).catch(() => undefined);
+    const session = this.session;
+    const send = (): void => {
+      session.setData(seat.path, data ?? new Uint8Array(0)).catch((err: unknown) => {
+        if (!isZkError(err, 'CONNECTION_LOSS')) return; // NO_NODE: we left, and the successor saw it
+        session.waitForConnected(session.sessionSignal).then(
+          () => {
+            if (session.generation === seat.generation) send();
+          },
+          () => undefined, // the session ended: our node, and the reason to nudge, went with it
+        );
+      });
+    };
+    send();
   }
 
   /**
    * Announces that we hold (see `exclusiveRule`): our node's data becomes an announcement naming
-   * our session, which the waiter behind us checks before relying on it.
+   * our session, which the waiter behind us checks before relying on it. Sent and forgotten: one
+   * lost with the connection costs the waiter a listing when our node goes (its deletion watch
+   * stands in for it), never its turn.
    */
   /** @internal */
   announce(seat: QueueNode, data: Uint8Array | null | undefined): void {
@@ -348,8 +393,8 @@ export class LockQueue {
    * wait for that (a round trip or two), so a rejected acquire has left nothing behind; if the
    * connection drops meanwhile, the clean-up finishes in the background after reconnecting.
    */
-  private async giveUp(guid: string, create: Promise<{ path: string }>): Promise<void> {
-    const cleanup = this.abandon(guid, create);
+  private async giveUp(guid: string, generation: number, create: Promise<{ path: string }>): Promise<void> {
+    const cleanup = this.abandon(guid, generation, create);
     const session = this.session;
     if (session.state !== 'connected' && session.state !== 'reconnected') return;
     await new Promise<void>((resolve) => {
@@ -367,15 +412,18 @@ export class LockQueue {
   }
 
   /** Deletes, in the background, a node whose acquisition was given up mid-create. */
-  private abandon(guid: string, create: Promise<{ path: string }>): Promise<void> {
+  private abandon(guid: string, generation: number, create: Promise<{ path: string }>): Promise<void> {
     create.catch(() => undefined);
     const cleanup = (async () => {
       try {
         const { path } = await create;
-        await this.deleteQuietly(path);
+        await this.deleteQuietly(path, generation);
       } catch (err) {
         if (!isZkError(err, 'CONNECTION_LOSS')) return; // not created, or the session is gone
-        const generation = this.session.generation;
+        // The create went to session `generation`: if that session is gone, so is any node it made,
+        // and a listing on its successor would be work for nothing (thousands of them after a loss
+        // with creates in flight).
+        if (this.session.generation !== generation) return;
         try {
           await this.session.waitForConnected(this.session.sessionSignal);
           if (this.session.generation !== generation) return;
@@ -393,8 +441,7 @@ export class LockQueue {
     return cleanup;
   }
 
-  private async deleteQuietly(path: string): Promise<void> {
-    const generation = this.session.generation;
+  private async deleteQuietly(path: string, generation = this.session.generation): Promise<void> {
     try {
       await this.leave({ path, name: '', fencingToken: 0n, generation, signal: this.session.sessionSignal });
     } catch {

@@ -13,6 +13,7 @@ import { serverWatchedPaths } from '../../../testing/src/serverWatches.js';
 import { expireSession, sharedServer, uniqueRoot } from '../session/support.js';
 
 const OP_CREATE2 = 15;
+const OP_CREATE_CONTAINER = 19;
 const OP_GET_DATA = 4;
 const OP_EXISTS = 3;
 const OP_GET_CHILDREN2 = 12;
@@ -269,6 +270,64 @@ describe('LockQueue', () => {
       expect(stat?.ephemeralOwner).toBe(via.sessionIdBigInt);
       expect(seat.fencingToken).toBe(stat?.czxid);
       await queue.leave(seat);
+      expect(await children(path)).toEqual([]);
+    } finally {
+      await via.close();
+      await proxy.close();
+    }
+  });
+
+  it.each([
+    ['the creation of the missing lock directory', 'fresh-dir', OP_CREATE_CONTAINER, undefined],
+    ["the recovery's look at the node it found after a lost create reply", 'recovery-exists', OP_EXISTS, OP_CREATE2],
+  ] as const)('a connection cut at %s is retried, not reported: the acquisition succeeds', async (_step, name, cutOp, cutFirst) => {
+    const path = `${root}/${name}/lock`;
+    if (cutFirst !== undefined) await observer.mkdirp(path);
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 8000 });
+    try {
+      const queue = new LockQueue(via, path);
+      // Either cut the step itself, or first lose a create's reply so that the step runs.
+      const first = proxy.cutAfterNextRequest(cutFirst ?? cutOp);
+      const entering = enterExclusive(queue, { timeoutMs: 20_000 });
+      await first;
+      if (cutFirst !== undefined) await proxy.cutAfterNextRequest(cutOp);
+      const seat = await entering;
+      expect(await children(path)).toEqual([seat.name]);
+      await queue.leave(seat);
+      expect(await children(path)).toEqual([]);
+    } finally {
+      await via.close();
+      await proxy.close();
+    }
+  });
+
+  it('a session lost with creates in flight leaves their clean-up to the server: its successor lists nothing for them', async () => {
+    const path = `${root}/lost-with-creates`;
+    await observer.mkdirp(path);
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 2000 });
+    try {
+      const queue = new LockQueue(via, path);
+      // 200 creates go into a partition. The connection is given up first (each create then fails
+      // with CONNECTION_LOSS and its acquisition looks for its node), then the session is lost.
+      void proxy.blackhole();
+      const outcomes = Array.from({ length: 200 }, () =>
+        enterExclusive(queue).then(
+          () => 'granted',
+          (err: unknown) => (err as { code?: string }).code,
+        ),
+      );
+      await new Promise<void>((resolve) => via.once('lost', () => resolve()));
+      const connected = new Promise<void>((resolve) => via.once('connected', () => resolve()));
+      proxy.heal();
+      await connected;
+      const mark = proxy.frames.length;
+      expect(new Set(await Promise.all(outcomes))).toEqual(new Set(['SESSION_LOST']));
+      await queue.settled();
+      await via.exists(path); // answered after anything the clean-ups sent before it
+      // Their nodes went with the lost session: nothing to look for on the new one.
+      expect(proxy.requestTypesSince(mark).filter((type) => type === OP_GET_CHILDREN2)).toEqual([]);
       expect(await children(path)).toEqual([]);
     } finally {
       await via.close();
