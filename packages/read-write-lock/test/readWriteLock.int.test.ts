@@ -17,6 +17,7 @@ async function connect(): Promise<ZkSession> {
 /** ZooKeeper's CREATE2 opcode: ZkSession sends every non-container create as CREATE2. */
 const OP_GET_DATA = 4;
 const OP_MULTI = 14;
+const OP_EXISTS = 3;
 const OP_GET_CHILDREN2 = 12;
 
 /** A session whose frames a proxy in front of the test server records. */
@@ -581,6 +582,37 @@ describe('InterProcessReadWriteLock', () => {
     await (await writer.granted).release();
   });
 
+  it('a reader of the same process queued behind a writer that downgrades gets in when the write lock goes', async () => {
+    const [s1, s2] = await Promise.all([connect(), connect()]);
+    const path = freshPath();
+    const rw = new InterProcessReadWriteLock(s1, path);
+    const writerHolds = deferred();
+    const letWriterGo = deferred();
+    const writer = (async () => {
+      const write = await rw.writeLock().acquire();
+      writerHolds.resolve();
+      await letWriterGo.promise;
+      const read = await rw.readLock().acquire(); // downgrade
+      await write.release();
+      return read;
+    })();
+    await writerHolds.promise;
+    // Another context of the same process, and a writer of another process behind it.
+    const reader = (async () => rw.readLock().acquire({ timeoutMs: 10_000 }))();
+    await untilChildren(s2, path, (ch) => ch.length === 2);
+    const otherWriter = startAcquiring(new InterProcessReadWriteLock(s2, path).writeLock());
+    await untilChildren(s2, path, (ch) => ch.length === 3);
+    letWriterGo.resolve();
+    const downgraded = await writer;
+    const read = await reader; // shares the lock with the downgraded holder (LOCK_TIMEOUT if never woken)
+    expect(downgraded.held && read.held).toBe(true);
+    expect(otherWriter.holds()).toBe(false);
+    await downgraded.release();
+    await read.release();
+    await (await otherWriter.granted).release();
+    expect(await childrenOf(s2, path)).toEqual([]);
+  });
+
   it('a context holding both halves re-enters the write lock; released in either order, nothing is left', async () => {
     const s1 = await connect();
     const path = freshPath();
@@ -638,6 +670,31 @@ describe('InterProcessReadWriteLock', () => {
       expect(nameOf(read.path)).toMatch(new RegExp(`-read-${sequenceOf(write.path)}$`));
       expect(await childrenOf(observer, path)).toEqual([nameOf(read.path), nameOf(write.path)].sort());
       expect(write.signal.aborted || read.signal.aborted).toBe(false);
+      await write.release();
+      await read.release();
+      expect(await childrenOf(observer, path)).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a downgrade whose create reply is lost and whose recovery is cut too still adopts its node (no CONNECTION_LOSS)', async () => {
+    const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
+    const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+    try {
+      const flaky = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 6000 });
+      sessions.push(flaky);
+      const observer = await connect();
+      const path = freshPath();
+      const rw = new InterProcessReadWriteLock(flaky, path);
+      const write = await rw.writeLock().acquire();
+      const cutMulti = proxy.cutAfterNextRequest(OP_MULTI);
+      const reading = rw.readLock().acquire();
+      await cutMulti;
+      // The recovery's look at the node it created loses its answer too.
+      await proxy.cutAfterNextRequest(OP_EXISTS);
+      const read = await reading;
+      expect(await childrenOf(observer, path)).toEqual([nameOf(read.path), nameOf(write.path)].sort());
       await write.release();
       await read.release();
       expect(await childrenOf(observer, path)).toEqual([]);

@@ -55,6 +55,8 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
   private closed = false;
   /** A data watch of the current ZooKeeper session is set: do not stack another one. */
   private watchArmed = false;
+  /** The watchers we set (data, and exists while the node is gone): removed by {@link close}. */
+  private readonly watchers = new Set<() => void>();
   /** A new ZooKeeper session has none of the old one's watches. (After `reconnected` the same
    * session's watches are restored by the server, which fires them if the node changed meanwhile.) */
   private readonly onConnected = () => {
@@ -74,7 +76,10 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
 
   /** Creates the node if missing (with the seed value) and starts following it. Idempotent. */
   start(): Promise<void> {
-    this.starting ??= this.doStart();
+    this.starting ??= this.doStart().catch((err: unknown) => {
+      this.starting = undefined; // a later call tries again (e.g. after a lost connection)
+      throw err;
+    });
     return this.starting;
   }
 
@@ -115,10 +120,25 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
     this.apply(value, stat.version, stat.mzxid);
   }
 
-  /** Stops following the node (the node stays). */
+  /**
+   * Stops following the node (the node stays): its watches go from the session and from the
+   * server, so a closed count costs nothing, however many are made and closed on one session.
+   */
   close(): void {
     this.closed = true;
     this.session.off('connected', this.onConnected);
+    for (const watcher of this.watchers) this.session.removeWatches(this.path, watcher);
+    this.watchers.clear();
+  }
+
+  /** A watcher that is forgotten once it fires, and removed by {@link close} until then. */
+  private watcher(then: () => void): () => void {
+    const watcher = (): void => {
+      this.watchers.delete(watcher);
+      then();
+    };
+    this.watchers.add(watcher);
+    return watcher;
   }
 
   private async doStart(): Promise<void> {
@@ -149,16 +169,27 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
     try {
       const arm = !this.watchArmed;
       this.watchArmed = true;
-      const watcher = () => {
-        this.watchArmed = false;
-        void this.refresh();
-      };
+      const watcher = arm
+        ? this.watcher(() => {
+            this.watchArmed = false;
+            void this.refresh();
+          })
+        : undefined;
       let found: { data: Buffer; stat: { version: number; mzxid: bigint } };
       try {
-        found = await this.session.getData(this.path, arm ? watcher : undefined);
+        found = await this.session.getData(this.path, watcher);
       } catch (err) {
-        if (arm) this.watchArmed = false; // no watch was set
+        if (watcher !== undefined) {
+          this.watchArmed = false; // no watch was set
+          this.watchers.delete(watcher);
+        }
         throw err;
+      }
+      if (this.closed && watcher !== undefined) {
+        // Closed while the read was out: its watch was set after close() looked.
+        this.watchers.delete(watcher);
+        this.session.removeWatches(this.path, watcher);
+        return;
       }
       const { data, stat } = found;
       const value = decodeCount(data);
@@ -167,7 +198,10 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
     } catch (err) {
       if (!isZkError(err, 'NO_NODE')) throw err;
       // Deleted: an exists watch tells us when it is back.
-      const stat = await this.session.exists(this.path, () => void this.refresh());
+      const stat = await this.session.exists(
+        this.path,
+        this.watcher(() => void this.refresh()),
+      );
       if (stat !== null) await this.readAndWatch();
     }
   }

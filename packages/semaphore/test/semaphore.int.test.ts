@@ -5,6 +5,8 @@ import { InterProcessSemaphore, SharedCount, type Lease } from '../src/index.js'
 
 // ZooKeeper's CREATE2 opcode: what ZkSession sends for an ephemeral-sequential create.
 const OP_CREATE2 = 15;
+const OP_GET_DATA = 4;
+const OP_SET_DATA = 5;
 
 const root = uniqueRoot('semaphore');
 const sessions: ZkSession[] = [];
@@ -243,6 +245,53 @@ describe('InterProcessSemaphore (queue layout)', () => {
     }
   });
 
+  it.each(['queue', 'curator'] as const)(
+    '%s layout: a connection cut at the maxLeases check is retried, not reported: the lease is granted',
+    async (layout) => {
+      const [host, port] = testConnectString().split(',')[0]!.split(':');
+      const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+      try {
+        const path = `${root}/${layout}-max-leases-cut`;
+        const sem = new InterProcessSemaphore(await connect(proxy.connectString), path, { maxLeases: 2, layout });
+        // The first request of a semaphore's first acquisition reads the recorded maxLeases.
+        const cut = proxy.cutAfterNextRequest(OP_GET_DATA);
+        const acquiring = sem.acquire({ timeoutMs: 20_000 });
+        await cut;
+        const lease = await acquiring;
+        expect(await new InterProcessSemaphore(main, path, { maxLeases: 2, layout }).getParticipantNodes()).toEqual([lease.path]);
+        await lease.release();
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
+
+  it('a new holder whose nudge is lost with its connection sends it again: the next waiter takes the free lease', async () => {
+    const [host, port] = testConnectString().split(',')[0]!.split(':');
+    const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+    try {
+      const path = `${root}/lost-nudge`;
+      const holder = await new InterProcessSemaphore(main, path, { maxLeases: 2 }).acquireMany(2);
+      const first = new InterProcessSemaphore(await connect(proxy.connectString), path, { maxLeases: 2 });
+      const second = new InterProcessSemaphore(await connect(), path, { maxLeases: 2 });
+      const firstLease = first.acquire({ timeoutMs: 20_000 });
+      await untilParticipants(second, 2);
+      // Queued behind `first`, it learns that it may go on only from first's nudge.
+      const secondLease = second.acquire({ timeoutMs: 10_000 });
+      await untilParticipants(second, 3);
+      // The nudge `first` sends once granted never reaches the server; its connection drops.
+      const dropped = proxy.dropNextRequest(OP_SET_DATA);
+      await Promise.all(holder.map((lease) => lease.release()));
+      await dropped;
+      const a = await firstLease;
+      const b = await secondLease; // LOCK_TIMEOUT if the nudge were lost for good
+      expect(a.held && b.held).toBe(true);
+      await Promise.all([a.release(), b.release()]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('an abort while the create is in flight: the rejection comes after the node is gone', async () => {
     const [host, port] = testConnectString().split(',')[0]!.split(':');
     const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
@@ -399,6 +448,23 @@ describe('InterProcessSemaphore with a SharedCount', () => {
     a.close();
     b.close();
   });
+  it('close() removes its watch from the session and from the server', async () => {
+    const path = `${root}/count-close`;
+    const session = await connect();
+    const baseline = session.diagnostics.watchKeys;
+    for (let i = 0; i < 3; i++) {
+      const count = new SharedCount(session, path, { seedValue: 1 });
+      await count.start();
+      expect(session.diagnostics.watchKeys).toBe(baseline + 1);
+      expect(await serverWatchedPaths(testConnectString(), session.sessionIdBigInt)).toContain(path);
+      count.close();
+      expect(session.diagnostics.watchKeys).toBe(baseline);
+      // The server handles one session's requests in order: once this is answered, so is the removal.
+      await session.exists(path);
+      expect(await serverWatchedPaths(testConnectString(), session.sessionIdBigInt)).not.toContain(path);
+    }
+  });
+
   it('keeps following the count after its session is lost and replaced', async () => {
     const follower = await connect();
     const count = new SharedCount(follower, `${root}/count-expiry`, { seedValue: 1 });
