@@ -60,6 +60,17 @@ function untilWatched(counter: WakeUps, path: string, since: number): Promise<vo
 }
 
 /** Resolves with what `promise` rejects with (undefined if it resolves): a failure to inspect later. */
+/** Runs `body` with a FaultProxy in front of the test server, closed afterwards. */
+async function throughProxy(body: (proxy: FaultProxy) => Promise<void>): Promise<void> {
+  const [host, port] = testConnectString().split(',')[0]!.split(':');
+  const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+  try {
+    await body(proxy);
+  } finally {
+    await proxy.close();
+  }
+}
+
 function failureOf(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
     () => undefined,
@@ -247,10 +258,8 @@ describe('InterProcessSemaphore (queue layout)', () => {
 
   it.each(['queue', 'curator'] as const)(
     '%s layout: a connection cut at the maxLeases check is retried, not reported: the lease is granted',
-    async (layout) => {
-      const [host, port] = testConnectString().split(',')[0]!.split(':');
-      const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
-      try {
+    (layout) =>
+      throughProxy(async (proxy) => {
         const path = `${root}/${layout}-max-leases-cut`;
         const sem = new InterProcessSemaphore(await connect(proxy.connectString), path, { maxLeases: 2, layout });
         // The first request of a semaphore's first acquisition reads the recorded maxLeases.
@@ -260,16 +269,11 @@ describe('InterProcessSemaphore (queue layout)', () => {
         const lease = await acquiring;
         expect(await new InterProcessSemaphore(main, path, { maxLeases: 2, layout }).getParticipantNodes()).toEqual([lease.path]);
         await lease.release();
-      } finally {
-        await proxy.close();
-      }
-    },
+      }),
   );
 
-  it('a new holder whose nudge is lost with its connection sends it again: the next waiter takes the free lease', async () => {
-    const [host, port] = testConnectString().split(',')[0]!.split(':');
-    const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
-    try {
+  it('a new holder whose nudge is lost with its connection sends it again: the next waiter takes the free lease', () =>
+    throughProxy(async (proxy) => {
       const path = `${root}/lost-nudge`;
       const holder = await new InterProcessSemaphore(main, path, { maxLeases: 2 }).acquireMany(2);
       const first = new InterProcessSemaphore(await connect(proxy.connectString), path, { maxLeases: 2 });
@@ -287,10 +291,7 @@ describe('InterProcessSemaphore (queue layout)', () => {
       const b = await secondLease; // LOCK_TIMEOUT if the nudge were lost for good
       expect(a.held && b.held).toBe(true);
       await Promise.all([a.release(), b.release()]);
-    } finally {
-      await proxy.close();
-    }
-  });
+    }));
 
   it('an abort while the create is in flight: the rejection comes after the node is gone', async () => {
     const [host, port] = testConnectString().split(',')[0]!.split(':');
