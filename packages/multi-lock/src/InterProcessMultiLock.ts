@@ -32,20 +32,29 @@ import {
   type MultiLockOptions,
 } from './options.js';
 import { releaseInReverse } from './releaseInReverse.js';
+import { followFirst, type LinkedSignal } from './followFirst.js';
 
 const NAME = 'InterProcessMultiLock';
 
 /** One acquisition of all members, held by one owner context. */
 class Holding implements MultiLockHandle {
   held = true;
-  readonly signal: AbortSignal;
+  /** Aborts with the first member's signal, until released. */
+  private readonly linked: LinkedSignal;
   constructor(
     private readonly lock: InterProcessMultiLock,
     readonly frame: OwnerFrame,
     readonly lockPaths: readonly string[],
     readonly members: readonly LockHandle[],
   ) {
-    this.signal = AbortSignal.any(members.map((member) => member.signal));
+    this.linked = followFirst(members.map((member) => member.signal));
+  }
+  get signal(): AbortSignal {
+    return this.linked.signal;
+  }
+  /** Released: the members' signals no longer reach this one (nothing of it stays on them). */
+  unlink(): void {
+    this.linked.unlink();
   }
   get paths(): readonly string[] {
     return this.members.map((member) => member.path);
@@ -181,6 +190,7 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
   async releaseHolding(holding: Holding): Promise<void> {
     if (!holding.held) throw new NotOwnerError(`${NAME}.release: this handle was already released`);
     holding.held = false;
+    holding.unlink();
     this.holdings.delete(holding);
     holding.frame.holds--;
     if (this.holdings.size === 0) this.relay.detach();
@@ -225,13 +235,16 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
         if (timeoutMs !== undefined) memberOptions.timeoutMs = timeoutMs;
         // Stop waiting as soon as the caller aborts or a member we already hold is lost.
         const stopSignals = [...(options.signal === undefined ? [] : [options.signal]), ...held.map((handle) => handle.signal)];
-        if (stopSignals.length > 0) memberOptions.signal = AbortSignal.any(stopSignals);
+        const stop = stopSignals.length > 0 ? followFirst(stopSignals) : undefined;
+        if (stop !== undefined) memberOptions.signal = stop.signal;
         if (memberRevoke !== undefined) memberOptions.onRevoke = memberRevoke;
         try {
           held.push(await member.acquire(memberOptions));
         } catch (err) {
           this.throwIfMemberLost(held, member, err);
           throw isZkError(err, 'LOCK_TIMEOUT') ? this.timedOut(deadline, member, err) : err;
+        } finally {
+          stop?.unlink();
         }
       }
       this.throwIfMemberLost(held);

@@ -1,4 +1,9 @@
-import { isZkError, MultiReleaseError, type LockHandle } from '@zk-recipes/core';
+import { execFile } from 'node:child_process';
+import { getEventListeners } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { nodeScriptArgs } from '@zk-recipes/testing';
+import { currentFrame, isZkError, MultiReleaseError, type LockHandle } from '@zk-recipes/core';
 import { EventEmitter } from 'eventemitter3';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { InterProcessMultiLock } from '../src/index.js';
@@ -215,6 +220,44 @@ describe('InterProcessMultiLock over in-process members', () => {
     await handle.release();
     b.emit('reconnected');
     expect(events).toEqual(['suspended', 'reconnected', 'suspended']);
+  });
+});
+
+const run = promisify(execFile);
+
+describe('InterProcessMultiLock leaves nothing behind an acquisition', () => {
+  it("no listener stays on the caller's signal or the members' once released, however many acquisitions", async () => {
+    const locks = [new MemoryLock('/a'), new MemoryLock('/b')];
+    const multi = new InterProcessMultiLock(locks);
+    const caller = new AbortController().signal;
+    for (let i = 0; i < 100; i++) {
+      const handle = await multi.acquire({ signal: caller });
+      // While held, the caller's signal is no longer needed: members are all taken.
+      expect(getEventListeners(caller, 'abort')).toHaveLength(0);
+      const memberSignals = handle.members.map((member) => member.signal);
+      await handle.release();
+      expect(memberSignals.map((signal) => getEventListeners(signal, 'abort').length)).toEqual([0, 0]);
+      for (const lock of locks) lock.received.length = 0;
+    }
+    MemoryLock.log.length = 0;
+  });
+
+  it('a loop of 20,000 acquisitions with one caller signal does not grow the heap (it grew ~5 KB an acquisition)', async () => {
+    const script = fileURLToPath(new URL('./workers/acquisitionLoopHeap.ts', import.meta.url));
+    const { stdout } = await run(process.execPath, ['--expose-gc', ...nodeScriptArgs(script), '20000']);
+    const { perAcquisitionBytes } = JSON.parse(stdout) as { perAcquisitionBytes: number };
+    expect(perAcquisitionBytes).toBeLessThan(100);
+  }, 60_000);
+
+  it('a loop of acquisitions in one async function keeps its ownership chain short', async () => {
+    const multi = new InterProcessMultiLock([new MemoryLock('/a'), new MemoryLock('/b')]);
+    for (let i = 0; i < 100; i++) {
+      const handle = await multi.acquire();
+      // Held: this frame; nothing of the 99 acquisitions before it (released, they own nothing).
+      expect([...currentFrame()!.chain()]).toHaveLength(1);
+      await handle.release();
+    }
+    MemoryLock.log.length = 0;
   });
 });
 

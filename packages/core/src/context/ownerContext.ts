@@ -29,9 +29,14 @@ export class OwnerFrame {
    *   ever longer ownership checks.
    */
   constructor(parent: OwnerFrame | undefined) {
-    let live = parent;
+    this.parent = OwnerFrame.nearestHolding(parent);
+  }
+
+  /** `frame` or its nearest ancestor that holds something (see the constructor). */
+  protected static nearestHolding(frame: OwnerFrame | undefined): OwnerFrame | undefined {
+    let live = frame;
     while (live !== undefined && live.holds === 0) live = live.parent;
-    this.parent = live;
+    return live;
   }
 
   /** This frame and its ancestors, innermost first. */
