@@ -1,4 +1,5 @@
 /** StopSignal and SmallSet: pure logic, no server. */
+import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { StopSignal } from '../../src/queue/stopSignal.js';
 import { SmallSet } from '../../src/util/SmallSet.js';
@@ -9,6 +10,22 @@ function recorder() {
 }
 
 describe('StopSignal', () => {
+  it('leaves no listener on the caller\'s or the session\'s signal once disposed (Node keeps a combined signal with listeners alive)', () => {
+    const session = new AbortController();
+    const caller = AbortSignal.any([new AbortController().signal]);
+    const stops = [0, 1, 2].map(() => new StopSignal({ sessionSignal: session.signal, signal: caller, what: 'lock /a' }));
+    expect(getEventListeners(caller, 'abort')).toHaveLength(1); // one real listener, fanned out
+    for (const stop of stops) stop.dispose();
+    expect(getEventListeners(caller, 'abort')).toHaveLength(0);
+    expect(getEventListeners(session.signal, 'abort')).toHaveLength(0);
+    // Following again after the last one left works as before.
+    const again = new StopSignal({ sessionSignal: session.signal, signal: caller, what: 'lock /a' });
+    const { calls, listener } = recorder();
+    again.addStopListener(listener('again'));
+    session.abort(new Error('expired'));
+    expect(calls).toEqual(['again']);
+  });
+
   it('stops with SESSION_LOST when the session signal fires, telling each listener once', () => {
     const session = new AbortController();
     const stop = new StopSignal({ sessionSignal: session.signal, what: 'lock /a' });
