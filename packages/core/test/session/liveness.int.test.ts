@@ -94,6 +94,8 @@ describe('the session clock', () => {
       // Past our deadline, well before the earliest moment the server can expire the session.
       const mark = proxy.frames.length;
       const oldConnection = proxy.frames.at(-1)!.connection;
+      // The next session may connect before the old one's node is seen gone: listen from the start.
+      const connected = nextEvent(s, 'connected');
       stallUntil(lostDeadline + 20);
       expect(s.stillAlive()).toBe(false);
       const deletedAt = await gone;
@@ -101,7 +103,7 @@ describe('the session clock', () => {
       // heard from us no earlier than that send): the node went because we closed the session.
       expect(deletedAt).toBeLessThan(lastAnsweredSentAt + timeout);
       // The lost session's connection carried nothing after the stall but CLOSE_SESSION (-11).
-      await nextEvent(s, 'connected');
+      await connected;
       const after = proxy.frames.slice(mark).filter((f) => f.connection === oldConnection && f.direction === 'request');
       expect(after.map((f) => f.type)).toEqual([-11]);
     } finally {
