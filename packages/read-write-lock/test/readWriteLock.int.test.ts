@@ -685,6 +685,38 @@ describe('InterProcessReadWriteLock', () => {
     }
   });
 
+  it('a downgrade aborted while it recovers from a lost create reply leaves no read node behind', async () => {
+    const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
+    const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+    try {
+      const flaky = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 6000 });
+      sessions.push(flaky);
+      const observer = await connect();
+      const path = freshPath();
+      const rw = new InterProcessReadWriteLock(flaky, path);
+      const write = await rw.writeLock().acquire();
+      // The server creates the read node; we never hear back, and cannot reconnect for now.
+      const cut = proxy.cutAfterNextRequest(OP_MULTI);
+      const controller = new AbortController();
+      const reading = rw.readLock().acquire({ signal: controller.signal }).then(
+        () => 'granted',
+        (err: unknown) => (err as { code?: string }).code,
+      );
+      proxy.refuseConnections(true);
+      await cut;
+      await untilChildren(observer, path, (ch) => ch.length === 2); // the read node stands at the writer's place
+      controller.abort();
+      proxy.refuseConnections(false);
+      expect(await reading).toBe('ABORTED');
+      // Rejected only once the node it may have made is gone: the writer's place is the write node's alone.
+      expect(await childrenOf(observer, path)).toEqual([nameOf(write.path)]);
+      await write.release();
+      expect(await childrenOf(observer, path)).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('timeouts and aborts leave no node behind, for readers and writers', async () => {
     const [s1, s2] = await Promise.all([connect(), connect()]);
     const path = freshPath();
