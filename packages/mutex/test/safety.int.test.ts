@@ -261,40 +261,29 @@ describe('InterProcessSemaphoreMutex (not re-entrant, same engine) safety', () =
 });
 
 describe('InterProcessMutex safety: a waiter whose process stalled past its session is not granted the lock', () => {
-  it('P (another process, 3 s session) waits behind Q; Q releases while P is frozen for 7.5 s; R takes the lock after P expires: P never records a grant with a live signal while R holds', async () => {
-    const path = `${root}/stalled-waiter`;
-    const [sQ, sR, sOp] = await Promise.all([connect(), connect(), connect()]);
-    const seen = await stalledWaiterScenario({
-      script: STALLED_WAITER,
-      connectString: testConnectString(),
-      path,
-      queueDir: path,
-      sessionTimeoutMs: 3000,
-      observer: sOp,
-      holdQ: () => new InterProcessMutex(sQ, path).acquire(),
-      startR: () => new InterProcessMutex(sR, path).acquire(),
-      rSession: sR,
-    });
-    expect(seen.rAborted).toBe(false);
-    // P rejects (SESSION_LOST), or is granted with its signal already aborted.
-    expect(seen.pGrantedLive, `P was granted with a live signal while R held: ${JSON.stringify(seen.p)}`).toBe(false);
-  });
-  it('the same with P stopped by SIGSTOP while its event loop waits for I/O, resumed (SIGCONT) once R holds', async () => {
-    const path = `${root}/stopped-waiter`;
-    const [sQ, sR, sOp] = await Promise.all([connect(), connect(), connect()]);
-    const seen = await stalledWaiterScenario({
-      script: STALLED_WAITER,
-      connectString: testConnectString(),
-      path,
-      queueDir: path,
-      sessionTimeoutMs: 3000,
-      observer: sOp,
-      holdQ: () => new InterProcessMutex(sQ, path).acquire(),
-      startR: () => new InterProcessMutex(sR, path).acquire(),
-      rSession: sR,
-      stall: 'sigstop',
-    });
-    expect(seen.rAborted).toBe(false);
-    expect(seen.pGrantedLive, `P was granted with a live signal while R held: ${JSON.stringify(seen.p)}`).toBe(false);
-  });
+  it.each([
+    ['frozen for 7.5 s', 'block'],
+    ['stopped by SIGSTOP while its event loop waits for I/O, resumed (SIGCONT) once R holds', 'sigstop'],
+  ] as const)(
+    'P (another process, 3 s session) waits behind Q; Q releases while P is %s; R takes the lock after P expires: P never records a grant with a live signal while R holds',
+    async (_, stall) => {
+      const path = `${root}/stalled-waiter-${stall}`;
+      const [sQ, sR, sOp] = await Promise.all([connect(), connect(), connect()]);
+      const seen = await stalledWaiterScenario({
+        script: STALLED_WAITER,
+        connectString: testConnectString(),
+        path,
+        queueDir: path,
+        sessionTimeoutMs: 3000,
+        observer: sOp,
+        holdQ: () => new InterProcessMutex(sQ, path).acquire(),
+        startR: () => new InterProcessMutex(sR, path).acquire(),
+        rSession: sR,
+        stall,
+      });
+      expect(seen.rAborted).toBe(false);
+      // P rejects (SESSION_LOST), or is granted with its signal already aborted.
+      expect(seen.pGrantedLive, `P was granted with a live signal while R held: ${JSON.stringify(seen.p)}`).toBe(false);
+    },
+  );
 });

@@ -39,6 +39,25 @@ async function writerInAContextOfItsOwn() {
   return { s1, s2, path, rw: new InterProcessReadWriteLock(s1, path), writerHolds: deferred(), letWriterGo: deferred() };
 }
 
+/**
+ * A session behind a FaultProxy holding the write lock of a fresh path, an observer session, and
+ * `body` run with them; the proxy is closed afterwards.
+ */
+async function writerBehindProxy(
+  body: (t: { proxy: FaultProxy; observer: ZkSession; path: string; rw: InterProcessReadWriteLock; write: LockHandle }) => Promise<void>,
+): Promise<void> {
+  const { session: flaky, proxy } = await connectThroughProxy();
+  try {
+    const observer = await connect();
+    const path = freshPath();
+    const rw = new InterProcessReadWriteLock(flaky, path);
+    const write = await rw.writeLock().acquire();
+    await body({ proxy, observer, path, rw, write });
+  } finally {
+    await proxy.close();
+  }
+}
+
 /** Starts an acquisition; `holds()` tells whether it has been granted yet. */
 function startAcquiring(lock: { acquire(): Promise<LockHandle> }): { granted: Promise<LockHandle>; holds: () => boolean } {
   let held = false;
@@ -657,16 +676,8 @@ describe('InterProcessReadWriteLock', () => {
   it.each([
     ['lost', false],
     ["lost and the recovery's look at the node loses its answer too (no CONNECTION_LOSS)", true],
-  ] as const)('a downgrade whose create reply is %s adopts the node it created: one read node, at the writer place', async (_, cutRecovery) => {
-    const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
-    const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
-    try {
-      const flaky = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 6000 });
-      sessions.push(flaky);
-      const observer = await connect();
-      const path = freshPath();
-      const rw = new InterProcessReadWriteLock(flaky, path);
-      const write = await rw.writeLock().acquire();
+  ] as const)('a downgrade whose create reply is %s adopts the node it created: one read node, at the writer place', (_, cutRecovery) =>
+    writerBehindProxy(async ({ proxy, observer, path, rw, write }) => {
       // The downgrade is one multi (a check that the write node is there, and the create): the server
       // applies it; we never hear back.
       const cut = proxy.cutAfterNextRequest(OP_MULTI);
@@ -680,21 +691,11 @@ describe('InterProcessReadWriteLock', () => {
       await write.release();
       await read.release();
       expect(await childrenOf(observer, path)).toEqual([]);
-    } finally {
-      await proxy.close();
-    }
-  });
+    }),
+  );
 
-  it('a downgrade aborted while it recovers from a lost create reply leaves no read node behind', async () => {
-    const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
-    const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
-    try {
-      const flaky = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 6000 });
-      sessions.push(flaky);
-      const observer = await connect();
-      const path = freshPath();
-      const rw = new InterProcessReadWriteLock(flaky, path);
-      const write = await rw.writeLock().acquire();
+  it('a downgrade aborted while it recovers from a lost create reply leaves no read node behind', () =>
+    writerBehindProxy(async ({ proxy, observer, path, rw, write }) => {
       // The server creates the read node; we never hear back, and cannot reconnect for now.
       const cut = proxy.cutAfterNextRequest(OP_MULTI);
       const controller = new AbortController();
@@ -712,10 +713,7 @@ describe('InterProcessReadWriteLock', () => {
       expect(await childrenOf(observer, path)).toEqual([nameOf(write.path)]);
       await write.release();
       expect(await childrenOf(observer, path)).toEqual([]);
-    } finally {
-      await proxy.close();
-    }
-  });
+    }));
 
   it('timeouts and aborts leave no node behind, for readers and writers', async () => {
     const [s1, s2] = await Promise.all([connect(), connect()]);
