@@ -74,6 +74,24 @@ async function enqueueWaiter(
 /** How a waiter whose node someone else deleted must end. */
 const rejectedNodeDeleted = (node: string) => ({ state: 'rejected', code: 'NODE_DELETED', path: node, typed: true });
 
+/**
+ * The outcome when the operator deleted both the waiter B's node and the holder H's: B rejects with
+ * NODE_DELETED, a later contender C acquires (it is the only holder), and H has been told.
+ */
+async function expectBRefusedHToldCOnly(
+  b: { acquisition: Tracked<LockHandle>; node: string },
+  held: LockHandle,
+  sH: ZkSession,
+  sC: ZkSession,
+  path: string,
+): Promise<void> {
+  expect(brief(await within(b.acquisition.settled, BOUND_MS, 'B to settle'))).toEqual(rejectedNodeDeleted(b.node));
+  const c = await within(new InterProcessMutex(sC, path).acquire(), BOUND_MS, 'C to acquire');
+  await caughtUp(sH);
+  expect(signalState(held.signal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
+  await c.release();
+}
+
 describe('InterProcessMutex safety: a waiter whose own node was deleted never gets the lock', () => {
   for (const sameSession of [false, true]) {
     const where = sameSession ? 'same session' : 'another session';
@@ -89,11 +107,7 @@ describe('InterProcessMutex safety: a waiter whose own node was deleted never ge
       await operator.deleteNode(b.node);
       await operator.deleteNode(held.path);
 
-      expect(brief(await within(b.acquisition.settled, BOUND_MS, 'B to settle'))).toEqual(rejectedNodeDeleted(b.node));
-      const c = await within(new InterProcessMutex(sC, path).acquire(), BOUND_MS, 'C to acquire');
-      await caughtUp(sH);
-      expect(signalState(held.signal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
-      await c.release();
+      await expectBRefusedHToldCOnly(b, held, sH, sC, path);
     });
   }
 
@@ -116,11 +130,7 @@ describe('InterProcessMutex safety: a waiter whose own node was deleted never ge
       { type: 'delete', path: b.node, version: -1 },
     ]);
     proxy.heal();
-    expect(brief(await within(b.acquisition.settled, BOUND_MS, 'B to settle'))).toEqual(rejectedNodeDeleted(b.node));
-    const c = await within(new InterProcessMutex(sC, path).acquire(), BOUND_MS, 'C to acquire');
-    await caughtUp(sH);
-    expect(signalState(held.signal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
-    await c.release();
+    await expectBRefusedHToldCOnly(b, held, sH, sC, path);
   });
 
   it('same session (local hand-over): B is deleted, then H releases: B rejects with NODE_DELETED, a later C is the only holder', async () => {
