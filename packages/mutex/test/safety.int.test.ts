@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ZkSession, type LockHandle } from '@zk-recipes/core';
 import { InterProcessMutex, InterProcessSemaphoreMutex } from '@zk-recipes/mutex';
-import { FaultProxy, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { FaultProxy, pollUntil, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import {
   brief,
   caughtUp,
@@ -47,6 +47,27 @@ afterEach(async () => {
   proxies = [];
   await Promise.all(listening.map((p) => p.close()));
 });
+
+/** A session whose frames pass a {@link FaultProxy} (closed after the test). */
+async function connectThroughProxy(): Promise<{ session: ZkSession; proxy: FaultProxy }> {
+  const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
+  const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+  proxies.push(proxy);
+  const session = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 6000 });
+  sessions.push(session);
+  return { session, proxy };
+}
+
+const OP_GET_DATA = 4;
+const OP_GET_CHILDREN2 = 12;
+
+/** Returns once the proxy has seen the waiter's read of its watched node and the listing sent behind it. */
+async function untilReadAndListingSent(proxy: FaultProxy, mark: number): Promise<void> {
+  await pollUntil(() => {
+    const sent = proxy.requestTypesSince(mark);
+    return sent.includes(OP_GET_DATA) && sent.includes(OP_GET_CHILDREN2);
+  }, BOUND_MS, 'the read of the changed node and the listing behind it');
+}
 
 /** A mutex object whose `lost` events are recorded. */
 function mutexOn(session: ZkSession, path: string): { mutex: InterProcessMutex; lost: Error[] } {
@@ -202,6 +223,62 @@ describe('InterProcessMutex safety: a foreign write on a waiting node never pass
       if (granted.state === 'resolved') await granted.value.release();
     });
   }
+});
+
+describe('InterProcessMutex safety: the listing sent behind the re-read of a changed node', () => {
+  // A waiter told that the node it waits for changed reads it (an announcement counts only if its
+  // holder's session wrote it) and sends a listing in the same pipeline; it decides on that listing
+  // only if the read finds the node gone. Here the waiter's requests are held until it has gone.
+  it("a foreign write on W1, W2's read held until W1 has aborted: W2 decides on the listing behind it (H still there), waits, and gets the lock when H releases", async () => {
+    const path = `${root}/listing-behind-foreign`;
+    const [sH, sW1, sOp] = await Promise.all([connect(), connect(), connect()]);
+    const { session: sW2, proxy } = await connectThroughProxy();
+    const operator = new Operator(sOp);
+    const held = await new InterProcessMutex(sH, path).acquire();
+    const giveUp = new AbortController();
+    const w1 = await enqueueWaiter(sW1, new InterProcessMutex(sW1, path), sOp, path, 2, giveUp.signal);
+    const w2 = await enqueueWaiter(sW2, new InterProcessMutex(sW2, path), sOp, path, 3);
+
+    const mark = proxy.frames.length;
+    proxy.holdRequests();
+    await operator.write(w1.node, Buffer.from('__REVOKE__'));
+    await untilReadAndListingSent(proxy, mark);
+    giveUp.abort();
+    expect(brief(await within(w1.acquisition.settled, BOUND_MS, 'W1 to give up'))).toMatchObject({ state: 'rejected', code: 'ABORTED' });
+    proxy.heal(); // the read finds W1 gone; the listing behind it shows H
+    await settledInWait(sW2);
+
+    expect(w2.acquisition.outcome.state).toBe('pending');
+    expect(proxy.requestTypesSince(mark).filter((type) => type === OP_GET_CHILDREN2)).toHaveLength(1);
+    await held.release();
+    const granted = await within(w2.acquisition.settled, BOUND_MS, 'W2 to acquire after H released');
+    expect(brief(granted)).toEqual({ state: 'resolved' });
+    if (granted.state === 'resolved') await granted.value.release();
+  });
+
+  it("W1 is granted and announces; W2's read of the announcement is held until W1 has released: W2 takes the lock on the listing behind it, listing nothing more", async () => {
+    const path = `${root}/listing-behind-announcement`;
+    const [sH, sW1, sOp] = await Promise.all([connect(), connect(), connect()]);
+    const { session: sW2, proxy } = await connectThroughProxy();
+    const held = await new InterProcessMutex(sH, path).acquire();
+    const w1 = await enqueueWaiter(sW1, new InterProcessMutex(sW1, path), sOp, path, 2);
+    const w2 = await enqueueWaiter(sW2, new InterProcessMutex(sW2, path), sOp, path, 3);
+
+    const mark = proxy.frames.length;
+    proxy.holdRequests();
+    await held.release();
+    const granted1 = await within(w1.acquisition.settled, BOUND_MS, 'W1 to acquire');
+    if (granted1.state !== 'resolved') throw new Error('W1 was not granted');
+    await pollUntil(async () => (await sOp.exists(granted1.value.path))?.version === 1, BOUND_MS, "W1's announcement");
+    await untilReadAndListingSent(proxy, mark);
+    await granted1.value.release();
+    proxy.heal(); // the read finds W1 gone; the listing behind it shows W2 first
+
+    const granted2 = await within(w2.acquisition.settled, BOUND_MS, 'W2 to acquire');
+    expect(brief(granted2)).toEqual({ state: 'resolved' });
+    expect(proxy.requestTypesSince(mark).filter((type) => type === OP_GET_CHILDREN2)).toHaveLength(1);
+    if (granted2.state === 'resolved') await granted2.value.release();
+  });
 });
 
 describe('InterProcessMutex safety: the holder is told when its node is deleted', () => {

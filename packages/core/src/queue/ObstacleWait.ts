@@ -29,13 +29,20 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
   private creationUnknown: boolean;
   /** The watched node went before that absence was confirmed: decided once it is. */
   private goneEarly = false;
+  /**
+   * The listing sent right behind the re-read of an announcement (see `onEvent`): decided on if
+   * that re-read finds the node gone, dropped otherwise.
+   */
+  private listingBehindReRead: Promise<string[] | undefined> | undefined;
+  /** The re-read of an announcement answered NO_NODE: the listing behind it is newer than the deletion. */
+  private goneAtReRead = false;
   /** Ends the `suspended` subscription, if any. */
   private unsubscribe: (() => void) | undefined;
 
   constructor(
     session: ZkSession,
     path: string,
-    stop: StopSignal,
+    private readonly contenderStop: StopSignal,
     private readonly decision: NodeDecision,
     /** Our predecessor if it is a node of this process and the rule allows the hand-over shortcut. */
     private readonly predecessor: LocalSeatState | undefined,
@@ -43,7 +50,7 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
     /** `relistIfTouched`: the version of `waitFor` we already decided again for (0: none). */
     private readonly touchActedOn = 0,
   ) {
-    super(session, path, stop);
+    super(session, path, contenderStop);
     const appears = decision.relistIfCreated;
     this.creation = appears === undefined ? undefined : new CreationWatch(session, joinPath(parentOf(path), appears), this);
     this.creationUnknown = appears !== undefined;
@@ -73,10 +80,16 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
 
   protected override onEvent(outcome: 'gone' | 'changed'): void {
     if (outcome === 'changed' && this.decision.watchedAnnounces === true) {
-      // Perhaps it holds now: read what was written, with the watch set again (one request), and
-      // keep waiting for it to go. Only its own session's announcement counts (`watched`); if the
-      // node is gone by the time we read, we list again.
+      // Perhaps it holds now: read what was written, with the watch set again, and keep waiting
+      // for it to go. Only its own session's announcement counts (`watched`). A holder with a short
+      // critical section is often gone by the time that read arrives; the listing sent in the same
+      // pipeline is then the fresh listing we need, already on its way (docs/architecture.md,
+      // "Announcements").
       this.arm();
+      this.listingBehindReRead = this.session.getChildren(parentOf(this.path)).then(
+        ({ children }) => children,
+        () => undefined, // lost with the connection: we list again as usual
+      );
       return;
     }
     if (outcome === 'gone' && this.creationUnknown) {
@@ -84,6 +97,12 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
       return;
     }
     this.settle(outcome);
+  }
+
+  protected override goneAtRead(): void {
+    // Sent after the re-read on the same session, the listing is served after it, so after the deletion.
+    if (this.listingBehindReRead !== undefined) this.goneAtReRead = true;
+    this.onEvent('gone');
   }
 
   /** @internal The node of `relistIfCreated` exists: something changed ahead of us. */
@@ -110,6 +129,12 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
     if (outcome === 'gone' && decision.lastObstacle) next = 'held';
     else if (wentAsHolder && decision.lastObstacleIfHeld === true) next = 'held';
     else if (wentAsHolder && decision.decideBehindIfHeld === true) next = 'passed';
+    const listing = this.listingBehindReRead;
+    if (next === 'relist' && outcome === 'gone' && this.goneAtReRead && listing !== undefined) {
+      // Stopped while the listing was on its way: the wait had ended, so we tell the stop here.
+      listing.then((children) => (this.contenderStop.aborted ? this.sink.waitFailed(this.contenderStop.reason) : this.sink.waited(children ?? 'relist')));
+      return;
+    }
     this.sink.waited(next);
   }
 

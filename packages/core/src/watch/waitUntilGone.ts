@@ -78,6 +78,11 @@ export abstract class NodeWatch implements StopListener {
     this.settle(outcome);
   }
 
+  /** The watch's request found the node gone (NO_NODE): by default, as its deletion event. */
+  protected goneAtRead(): void {
+    this.onEvent('gone');
+  }
+
   /** Sets the data watch (again, after a change used it up); {@link watched} gets the reply. */
   protected arm(): void {
     this.onWatchReply(this.session.getData(this.path, this.watcher), ({ stat, data }) => this.watched(stat, data));
@@ -93,7 +98,7 @@ export abstract class NodeWatch implements StopListener {
       },
       (err: unknown) => {
         // Already gone: told like the deletion event it stands for.
-        if (isZkError(err, 'NO_NODE')) tellAsEvent(() => this.ended || this.onEvent('gone'));
+        if (isZkError(err, 'NO_NODE')) tellAsEvent(() => this.ended || this.goneAtRead());
         else if (this.end(false)) this.failed(err);
       },
     );
