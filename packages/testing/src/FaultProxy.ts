@@ -63,6 +63,9 @@ interface Conn {
 /** Records at most this many frames (a test observing the wire needs the recent ones). */
 const MAX_RECORDS = 10_000;
 
+/** Opcodes of requests whose body starts with the node's path (create, delete, exists, reads, writes, checks). */
+const PATH_FIRST = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 15, 19, 21]);
+
 export class FaultProxy {
   private readonly server: net.Server;
   private readonly conns = new Set<Conn>();
@@ -80,6 +83,8 @@ export class FaultProxy {
   private requestDrop: { opCode: number; done: () => void } | undefined;
   /** Frames seen, oldest first (bounded). */
   readonly frames: FrameRecord[] = [];
+  /** Requests seen since the start, by `<opcode> <path>` (unbounded, unlike `frames`). */
+  private readonly tally = new Map<string, number>();
   private readonly targetHost: string;
   private readonly targetPort: number;
   private _port = 0;
@@ -99,6 +104,14 @@ export class FaultProxy {
     });
     proxy._port = (proxy.server.address() as net.AddressInfo).port;
     return proxy;
+  }
+
+  /**
+   * How many requests with this opcode and path clients have sent since the proxy started (every
+   * one, however many frames passed since: for counting what a burst of thousands asked for).
+   */
+  requestsTo(opCode: number, path: string): number {
+    return this.tally.get(`${opCode} ${path}`) ?? 0;
   }
 
   /** The proxy's port. */
@@ -274,6 +287,13 @@ export class FaultProxy {
     const xid = first || frame.length < 12 ? undefined : frame.readInt32BE(4);
     const type = first || frame.length < 12 ? undefined : frame.readInt32BE(8);
     this.record({ connection: c.id, direction: 'request', xid, type, length: frame.length, at: performance.now() });
+    if (type !== undefined && PATH_FIRST.has(type) && frame.length >= 16) {
+      const pathLength = frame.readInt32BE(12);
+      if (pathLength >= 0 && frame.length >= 16 + pathLength) {
+        const key = `${type} ${frame.toString('utf8', 16, 16 + pathLength)}`;
+        this.tally.set(key, (this.tally.get(key) ?? 0) + 1);
+      }
+    }
     if (this.holding || this.holdingRequests) {
       c.heldToServer.push(frame);
       return;

@@ -4,6 +4,7 @@ import type { ZkSession } from '../session/ZkSession.js';
 import type { Stat } from '../session/types.js';
 import { listAndWatchChildren } from '../watch/waitForChildrenChange.js';
 import { announcementOf } from './announcement.js';
+import { namesWithGuid, nextListing } from './directoryListing.js';
 import { localSeats, type LocalSeatState } from './localSeats.js';
 import { beginHolding } from './holding.js';
 import { OwnNodeWatch, type OwnNodeSink } from './OwnNodeWatch.js';
@@ -245,7 +246,7 @@ export class LockQueue {
       if (isZkError(err, 'NO_NODE')) return undefined;
       throw err;
     }
-    const ours = children.filter((child) => child.includes(guid));
+    const ours = namesWithGuid(children, guid);
     let adopted: Created | undefined;
     for (const name of ours) {
       const path = joinPath(this.path, name);
@@ -260,9 +261,12 @@ export class LockQueue {
     return adopted;
   }
 
-  /** @internal Lists once connected, retrying connection losses. */
-  async listAfterReconnect(stop: StopSignal): Promise<string[]> {
-    return (await this.untilAnswered(stop, () => this.session.getChildren(this.path))).children;
+  /**
+   * @internal Lists once connected, retrying connection losses. The listing is shared with every
+   * contender of this session in this directory that asks in the same turn (see {@link nextListing}).
+   */
+  listAfterReconnect(stop: StopSignal): Promise<string[]> {
+    return this.untilAnswered(stop, () => nextListing(this.session, this.path));
   }
 
   /**
@@ -427,8 +431,8 @@ export class LockQueue {
         try {
           await this.session.waitForConnected(this.session.sessionSignal);
           if (this.session.generation !== generation) return;
-          const { children } = await this.session.getChildren(this.path);
-          for (const name of children.filter((child) => child.includes(guid))) {
+          const children = await nextListing(this.session, this.path);
+          for (const name of namesWithGuid(children, guid)) {
             await this.deleteQuietly(joinPath(this.path, name));
           }
         } catch {

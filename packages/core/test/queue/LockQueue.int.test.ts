@@ -305,6 +305,59 @@ describe('LockQueue', () => {
     }
   });
 
+  it('a blip during a burst of 10,000 acquisitions in flight, in a directory of 10,000 nodes: their recovery lists the directory once, not once each, and a second blip once they all wait lists it at most once; server and session stay healthy', async () => {
+    const N = 10_000;
+    const path = `${root}/burst-blip`;
+    const holderQueue = new LockQueue(observer, path);
+    const holder = await enterExclusive(holderQueue);
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 8000 });
+    const sessionId = via.sessionIdBigInt;
+    const listings = () => proxy.requestsTo(OP_GET_CHILDREN2, path);
+    try {
+      const queue = new LockQueue(via, path);
+      const giveUp = new AbortController();
+      // The connection is cut when the 5,000th create's reply comes back: the server has applied
+      // thousands of creates whose replies are lost; each acquisition must find its node again.
+      const cut = proxy.cutAfterNextRequest(OP_CREATE2, N / 2 - 1);
+      const outcomes = Array.from({ length: N }, () =>
+        enterExclusive(queue, { signal: giveUp.signal }).then(
+          () => 'granted',
+          (err: unknown) => (err as { code?: string }).code,
+        ),
+      );
+      await cut;
+      const beforeRecovery = listings();
+      // Every acquisition has exactly one node again and waits: no call pending, a watch each.
+      const allWaiting = async () =>
+        via.diagnostics.pendingCalls === 0 && via.diagnostics.watchers >= 2 * N && (await children(path)).length === N + 1;
+      await pollUntil(allWaiting, 120_000, 'every acquisition to wait again');
+      const recoveryListings = listings() - beforeRecovery;
+      expect(recoveryListings).toBeGreaterThanOrEqual(1);
+      expect(recoveryListings).toBeLessThanOrEqual(3);
+
+      // Once they all wait on watches, a blip needs no listing of the directory (at most one).
+      const beforeSecond = listings();
+      const reconnected = new Promise<void>((resolve) => via.once('reconnected', () => resolve()));
+      proxy.dropConnections();
+      await reconnected;
+      await pollUntil(allWaiting, 120_000, 'every acquisition to wait again after the second blip');
+      expect(listings() - beforeSecond).toBeLessThanOrEqual(1);
+
+      expect(via.state === 'connected' || via.state === 'reconnected').toBe(true);
+      expect(via.sessionIdBigInt).toBe(sessionId);
+      giveUp.abort();
+      expect(new Set(await Promise.all(outcomes))).toEqual(new Set(['ABORTED']));
+      await queue.settled();
+      expect(await children(path)).toEqual([holder.name]);
+      console.log(`burst blip: ${recoveryListings} listing(s) of the directory for ${N} recovering acquisitions; ${listings() - beforeSecond} after the second blip`);
+    } finally {
+      await holderQueue.leave(holder);
+      await via.close();
+      await proxy.close();
+    }
+  }, 300_000);
+
   it('a session lost with creates in flight leaves their clean-up to the server: its successor lists nothing for them', async () => {
     const path = `${root}/lost-with-creates`;
     await observer.mkdirp(path);
