@@ -5,8 +5,8 @@
  * `--round-minutes` (default 2) of faults against N InterProcessMutex processes, each round a seed
  * of its own (S, S+1, ...) so that a failing round replays on its own:
  * `npm run test:nemesis -- --seed <that seed> --minutes <round minutes>`. Prints each round's
- * summary, then the whole run's (seeds, minutes, sections, faults of each kind, overlaps); exits 1
- * on any overlap or worker problem.
+ * summary, then the whole run's (seeds, minutes, sections, faults of each kind, overlaps, idle gaps);
+ * exits 1 on any overlap, worker problem or idle gap over its bound (`idleBoundsFor`).
  *
  * Options: --seed S (default random) --minutes M (default 5) --round-minutes R (default 2)
  * --workers N (default 4) --session-ms T (default 3000) --kinds k1,k2 (default all) --quiet
@@ -34,6 +34,11 @@ import {
 function usage(message: string): never {
   process.stderr.write(`nemesis: ${message}\nusage: npm run test:nemesis -- [--seed S] [--minutes M] [--round-minutes R] [--workers N] [--session-ms T] [--kinds k1,k2] [--recipe mutex|semaphore:<k>|rwlock|all] [--long-holds P] [--quiet]\n`);
   process.exit(2);
+}
+
+/** A round fails on an overlap (safety), a worker problem, or an idle gap over its bound (liveness). */
+function failed(r: NemesisResult): boolean {
+  return r.overlaps.length > 0 || r.problems.length > 0 || r.idleViolations.length > 0;
 }
 
 const args = new Map<string, string>();
@@ -100,7 +105,7 @@ try {
     });
     results.push(result);
     process.stdout.write(`\nround ${round + 1}/${rounds} (${recipe}): ${describeNemesis(result)}\n`);
-    if (result.overlaps.length > 0 || result.problems.length > 0) {
+    if (failed(result)) {
       // Every hold and fault of the round, for a closer look than the summary gives.
       const file = join(tmpdir(), `nemesis-${recipe.replace(':', '')}-${roundSeed}.json`);
       writeFileSync(file, JSON.stringify(result, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value), 1));
@@ -111,7 +116,7 @@ try {
   await cluster?.stop();
 }
 
-const failedSeeds = results.filter((r) => r.overlaps.length > 0 || r.problems.length > 0).map((r) => r.seed);
+const failedSeeds = results.filter(failed).map((r) => r.seed);
 const totals = countKinds(results.flatMap((r) => r.faults.filter((f) => !f.skipped).map((f) => f.step.kind)));
 const sum = (f: (r: NemesisResult) => number): number => results.reduce((n, r) => n + f(r), 0);
 process.stdout.write(
@@ -125,6 +130,7 @@ process.stdout.write(
       .map(([k, n]) => `${k}=${n}`)
       .join(' ')}`,
     `overlaps: ${sum((r) => r.overlaps.length)}`,
+    `idle gaps (lock free while someone waited): longest ${Math.max(0, ...results.map((r) => (r.idleGaps[0] ? Number(r.idleGaps[0].end - r.idleGaps[0].start) / 1e6 : 0))).toFixed(1)} ms near faults, ${Math.max(0, ...results.map((r) => (r.quietIdleGaps[0] ? Number(r.quietIdleGaps[0].end - r.quietIdleGaps[0].start) / 1e6 : 0))).toFixed(1)} ms away from any; over their bounds: ${sum((r) => r.idleViolations.length)}`,
     `problems: ${sum((r) => r.problems.length)}`,
     failedSeeds.length > 0 ? `FAILED seeds: ${failedSeeds.join(', ')}` : 'no overlap found',
     '',

@@ -4,7 +4,8 @@
  * both and of either direction, session expiries, an operator's deletes and foreign writes, leader
  * failures), then a calm tail. The checker (`checkHolds`) must find no two holders at once, except
  * where a fault takes the lock away without the holder being able to know first; the lock must
- * keep moving once the faults stop.
+ * keep moving once the faults stop, and never stay free while someone waits for longer than a bound
+ * (liveness: `idleBoundsFor`).
  *
  * The seed is fixed (12: a schedule that has passed on this code) so that `npm test` checks the same
  * attack every time; `NEMESIS_SEED=<seed>` runs another, and `NEMESIS_SEED=random` a random one
@@ -50,8 +51,11 @@ describe('InterProcessMutex under a randomised nemesis', () => {
       console.log(`${summary}\nfault log:\n${lines.join('\n')}`);
       expect(result.overlaps, summary).toEqual([]);
       expect(result.problems, summary).toEqual([]);
-      // Liveness, mildly: the lock kept moving once the faults stopped.
+      // Liveness: the lock kept moving once the faults stopped, and was never left free while
+      // someone waited for longer than the stated bounds (idleBoundsFor: 2 session timeouts + 1 s
+      // near a fault, 200 ms away from any).
       expect(result.calmSections, summary).toBeGreaterThanOrEqual(processes);
+      expect(result.idleViolations, summary).toEqual([]);
       // The run really attacked: faults acted.
       expect(Object.values(result.counts).reduce((a, b) => a + b, 0)).toBeGreaterThan(5);
     },

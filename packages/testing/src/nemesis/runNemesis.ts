@@ -14,6 +14,7 @@ import { FaultProxy } from '../FaultProxy.js';
 import { Operator, OperatorError, REVOKE_MARKER } from '../operator.js';
 import type { TestingCluster } from '../TestingCluster.js';
 import { checkHolds, type CheckResult, type ExpiryFault, type Hold, type HoldOverlap, type NodeDeleteFault, type PauseFault } from './checker.js';
+import { findIdleGaps, type IdleGap, type Wait } from './idleGaps.js';
 import { NemesisProcess, type WorkerLine } from './processes.js';
 import { CHATTER_NODES } from './workerLoop.js';
 import { Prng } from './prng.js';
@@ -52,6 +53,28 @@ export interface NemesisOptions {
   gapMs?: readonly [number, number];
   /** Progress lines (default: none). */
   log?: (text: string) => void;
+  /** The liveness bounds (see {@link idleBoundsFor}); a longer idle gap is a violation. */
+  idleBoundsMs?: Partial<IdleBounds>;
+}
+
+/** How long the lock may stay free while someone waits, in ms. */
+export interface IdleBounds {
+  /** With a fault acting within two session timeouts before or during the gap. */
+  faulted: number;
+  /** With none. */
+  quiet: number;
+}
+
+/**
+ * The default liveness bounds. Near a fault: two session timeouts plus one second. A holder killed,
+ * paused or cut off keeps its node until the server expires its session (one timeout, plus up to
+ * two ticks); two lanes of faults can chain two of those (a holder killed, then the waiter who
+ * would be next paused); the second covers a leader election. Without a fault: 200 ms, a hand-off
+ * being a few round trips (a few ms) and this bound leaving room for a garbage collection or a
+ * busy 2-core machine.
+ */
+export function idleBoundsFor(sessionTimeoutMs: number): IdleBounds {
+  return { faulted: 2 * sessionTimeoutMs + 1000, quiet: 200 };
 }
 
 /**
@@ -109,6 +132,16 @@ export interface NemesisResult {
   problems: string[];
   /** Each process's session state changes (CLOCK_MONOTONIC ns). */
   states: Record<string, Array<{ t: bigint; state: string }>>;
+  /** Liveness: every stretch with the lock free while someone waited, longest first (see {@link findIdleGaps}). */
+  idleGaps: IdleGap[];
+  /** For each of the ten longest idle gaps, the faults that acted within two session timeouts before it or during it. */
+  idleGapFaults: FaultRecord[][];
+  /** The idle gaps with no fault acting within two session timeouts before or during them, longest first. */
+  quietIdleGaps: IdleGap[];
+  /** The bounds the run was held to. */
+  idleBounds: IdleBounds;
+  /** Idle gaps longer than their bound: each one is a liveness bug (or a bound to reconsider, with the faults named). */
+  idleViolations: IdleGap[];
 }
 
 const now = (): bigint => process.hrtime.bigint();
@@ -143,13 +176,30 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
   let gaveUp = 0;
   const states: Record<string, Array<{ t: bigint; state: string }>> = {};
   let calmStart: bigint | undefined;
+  /** When the calm tail ended: the workers are told to stop, and their waits end with that. */
+  let calmEnd: bigint | undefined;
   let calmSections = 0;
   let sessionsUp = 0;
   let allUp: () => void = () => undefined;
   const up = new Promise<void>((resolve) => (allUp = resolve));
+  const waits = new Map<string, Wait>();
+  const waiting = new Map<string, Wait>(); // worker -> its open wait
+  const endWait = (worker: string, t: bigint): void => {
+    const open = waiting.get(worker);
+    if (open === undefined) return;
+    open.end = t;
+    waiting.delete(worker);
+  };
   const onLine = (line: WorkerLine): void => {
     const key = `${line.worker}#${String(line['id'])}`;
+    if (line.type === 'granted' || line.type === 'gave-up' || line.type === 'acquire-failed') endWait(line.worker, BigInt(String(line['t'])));
     switch (line.type) {
+      case 'acquiring': {
+        const wait: Wait = { worker: line.worker, id: Number(line['id']), start: BigInt(String(line['t'])), end: null };
+        waits.set(key, wait);
+        waiting.set(line.worker, wait);
+        break;
+      }
       case 'session':
         if (!credentials.has(line.worker) && ++sessionsUp >= workers) allUp();
         credentials.set(line.worker, { session: String(line['session']), password: String(line['password']) });
@@ -396,6 +446,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
     calmStart = now();
     for (const p of live()) p.calm();
     await sleep(calmMs);
+    calmEnd = now();
     const stopped = await Promise.all(live().map(async (p) => ({ p, ok: await p.stop(Math.max(20_000, sessionTimeoutMs * 4)) })));
     for (const { p, ok } of stopped) if (!ok) problems.push(`${p.name} did not stop cleanly (exit ${p.exitCode ?? p.exitSignal}): ${p.stderr.trim().slice(-2000)}`);
   } finally {
@@ -432,6 +483,20 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
   });
   const lookback = BigInt(sessionTimeoutMs * 2) * NS_PER_MS;
   const suspects = check.overlaps.map((o) => faults.filter((f) => !f.skipped && f.start <= o.start && f.end + lookback >= o.start));
+  // A process that died waiting stopped waiting then; one stopped at the end of the run, there.
+  for (const [worker, wait] of waiting) wait.end = deaths[worker] ?? null;
+  // Liveness counts from the first grant: before it the lock's directories are still being made
+  // and every process is starting up.
+  const firstGrant = check.holds.reduce<bigint | undefined>((min, h) => (min === undefined || h.granted < min ? h.granted : min), undefined);
+  const idleGaps = findIdleGaps({ holds: check.holds, waits: [...waits.values()], maxConcurrent: options.maxConcurrent ?? 1, runEnd: calmEnd ?? runEnd }).filter(
+    (g) => firstGrant !== undefined && g.start >= firstGrant,
+  );
+  const faultsNear = (g: IdleGap): FaultRecord[] => faults.filter((f) => !f.skipped && f.start <= g.end && f.end + lookback >= g.start);
+  const idleGapFaults = idleGaps.slice(0, 10).map(faultsNear);
+  const quietIdleGaps = idleGaps.filter((g) => faultsNear(g).length === 0);
+  const idleBounds = { ...idleBoundsFor(sessionTimeoutMs), ...options.idleBoundsMs };
+  const longerThan = (g: IdleGap, ms: number): boolean => g.end - g.start > BigInt(ms) * NS_PER_MS;
+  const idleViolations = idleGaps.filter((g) => longerThan(g, quietIdleGaps.includes(g) ? idleBounds.quiet : idleBounds.faulted));
   return {
     seed: options.seed,
     t0,
@@ -451,6 +516,11 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
     suspects,
     problems,
     states,
+    idleGaps,
+    idleGapFaults,
+    quietIdleGaps,
+    idleBounds,
+    idleViolations,
   };
 }
 
@@ -482,6 +552,19 @@ export function describeNemesis(result: NemesisResult): string {
       if (near.length > 0) lines.push(`    ${worker} session: ${near.map((x) => `${x.state}@${s(x.t)}`).join(' ')}`);
     }
   });
+  const gapMs = (g: IdleGap): string => (Number(g.end - g.start) / 1e6).toFixed(1);
+  const quiet = result.quietIdleGaps;
+  lines.push(
+    `idle gaps (lock free while someone waited): ${result.idleGaps.length}, longest ${result.idleGaps[0] ? gapMs(result.idleGaps[0]) : 0} ms (bound ${result.idleBounds.faulted}); ${quiet.length} with no fault near, longest ${quiet[0] ? gapMs(quiet[0]) : 0} ms (bound ${result.idleBounds.quiet}); violations: ${result.idleViolations.length}`,
+  );
+  result.idleGaps.slice(0, 5).forEach((g, i) => {
+    const near = result.idleGapFaults[i]!.map((f) => `${f.lane}#${f.step.index} ${f.step.kind}${f.worker ? ` ${f.worker}` : ''} [${s(f.start)}, ${s(f.end)}]`);
+    lines.push(`  idle ${gapMs(g)} ms at ${s(g.start)}, waiting: ${g.waiters.join(' ')}; faults near: ${near.join(', ') || 'none'}`);
+  });
+  for (const g of quiet.slice(0, 3)) {
+    const around = (w: string) => (result.states[w] ?? []).filter((x) => x.t >= g.start - 2_000_000_000n && x.t <= g.end).map((x) => `${x.state}@${s(x.t)}`).join(' ');
+    lines.push(`  quiet idle ${gapMs(g)} ms at ${s(g.start)}, waiting: ${g.waiters.map((w) => `${w}${around(w) ? ` (${around(w)})` : ''}`).join(', ')}`);
+  }
   for (const p of result.problems) lines.push(`  problem: ${p}`);
   return lines.join('\n');
 }

@@ -4,6 +4,7 @@
  * checker needs as JSON lines (times on CLOCK_MONOTONIC, `process.hrtime.bigint()`):
  *
  * - `session`: a (new) ZooKeeper session is up; its id and password (for `expireSession`);
+ * - `acquiring`: `acquire()` is called (a wait starts; for the liveness report);
  * - `granted`: the start of a hold (the handle's `grantedAt`, else when `acquire()` resolved), with
  *   the node and the session;
  * - `section`: the hold's end = the earlier of the handle's `signal` aborting and the call to
@@ -182,6 +183,7 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
     let handle: NemesisHandle;
     const attempt = new AbortController();
     const giveUpTimer = prng.chance(giveUp.chance) ? setTimeout(() => attempt.abort(), prng.int(giveUp.afterMs[0], giveUp.afterMs[1])) : undefined;
+    report({ type: 'acquiring', worker, id, t: now() });
     try {
       handle = await options.acquire(giveUpTimer ? AbortSignal.any([stop.signal, attempt.signal]) : stop.signal);
     } catch (err) {

@@ -1,0 +1,81 @@
+/**
+ * The nemesis's liveness check (pure): every stretch of time during which the lock (or a lease)
+ * was free while some process waited for it. A lock-queue recipe hands a free lock to its next
+ * waiter in a few round trips; a fault may stretch that (a holder killed or cut off keeps its node
+ * until its session expires), but never without bound.
+ *
+ * Free: fewer holds open than allowed (the checker's effective ends: a hold that a fault took away
+ * ends at the fault). Waiting: between a process's call to `acquire()` and its outcome (granted,
+ * failed, given up) or its death. A gap ends when a hold starts or the last waiter stops waiting.
+ */
+import type { CheckedHold } from './checker.js';
+
+/** One acquisition's wait, as the process recorded it. */
+export interface Wait {
+  worker: string;
+  /** Per-process acquisition number. */
+  id: number;
+  /** When `acquire()` was called (CLOCK_MONOTONIC ns). */
+  start: bigint;
+  /** When it was granted, failed, was given up, or the process died; `null`: still waiting at the run's end. */
+  end: bigint | null;
+}
+
+/** A stretch during which the lock was free while someone waited. */
+export interface IdleGap {
+  start: bigint;
+  end: bigint;
+  /** Processes that waited at some point of the gap. */
+  waiters: string[];
+}
+
+export interface IdleGapInput {
+  holds: readonly CheckedHold[];
+  waits: readonly Wait[];
+  /** Holders allowed at once (1 for a mutex). Shared (read) holds are not supported here. */
+  maxConcurrent: number;
+  runEnd: bigint;
+}
+
+/** Every idle gap, longest first. */
+export function findIdleGaps({ holds, waits, maxConcurrent, runEnd }: IdleGapInput): IdleGap[] {
+  // Sweep the start and end points, deciding once per instant (a grant ends a wait and starts a
+  // hold at the same nanosecond: no gap).
+  type Point = { t: bigint; holders: number; waiting: number; worker?: string };
+  const points: Point[] = [];
+  for (const h of holds) {
+    if (h.effectiveEnd <= h.granted) continue;
+    points.push({ t: h.granted, holders: 1, waiting: 0 }, { t: h.effectiveEnd, holders: -1, waiting: 0 });
+  }
+  for (const w of waits) {
+    const end = w.end ?? runEnd;
+    if (end <= w.start) continue;
+    points.push({ t: w.start, holders: 0, waiting: 1, worker: w.worker }, { t: end, holders: 0, waiting: -1, worker: w.worker });
+  }
+  points.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
+  const gaps: IdleGap[] = [];
+  let holders = 0;
+  const waiting = new Map<string, number>();
+  let open: { start: bigint; waiters: Set<string> } | undefined;
+  for (let i = 0; i < points.length; ) {
+    const t = points[i]!.t;
+    for (; i < points.length && points[i]!.t === t; i++) {
+      const p = points[i]!;
+      holders += p.holders;
+      if (p.worker === undefined) continue;
+      const n = (waiting.get(p.worker) ?? 0) + p.waiting;
+      if (n > 0) waiting.set(p.worker, n);
+      else waiting.delete(p.worker);
+    }
+    const idle = holders < maxConcurrent && waiting.size > 0;
+    if (idle) {
+      open ??= { start: t, waiters: new Set() };
+      for (const worker of waiting.keys()) open.waiters.add(worker);
+    } else if (open !== undefined) {
+      if (t > open.start) gaps.push({ start: open.start, end: t, waiters: [...open.waiters] });
+      open = undefined;
+    }
+  }
+  if (open !== undefined && runEnd > open.start) gaps.push({ start: open.start, end: runEnd, waiters: [...open.waiters] });
+  return gaps.sort((a, b) => (b.end - b.start > a.end - a.start ? 1 : b.end - b.start < a.end - a.start ? -1 : 0));
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import type { CheckedHold } from '../src/nemesis/checker.js';
+import { findIdleGaps, type Wait } from '../src/nemesis/idleGaps.js';
+
+const MS = 1_000_000n;
+const at = (ms: number): bigint => BigInt(ms) * MS;
+function hold(worker: string, grantedMs: number, endMs: number): CheckedHold {
+  return { worker, id: 0, path: `/lock/${worker}`, session: `s-${worker}`, granted: at(grantedMs), end: at(endMs), effectiveEnd: at(endMs) };
+}
+function wait(worker: string, startMs: number, endMs: number | null): Wait {
+  return { worker, id: 0, start: at(startMs), end: endMs === null ? null : at(endMs) };
+}
+const gapsOf = (holds: CheckedHold[], waits: Wait[], maxConcurrent = 1) =>
+  findIdleGaps({ holds, waits, maxConcurrent, runEnd: at(1000) }).map((g) => ({ start: Number(g.start / MS), end: Number(g.end / MS), waiters: g.waiters.sort() }));
+
+describe('findIdleGaps', () => {
+  it('a hand-off at the same instant leaves no gap; a free lock with a waiter does, from the release to the grant', () => {
+    // a holds 0-10, b waits from 5 and is granted at 10: none. b holds 10-20, c waits from 15, granted at 23.
+    const holds = [hold('a', 0, 10), hold('b', 10, 20), hold('c', 23, 30)];
+    const waits = [wait('b', 5, 10), wait('c', 15, 23)];
+    expect(gapsOf(holds, waits)).toEqual([{ start: 20, end: 23, waiters: ['c'] }]);
+  });
+
+  it('a free lock with nobody waiting is no gap; a gap starts when a waiter comes and ends when the last stops waiting', () => {
+    const holds = [hold('a', 0, 10), hold('b', 50, 60)];
+    // b arrives at 40 (free since 10: the gap starts at 40) and gives up at 45; arrives again at 48, granted at 50.
+    const waits = [wait('b', 40, 45), wait('b', 48, 50)];
+    expect(gapsOf(holds, waits)).toEqual([
+      { start: 40, end: 45, waiters: ['b'] },
+      { start: 48, end: 50, waiters: ['b'] },
+    ]);
+  });
+
+  it('names every process that waited during the gap, those already waiting when it opened included; longest first', () => {
+    const holds = [hold('a', 0, 10), hold('b', 30, 40), hold('c', 41, 50)];
+    const waits = [wait('b', 5, 30), wait('c', 20, 41)];
+    expect(gapsOf(holds, waits)).toEqual([
+      { start: 10, end: 30, waiters: ['b', 'c'] },
+      { start: 40, end: 41, waiters: ['c'] },
+    ]);
+  });
+
+  it('with k leases, the lock is free only while fewer than k are held; a wait still open at the end runs to it', () => {
+    const holds = [hold('a', 0, 100), hold('b', 0, 50)];
+    const waits = [wait('c', 20, null)];
+    expect(gapsOf(holds, waits, 2)).toEqual([{ start: 50, end: 1000, waiters: ['c'] }]);
+    expect(gapsOf(holds, waits, 1)).toEqual([{ start: 100, end: 1000, waiters: ['c'] }]);
+  });
+});
