@@ -45,4 +45,39 @@ describe('InterProcessReadWriteLock across processes', () => {
       .sort((a, b) => (BigInt(a.start) < BigInt(b.start) ? -1 : 1));
     for (let i = 1; i < writes.length; i++) expect(BigInt(writes[i]!.token)).toBeGreaterThan(BigInt(writes[i - 1]!.token));
   });
+
+  // Item 1 of the liveness issue: a reader of the same process behind a writer that downgrades was
+  // never woken (10-15 reads in 10 s where another process made ~3,400). Every loop must finish
+  // its iterations (no acquisition here has a timeout: a waiter left behind hangs the test).
+  const MIX = ['read', 'read', 'write', 'downgrade'] as const;
+  const ITERATIONS = 40;
+  for (const layout of ['one process', 'one process per loop'] as const) {
+    it(`readers, a writer and a downgrading writer, ${layout}: every loop finishes, no write overlaps anything`, async () => {
+      const path = `${root}/mix-${layout.replaceAll(' ', '-')}`;
+      const startAt = String(Date.now() + 3000);
+      const run = (roles: readonly string[]) =>
+        runNodeWorker(workerScript('mixWorker.ts'), [testConnectString(), path, roles.join(','), String(ITERATIONS), '1', startAt]);
+      const outputs = layout === 'one process' ? [await run(MIX)] : await Promise.all(MIX.map((role) => run([role])));
+      const lines = outputs.flat();
+      const done = lines.filter((l) => (l as { type?: string }).type === 'done') as Array<{ loops: Record<string, number> }>;
+      const loops = Object.assign({}, ...done.map((d) => d.loops)) as Record<string, number>;
+      expect(Object.values(loops)).toEqual(MIX.map(() => ITERATIONS));
+      const sections = sectionsOf(lines);
+      // A downgrade is one write section and one read section.
+      expect(sections.filter((x) => x.lock === 'write')).toHaveLength(2 * ITERATIONS);
+      expect(sections.filter((x) => x.lock === 'read')).toHaveLength(2 * ITERATIONS + ITERATIONS / 2);
+      expect(checkReadWrite(sections).writeOverlaps).toEqual([]);
+      const session = await ZkSession.connect({ connectString: testConnectString() });
+      try {
+        // Nothing left behind (the directory is a container: the server may have removed it already).
+        const left = await session.getChildren(path).then(
+          (r) => r.children,
+          (err: unknown) => ((err as { code?: string }).code === 'NO_NODE' ? [] : Promise.reject(err)),
+        );
+        expect(left).toEqual([]);
+      } finally {
+        await session.close();
+      }
+    }, 120_000);
+  }
 });
