@@ -18,6 +18,7 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { fourLetterWord, nodeScriptArgs, spawnCuratorWorker, TestingServer } from '@zk-recipes/testing';
+import { numberFlag } from './lib/flags.js';
 
 interface Mix {
   name: string;
@@ -210,10 +211,7 @@ function loadAverage(): string {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const flag = (name: string, fallback: number) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? Number(argv[i + 1]) : fallback;
-  };
+  const flag = (name: string, fallback: number) => numberFlag(argv, name, fallback);
   const iterations = flag('--iterations', 100);
   const holdMs = flag('--hold-ms', 1);
   const rounds = flag('--rounds', 3);

@@ -10,8 +10,10 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { spawn } from 'node:child_process';
-import { nodeScriptArgs, TestingServer } from '@zk-recipes/testing';
+import { TestingServer } from '@zk-recipes/testing';
+import { runNodeScript } from './lib/processes.js';
+import { median } from './lib/stats.js';
+import { numberFlag } from './lib/flags.js';
 
 const WORKER = fileURLToPath(new URL('../packages/read-write-lock/test/workers/mixWorker.ts', import.meta.url));
 /** Enough for 4 tsx start-ups on two busy cores. */
@@ -45,19 +47,7 @@ export interface RwMixResult {
 }
 
 function runWorker(connectString: string, path: string, roles: readonly string[], seconds: number, holdMs: number, startAt: number): Promise<unknown[]> {
-  return new Promise((resolve, reject) => {
-    const args = [connectString, path, roles.join(','), `${seconds}s`, String(holdMs), String(startAt)];
-    const child = spawn(process.execPath, [...nodeScriptArgs(WORKER), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => {
-      if (code !== 0) reject(new Error(`mixWorker exited with ${code}: ${err.slice(-2000)}`));
-      else resolve(out.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as unknown));
-    });
-  });
+  return runNodeScript(WORKER, [connectString, path, roles.join(','), `${seconds}s`, String(holdMs), String(startAt)]);
 }
 
 /** A write section overlapping any other section: the benchmark fails. */
@@ -85,18 +75,9 @@ async function runLayout(connectString: string, layout: Layout, round: number, s
   return { layout: layout.name, seconds, reads, writes, readsPerSecond: reads / seconds, writesPerSecond: writes / seconds };
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const flag = (name: string, fallback: number) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? Number(argv[i + 1]) : fallback;
-  };
+  const flag = (name: string, fallback: number) => numberFlag(argv, name, fallback);
   const seconds = flag('--seconds', 20);
   const rounds = flag('--rounds', 2);
   const holdMs = flag('--hold-ms', 1);
@@ -109,7 +90,7 @@ async function main(): Promise<void> {
       for (const layout of LAYOUTS) results.push(await runLayout(explicit || server!.connectString, layout, round, seconds, holdMs));
     }
     const rows = [
-      `Read/write mix, ${seconds} s per run, ${holdMs} ms holds, ${rounds} round(s) (layouts alternate; medians, every round in brackets):`,
+      `Read/write mix, ${seconds} s per run, ${holdMs} ms holds, ${rounds} round(s) (layouts alternate; medians (the lower middle of an even count), every round in brackets):`,
       '',
       '| layout | reads/s | writes/s |',
       '|---|---:|---:|',

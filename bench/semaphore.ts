@@ -21,6 +21,7 @@
 import { fileURLToPath } from 'node:url';
 import { spawnCuratorWorker, TestingServer } from '@zk-recipes/testing';
 import { SEMAPHORE_WORKER, spawnNodeWorker } from '../packages/semaphore/test/support/processes.js';
+import { numberFlag } from './lib/flags.js';
 import {
   handoffLatenciesMs,
   maxConcurrency,
@@ -194,10 +195,7 @@ export function semaphoreBenchTable(results: readonly SemaphoreBenchResult[], op
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const flag = (name: string, fallback: number) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? Number(argv[i + 1]) : fallback;
-  };
+  const flag = (name: string, fallback: number) => numberFlag(argv, name, fallback);
   const options: SemaphoreBenchOptions = {
     processes: flag('--processes', 12),
     iterations: flag('--iterations', 50),
