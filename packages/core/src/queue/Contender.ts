@@ -12,7 +12,7 @@ import { StopSignal } from './stopSignal.js';
 import type { WaitResult, WaitSink, WatchedListing } from './waitResult.js';
 
 /**
- * One acquisition walking the queue (DESIGN.md): enqueue → decide → wait for what the rule names →
+ * One acquisition walking the queue (docs/architecture.md, "The lock-queue engine"): enqueue → decide → wait for what the rule names →
  * decide again … → hold; on any failure, leave (delete our node) and reject.
  *
  * A small state machine, not an async function: a process may park ten thousand contenders, and

@@ -55,7 +55,7 @@ export interface Created {
 }
 
 /**
- * The lock-queue engine (DESIGN.md): enqueue → decide → wait → hold → leave. Every recipe is this
+ * The lock-queue engine (docs/architecture.md, "The lock-queue engine"): enqueue → decide → wait → hold → leave. Every recipe is this
  * walk with its own ordering rule; all ZooKeeper work, deadlines, aborts and cleanup live here.
  */
 export class LockQueue {

@@ -10,7 +10,7 @@ import { waitUntilGone } from '../../src/watch/waitUntilGone.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { childrenOf, pollUntil, untilChildCount } from '../../../testing/src/observeNodes.js';
 import { serverWatchedPaths } from '../../../testing/src/serverWatches.js';
-import { expireSession, sharedServer, uniqueRoot } from '../session/support.js';
+import { expireSession, fourLetter, sharedServer, uniqueRoot } from '../session/support.js';
 
 const OP_CREATE2 = 15;
 const OP_CREATE_CONTAINER = 19;
@@ -346,6 +346,7 @@ describe('LockQueue', () => {
 
       expect(via.state === 'connected' || via.state === 'reconnected').toBe(true);
       expect(via.sessionIdBigInt).toBe(sessionId);
+      expect(await fourLetter(server.port, 'ruok')).toBe('imok');
       giveUp.abort();
       expect(new Set(await Promise.all(outcomes))).toEqual(new Set(['ABORTED']));
       await queue.settled();
