@@ -13,19 +13,23 @@ import {
 import type { RetryPolicy } from '../retry/RetryPolicy.js';
 import { exponentialBackoff } from '../retry/index.js';
 import { WireReplyError, fromZkCode, toZkError } from './errorMapping.js';
-import {
-  CREATE_FLAGS,
-  JuteWriter,
-  OP,
-  decodeMulti,
-  encodeMulti,
-  withChroot,
-  withoutChroot,
-  type MultiOpWire,
-} from './frames.js';
+import { OP } from './frames.js';
 import { LivenessWatchdog, lostMarginMs, type WatchdogInput, type WirePhase } from './livenessWatchdog.js';
 import { ZK_SESSION_DEFAULTS, parseZkSessionOptions, type ZkSessionOptions, type ZkSessionOptionsInput } from './options.js';
 import { PendingCalls } from './pendingCalls.js';
+import {
+  assertPath,
+  createRequest,
+  decodeChildren,
+  decodeCreated,
+  decodeData,
+  decodeTransaction,
+  deleteRequest,
+  readRequest,
+  removeWatchesRequest,
+  setDataRequest,
+  transactionRequest,
+} from './requests.js';
 import type {
   AclEntry,
   ConnectionState,
@@ -52,9 +56,6 @@ const WIRE_EVENT_TYPES: Record<number, WatchEventType> = {
   4: 'childrenChanged',
 };
 
-/** RemoveWatchesRequest types (Watcher.WatcherType in ZooKeeper: Children 1, Data 2). */
-const WATCHER_TYPES = { child: 1, data: 2 } as const;
-
 /** How long close() waits for the server to confirm the session close before dropping the socket. */
 const CLOSE_WAIT_MS = 2_000;
 
@@ -80,18 +81,6 @@ class Generation {
     const now = performance.now();
     this.clock = new WireClock(now, this.cm.sessionTimeout);
     this.socketSince = now;
-  }
-}
-
-function assertPath(op: string, path: unknown): asserts path is string {
-  if (typeof path !== 'string' || !path.startsWith('/') || (path.length > 1 && path.endsWith('/')) || path.includes('\0')) {
-    throw new InvalidArgumentError(`${op}: invalid znode path ${JSON.stringify(path)}`, { op });
-  }
-}
-
-function assertVersion(op: string, version: unknown): asserts version is number {
-  if (typeof version !== 'number' || !Number.isInteger(version) || version < -1 || version > 0x7fffffff) {
-    throw new InvalidArgumentError(`${op}: version must be an integer >= -1 (got ${String(version)})`, { op });
   }
 }
 
@@ -279,33 +268,27 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
    */
   create(path: string, data?: Uint8Array | null, options: CreateOptions = {}): Promise<CreateResult> {
     return this.call<CreateResult>('create', path, (gen) => {
-      const mode: CreateMode = options.mode ?? 'persistent';
-      const flags = CREATE_FLAGS[mode];
-      if (flags === undefined) throw new InvalidArgumentError(`create: unknown mode ${String(mode)}`, { op: 'create', path });
       const chroot = gen.cm.chrootPath;
-      const w = new JuteWriter()
-        .ustring(withChroot(chroot, path))
-        .buffer(data ?? null)
-        .acl(options.acl ?? this.options.acl)
-        .int(flags);
-      const type = mode === 'container' ? OP.createContainer : OP.create2;
-      return new OwnRequest(type, body(w), (r) => ({ path: withoutChroot(chroot, r.ustring() ?? ''), stat: r.stat() }));
+      const { type, body } = createRequest(chroot, path, data, options.acl ?? this.options.acl, options.mode ?? 'persistent');
+      return new OwnRequest(type, body, (r) => decodeCreated(r, chroot));
     });
   }
 
   /** Lists a node's children (unsorted, as the server returns them) with its stat. */
   getChildren(path: string, watcher?: Watcher): Promise<{ children: string[]; stat: Stat }> {
-    return this.call('getChildren', path, (gen) => {
-      const w = new JuteWriter().ustring(withChroot(gen.cm.chrootPath, path)).bool(watcher !== undefined);
-      return new OwnRequest(OP.getChildren2, body(w), (r) => {
-        const n = r.int();
-        const children: string[] = [];
-        for (let i = 0; i < n; i++) children.push(r.ustring() ?? '');
-        const stat = r.stat();
-        if (watcher) this.addWatch(gen, 'child', path, watcher);
-        return { children, stat };
-      });
-    }, watcher === undefined ? undefined : 'child');
+    return this.call(
+      'getChildren',
+      path,
+      (gen) => {
+        const { type, body } = readRequest(OP.getChildren2, gen.cm.chrootPath, path, watcher !== undefined);
+        return new OwnRequest(type, body, (r) => {
+          const listing = decodeChildren(r);
+          if (watcher) this.addWatch(gen, 'child', path, watcher);
+          return listing;
+        });
+      },
+      watcher === undefined ? undefined : 'child',
+    );
   }
 
   /** Reads a node's data and stat; `watcher` fires on its next change or deletion. */
@@ -314,12 +297,11 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       'getData',
       path,
       (gen) => {
-        const w = new JuteWriter().ustring(withChroot(gen.cm.chrootPath, path)).bool(watcher !== undefined);
-        return new OwnRequest(OP.getData, body(w), (r) => {
-          const data = r.buffer();
-          const stat = r.stat();
+        const { type, body } = readRequest(OP.getData, gen.cm.chrootPath, path, watcher !== undefined);
+        return new OwnRequest(type, body, (r) => {
+          const read = decodeData(r);
           if (watcher) this.addWatch(gen, 'data', path, watcher);
-          return { data, stat };
+          return read;
         });
       },
       watcher === undefined ? undefined : 'data',
@@ -342,8 +324,8 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       // reconnection's SetWatches no longer names it).
       if (gen.retired || this.closing || this._state === 'suspended') continue;
       this.call<void>('removeWatches', path, (g) => {
-        const w = new JuteWriter().ustring(withChroot(g.cm.chrootPath, path)).int(WATCHER_TYPES[watchClass]);
-        return new OwnRequest(OP.removeWatches, body(w), () => undefined);
+        const { type, body } = removeWatchesRequest(g.cm.chrootPath, path, watchClass);
+        return new OwnRequest(type, body, () => undefined);
       }).catch(() => undefined); // NO_WATCHER: it fired meanwhile; a lost connection: forgotten anyway
     }
   }
@@ -362,10 +344,10 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       'exists',
       path,
       (gen) => {
-        const w = new JuteWriter().ustring(withChroot(gen.cm.chrootPath, path)).bool(watcher !== undefined);
+        const { type, body } = readRequest(OP.exists, gen.cm.chrootPath, path, watcher !== undefined);
         return new OwnRequest(
-          OP.exists,
-          body(w),
+          type,
+          body,
           (r, header) => {
             if (header.err === -101) {
               if (watcher) this.addWatch(gen, 'exist', path, watcher);
@@ -386,18 +368,16 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   /** Deletes a node; `version` -1 (default) means any version. */
   delete(path: string, version = -1): Promise<void> {
     return this.call('delete', path, (gen) => {
-      assertVersion('delete', version);
-      const w = new JuteWriter().ustring(withChroot(gen.cm.chrootPath, path)).int(version);
-      return new OwnRequest(OP.delete, body(w), () => undefined);
+      const { type, body } = deleteRequest(gen.cm.chrootPath, path, version);
+      return new OwnRequest(type, body, () => undefined);
     });
   }
 
   /** Sets a node's data; `version` -1 (default) means any version. Resolves with the new stat. */
   setData(path: string, data: Uint8Array, version = -1): Promise<Stat> {
     return this.call('setData', path, (gen) => {
-      assertVersion('setData', version);
-      const w = new JuteWriter().ustring(withChroot(gen.cm.chrootPath, path)).buffer(data).int(version);
-      return new OwnRequest(OP.setData, body(w), (r) => r.stat());
+      const { type, body } = setDataRequest(gen.cm.chrootPath, path, data, version);
+      return new OwnRequest(type, body, (r) => r.stat());
     });
   }
 
@@ -408,63 +388,9 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
    */
   transaction(ops: TransactionOp[]): Promise<TransactionResult[]> {
     return this.call('transaction', undefined, (gen) => {
-      if (!Array.isArray(ops) || ops.length === 0) {
-        throw new InvalidArgumentError('transaction: ops must be a non-empty array', { op: 'transaction' });
-      }
-      const wire: MultiOpWire[] = ops.map((op): MultiOpWire => {
-        assertPath(`transaction.${op.type}`, op.path);
-        switch (op.type) {
-          case 'create': {
-            const flags = CREATE_FLAGS[op.mode ?? 'persistent'];
-            if (flags === undefined) throw new InvalidArgumentError(`transaction.create: unknown mode`, { op: 'transaction' });
-            return { type: 'create', path: op.path, data: op.data ?? null, acl: op.acl ?? this.options.acl, flags };
-          }
-          case 'delete':
-            assertVersion('transaction.delete', op.version ?? -1);
-            return { type: 'delete', path: op.path, version: op.version ?? -1 };
-          case 'setData':
-            assertVersion('transaction.setData', op.version ?? -1);
-            return { type: 'setData', path: op.path, data: op.data, version: op.version ?? -1 };
-          case 'check':
-            assertVersion('transaction.check', op.version);
-            return { type: 'check', path: op.path, version: op.version };
-          default:
-            throw new InvalidArgumentError(`transaction: unknown op ${JSON.stringify(op)}`, { op: 'transaction' });
-        }
-      });
       const chroot = gen.cm.chrootPath;
-      const w = new JuteWriter();
-      encodeMulti(w, wire, chroot);
-      return new OwnRequest(
-        OP.multi,
-        body(w),
-        (r, header) => {
-          const results = decodeMulti(r, chroot);
-          // ZooKeeper marks the ops after the failing one RUNTIME_INCONSISTENCY (-2): report the cause.
-          const isError = (x: (typeof results)[number], skipInconsistent: boolean): boolean =>
-            x.type === 'error' && x.err !== 0 && !(skipInconsistent && x.err === -2);
-          let failedAt = results.findIndex((x) => isError(x, true));
-          if (failedAt === -1) failedAt = results.findIndex((x) => isError(x, false));
-          if (failedAt !== -1) {
-            const failed = results[failedAt] as { err: number };
-            return fromZkCode(failed.err, 'transaction', ops[failedAt]?.path);
-          }
-          if (header.err !== 0) return fromZkCode(header.err, 'transaction', undefined);
-          return results.map((x): TransactionResult => {
-            switch (x.type) {
-              case 'create':
-                return { type: 'create', path: x.path };
-              case 'setData':
-                return { type: 'setData', stat: x.stat };
-              case 'delete':
-                return { type: 'delete' };
-              default:
-                return { type: 'check' };
-            }
-          });
-        },
-        true,
-      );
+      const { type, body } = transactionRequest(ops, this.options.acl, chroot);
+      return new OwnRequest(type, body, (r, header) => decodeTransaction(r, header, ops, chroot), true);
     });
   }
 
@@ -818,8 +744,3 @@ interface RawListener {
 }
 
 function noop(): void {}
-
-/** The body of a request writer without its length prefix (OwnRequest adds header and length). */
-function body(w: JuteWriter): Buffer {
-  return w.frame().subarray(4);
-}
