@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckedHold } from '../src/nemesis/checker.js';
-import { findIdleGaps, type Wait } from '../src/nemesis/idleGaps.js';
+import { faultAllowanceMs, findIdleGaps, idleBoundMs, type Wait } from '../src/nemesis/idleGaps.js';
 
 const MS = 1_000_000n;
 const at = (ms: number): bigint => BigInt(ms) * MS;
@@ -45,5 +45,26 @@ describe('findIdleGaps', () => {
     const waits = [wait('c', 20, null)];
     expect(gapsOf(holds, waits, 2)).toEqual([{ start: 50, end: 1000, waiters: ['c'] }]);
     expect(gapsOf(holds, waits, 1)).toEqual([{ start: 100, end: 1000, waiters: ['c'] }]);
+  });
+});
+
+describe('idleBoundMs', () => {
+  const gap = { start: at(10_000), end: at(15_000), waiters: ['a'] };
+  const fault = (kind: string, startMs: number, endMs: number) => ({ kind, start: at(startMs), end: at(endMs) });
+
+  it('is the quiet bound with no fault acting on the gap (an operator write, or a fault over a session timeout before)', () => {
+    expect(idleBoundMs(gap, [], 3000, 200)).toBe(200);
+    expect(idleBoundMs(gap, [fault('write-holder', 12_000, 12_001), fault('kill', 6_000, 6_010)], 3000, 200)).toBe(200);
+    expect(idleBoundMs(gap, [fault('kill', 16_000, 16_010)], 3000, 200)).toBe(200); // after the gap
+  });
+
+  it('adds what each fault may cost: a kill a session timeout, a pause until it ends or the session expires, a leader failure its length', () => {
+    expect(faultAllowanceMs(fault('kill', 0, 10), 3000)).toBe(4000);
+    expect(faultAllowanceMs(fault('pause-short', 0, 500), 3000)).toBe(1500);
+    expect(faultAllowanceMs(fault('pause-long', 0, 5_500), 3000)).toBe(4000);
+    expect(faultAllowanceMs(fault('leader-kill', 0, 1_600), 3000)).toBe(2600);
+    expect(faultAllowanceMs(fault('delete-all', 0, 50), 3000)).toBe(0);
+    // A holder killed just before the gap, then the next waiter paused during it: both count.
+    expect(idleBoundMs(gap, [fault('kill', 9_000, 9_010), fault('pause-long', 11_000, 16_000)], 3000, 200)).toBe(200 + 4000 + 4000);
   });
 });

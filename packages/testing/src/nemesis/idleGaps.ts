@@ -79,3 +79,54 @@ export function findIdleGaps({ holds, waits, maxConcurrent, runEnd }: IdleGapInp
   if (open !== undefined && runEnd > open.start) gaps.push({ start: open.start, end: runEnd, waiters: [...open.waiters] });
   return gaps.sort((a, b) => (b.end - b.start > a.end - a.start ? 1 : b.end - b.start < a.end - a.start ? -1 : 0));
 }
+
+/** A fault as the liveness bound sees it: its kind and when it acted (CLOCK_MONOTONIC ns). */
+export interface FaultSpan {
+  kind: string;
+  start: bigint;
+  end: bigint;
+}
+
+const NS_PER_MS = 1_000_000n;
+
+/**
+ * How long one fault may keep a free lock from its next waiter, in ms. A killed process keeps its
+ * node until the server expires its session (the timeout, plus up to two ticks and the hand-off:
+ * one second more); a paused or cut-off process (holder or next waiter) until the fault ends or
+ * its session expires, whichever is first; a leader failure for as long as it lasts, plus a second
+ * to elect and reconnect; an expiry frees its nodes at once (a second for the victim to enqueue
+ * again). An operator's deletes and writes never hold a lock back: none.
+ */
+export function faultAllowanceMs(fault: FaultSpan, sessionTimeoutMs: number): number {
+  const durationMs = Number(fault.end - fault.start) / 1e6;
+  switch (fault.kind) {
+    case 'kill':
+      return sessionTimeoutMs + 1000;
+    case 'pause-short':
+    case 'pause-long':
+    case 'partition':
+    case 'partition-requests':
+    case 'partition-replies':
+      return Math.min(durationMs, sessionTimeoutMs) + 1000;
+    case 'leader-kill':
+    case 'leader-pause':
+      return durationMs + 1000;
+    case 'expire':
+      return 1000;
+    default:
+      return 0;
+  }
+}
+
+/**
+ * The longest a gap may last: `quietMs` (a hand-off, with room for a busy machine), plus the
+ * allowance of every fault that acted during the gap or ended at most one session timeout before
+ * it (a fault that ended earlier has stopped holding the lock back). Faults chain: a holder killed,
+ * then the waiter who would be next paused, each costs its own.
+ */
+export function idleBoundMs(gap: IdleGap, faults: readonly FaultSpan[], sessionTimeoutMs: number, quietMs: number): number {
+  const reach = BigInt(sessionTimeoutMs) * NS_PER_MS;
+  let bound = quietMs;
+  for (const f of faults) if (f.start <= gap.end && f.end + reach >= gap.start) bound += faultAllowanceMs(f, sessionTimeoutMs);
+  return bound;
+}

@@ -14,7 +14,7 @@ import { FaultProxy } from '../FaultProxy.js';
 import { Operator, OperatorError, REVOKE_MARKER } from '../operator.js';
 import type { TestingCluster } from '../TestingCluster.js';
 import { checkHolds, type CheckResult, type ExpiryFault, type Hold, type HoldOverlap, type NodeDeleteFault, type PauseFault } from './checker.js';
-import { findIdleGaps, type IdleGap, type Wait } from './idleGaps.js';
+import { findIdleGaps, idleBoundMs, type IdleGap, type Wait } from './idleGaps.js';
 import { NemesisProcess, type WorkerLine } from './processes.js';
 import { CHATTER_NODES } from './workerLoop.js';
 import { Prng } from './prng.js';
@@ -57,24 +57,22 @@ export interface NemesisOptions {
   idleBoundsMs?: Partial<IdleBounds>;
 }
 
-/** How long the lock may stay free while someone waits, in ms. */
+/** How long the lock may stay free while someone waits. */
 export interface IdleBounds {
-  /** With a fault acting within two session timeouts before or during the gap. */
-  faulted: number;
-  /** With none. */
+  /**
+   * Ms for a gap no fault explains: a hand-off is a few round trips (a few ms); the rest is room
+   * for a garbage collection or a busy 2-core machine. Default 200.
+   */
   quiet: number;
 }
 
 /**
- * The default liveness bounds. Near a fault: two session timeouts plus one second. A holder killed,
- * paused or cut off keeps its node until the server expires its session (one timeout, plus up to
- * two ticks); two lanes of faults can chain two of those (a holder killed, then the waiter who
- * would be next paused); the second covers a leader election. Without a fault: 200 ms, a hand-off
- * being a few round trips (a few ms) and this bound leaving room for a garbage collection or a
- * busy 2-core machine.
+ * The liveness bounds: a gap may last {@link IdleBounds.quiet} plus what the faults acting on it
+ * may cost (`faultAllowanceMs`: a killed holder's session timeout, a pause or partition until it
+ * ends or the session expires, a leader failure and an election...); see `idleBoundMs`.
  */
-export function idleBoundsFor(sessionTimeoutMs: number): IdleBounds {
-  return { faulted: 2 * sessionTimeoutMs + 1000, quiet: 200 };
+export function idleBoundsFor(_sessionTimeoutMs: number): IdleBounds {
+  return { quiet: 200 };
 }
 
 /**
@@ -140,8 +138,8 @@ export interface NemesisResult {
   quietIdleGaps: IdleGap[];
   /** The bounds the run was held to. */
   idleBounds: IdleBounds;
-  /** Idle gaps longer than their bound: each one is a liveness bug (or a bound to reconsider, with the faults named). */
-  idleViolations: IdleGap[];
+  /** Idle gaps longer than their bound (`boundMs`): each one is a liveness bug (or a bound to reconsider, with the faults named). */
+  idleViolations: Array<IdleGap & { boundMs: number }>;
 }
 
 const now = (): bigint => process.hrtime.bigint();
@@ -495,8 +493,9 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
   const idleGapFaults = idleGaps.slice(0, 10).map(faultsNear);
   const quietIdleGaps = idleGaps.filter((g) => faultsNear(g).length === 0);
   const idleBounds = { ...idleBoundsFor(sessionTimeoutMs), ...options.idleBoundsMs };
-  const longerThan = (g: IdleGap, ms: number): boolean => g.end - g.start > BigInt(ms) * NS_PER_MS;
-  const idleViolations = idleGaps.filter((g) => longerThan(g, quietIdleGaps.includes(g) ? idleBounds.quiet : idleBounds.faulted));
+  const acted = faults.filter((f) => !f.skipped).map((f) => ({ kind: f.step.kind, start: f.start, end: f.end }));
+  const boundOf = (g: IdleGap): number => idleBoundMs(g, acted, sessionTimeoutMs, idleBounds.quiet);
+  const idleViolations = idleGaps.filter((g) => g.end - g.start > BigInt(Math.round(boundOf(g))) * NS_PER_MS).map((g) => ({ ...g, boundMs: boundOf(g) }));
   return {
     seed: options.seed,
     t0,
@@ -555,8 +554,9 @@ export function describeNemesis(result: NemesisResult): string {
   const gapMs = (g: IdleGap): string => (Number(g.end - g.start) / 1e6).toFixed(1);
   const quiet = result.quietIdleGaps;
   lines.push(
-    `idle gaps (lock free while someone waited): ${result.idleGaps.length}, longest ${result.idleGaps[0] ? gapMs(result.idleGaps[0]) : 0} ms (bound ${result.idleBounds.faulted}); ${quiet.length} with no fault near, longest ${quiet[0] ? gapMs(quiet[0]) : 0} ms (bound ${result.idleBounds.quiet}); violations: ${result.idleViolations.length}`,
+    `idle gaps (lock free while someone waited): ${result.idleGaps.length}, longest ${result.idleGaps[0] ? gapMs(result.idleGaps[0]) : 0} ms; ${quiet.length} with no fault near, longest ${quiet[0] ? gapMs(quiet[0]) : 0} ms; over their bound (${result.idleBounds.quiet} ms + the faults' allowances): ${result.idleViolations.length}`,
   );
+  for (const v of result.idleViolations) lines.push(`  OVER BOUND: idle ${gapMs(v)} ms at ${s(v.start)}, bound ${v.boundMs.toFixed(0)} ms, waiting: ${v.waiters.join(' ')}`);
   result.idleGaps.slice(0, 5).forEach((g, i) => {
     const near = result.idleGapFaults[i]!.map((f) => `${f.lane}#${f.step.index} ${f.step.kind}${f.worker ? ` ${f.worker}` : ''} [${s(f.start)}, ${s(f.end)}]`);
     lines.push(`  idle ${gapMs(g)} ms at ${s(g.start)}, waiting: ${g.waiters.join(' ')}; faults near: ${near.join(', ') || 'none'}`);
