@@ -1,5 +1,5 @@
-import { exclusiveRule, LockQueue, parseOptions, QueueLock, validatePath, type ZkSession } from '@zk-recipes/core';
-import { encodeData, MUTEX_KIND, MutexOptionsSchema, type MutexOptions } from './options.js';
+import { exclusiveRule, LockQueue, nodeDataOf, parseOptions, QueueLock, validatePath, type ZkSession } from '@zk-recipes/core';
+import { MUTEX_KIND, MutexOptionsSchema, type MutexOptions } from './options.js';
 
 /**
  * A distributed, fair, re-entrant mutex (Curator's `InterProcessMutex`), re-entrant by async
@@ -17,7 +17,7 @@ export class InterProcessMutex extends QueueLock {
       kind: MUTEX_KIND,
       rule: exclusiveRule,
       reentrant: true,
-      data: encodeData(parsed.data),
+      data: nodeDataOf(parsed.data),
       name: 'InterProcessMutex',
     });
   }

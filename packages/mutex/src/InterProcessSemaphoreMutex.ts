@@ -1,5 +1,5 @@
-import { exclusiveRule, LockQueue, parseOptions, QueueLock, validatePath, type ZkSession } from '@zk-recipes/core';
-import { encodeData, MUTEX_KIND, MutexOptionsSchema, type MutexOptions } from './options.js';
+import { exclusiveRule, LockQueue, nodeDataOf, parseOptions, QueueLock, validatePath, type ZkSession } from '@zk-recipes/core';
+import { MUTEX_KIND, MutexOptionsSchema, type MutexOptions } from './options.js';
 
 /**
  * A distributed mutex that is NOT re-entrant (Curator's `InterProcessSemaphoreMutex`): a second
@@ -14,7 +14,7 @@ export class InterProcessSemaphoreMutex extends QueueLock {
       kind: MUTEX_KIND,
       rule: exclusiveRule,
       reentrant: false,
-      data: encodeData(parsed.data),
+      data: nodeDataOf(parsed.data),
       name: 'InterProcessSemaphoreMutex',
     });
   }

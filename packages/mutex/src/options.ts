@@ -12,9 +12,3 @@ export type MutexOptions = z.infer<typeof MutexOptionsSchema>;
 
 /** Node kind Curator's InterProcessMutex writes: `_c_<uuid>-lock-<seq>`. */
 export const MUTEX_KIND = 'lock-';
-
-/** Node data as bytes. */
-export function encodeData(data: string | Uint8Array | undefined): Uint8Array | null {
-  if (data === undefined) return null;
-  return typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-}

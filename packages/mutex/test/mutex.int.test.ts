@@ -42,6 +42,15 @@ describe('InterProcessMutex', () => {
     expect(await children(path)).toEqual([]);
   });
 
+  it('bytes given as data are the lock\'s own: a caller who reuses its buffer afterwards does not change what is written', async () => {
+    const bytes = Buffer.from('host-a');
+    const mutex = new InterProcessMutex(session, `${root}/own-bytes`, { data: bytes });
+    bytes.write('XXXXXX');
+    const handle = await mutex.acquire();
+    expect((await observer.getData(handle.path)).data.toString()).toBe('host-a');
+    await handle.release();
+  });
+
   it("grantedAt is the grant's moment: a waiter's comes after the holder let go, before its acquire() resolves", async () => {
     const path = `${root}/granted-at`;
     const holder = new InterProcessMutex(session, path);

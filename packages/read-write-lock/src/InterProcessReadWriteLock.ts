@@ -1,6 +1,6 @@
-import { LockQueue, parseOptions, validatePath, type ZkSession } from '@zk-recipes/core';
+import { LockQueue, nodeDataOf, parseOptions, validatePath, type ZkSession } from '@zk-recipes/core';
 import { namingFor, type ReadWriteNaming } from './naming.js';
-import { encodeData, ReadWriteLockOptionsSchema, type ReadWriteLockOptions } from './options.js';
+import { ReadWriteLockOptionsSchema, type ReadWriteLockOptions } from './options.js';
 import { ReadLock } from './ReadLock.js';
 import { WriteLock } from './WriteLock.js';
 
@@ -32,7 +32,7 @@ export class InterProcessReadWriteLock {
     this.path = validatePath(path, 'lock path');
     this.naming = namingFor(parsed.naming);
     const queue = new LockQueue(session, this.path);
-    const data = encodeData(parsed.data);
+    const data = nodeDataOf(parsed.data);
     this.write = new WriteLock(queue, this.naming, data, () => this.read.isOwnedByCurrentContext());
     this.read = new ReadLock(queue, this.naming, data, this.write);
   }

@@ -16,9 +16,3 @@ export const ReadWriteLockOptionsSchema = z
 
 /** What callers pass (every field optional). */
 export type ReadWriteLockOptions = z.input<typeof ReadWriteLockOptionsSchema>;
-
-/** Node data as bytes. */
-export function encodeData(data: string | Uint8Array | undefined): Uint8Array | null {
-  if (data === undefined) return null;
-  return typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-}

@@ -255,6 +255,18 @@ describe('InterProcessReadWriteLock', () => {
     await bWrite.release();
   });
 
+  it("bytes given as data are the lock's own: a caller who reuses its buffer afterwards does not change what either half writes", async () => {
+    const session = await connect();
+    const bytes = Buffer.from('host-a');
+    const rw = new InterProcessReadWriteLock(session, freshPath(), { data: bytes });
+    bytes.write('XXXXXX');
+    for (const half of [rw.readLock(), rw.writeLock()]) {
+      const handle = await half.acquire();
+      expect((await session.getData(handle.path)).data.toString()).toBe('host-a');
+      await handle.release();
+    }
+  });
+
   for (const third of ['writer', 'reader'] as const) {
     it(`a writer granted after waiting announces itself: the ${third} of another process behind it takes over on the holder's deletion event, listing nothing after it`, async () => {
       const [s1, s2] = await Promise.all([connect(), connect()]);

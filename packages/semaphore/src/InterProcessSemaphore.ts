@@ -5,6 +5,7 @@ import {
   joinPath,
   LockQueue,
   LockTimeoutError,
+  nodeDataOf,
   parseAcquireOptions,
   parseOptions,
   validatePath,
@@ -84,7 +85,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
     this.layout = parsed.layout;
     this.fixedMax = parsed.maxLeases;
     this.count = parsed.count;
-    this.data = parsed.data === undefined ? null : typeof parsed.data === 'string' ? Buffer.from(parsed.data, 'utf8') : parsed.data;
+    this.data = nodeDataOf(parsed.data);
     if (this.layout === 'queue') {
       this.leases = new LockQueue(session, this.path);
     } else {

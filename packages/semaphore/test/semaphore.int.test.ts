@@ -117,6 +117,15 @@ describe('InterProcessSemaphore (queue layout)', () => {
     expect(await sem.getParticipantNodes()).toEqual([]);
   });
 
+  it("bytes given as data are the semaphore's own: a caller who reuses its buffer afterwards does not change what is written", async () => {
+    const bytes = Buffer.from('host-a');
+    const sem = new InterProcessSemaphore(main, `${root}/own-bytes`, { maxLeases: 1, data: bytes });
+    bytes.write('XXXXXX');
+    const lease = await sem.acquire();
+    expect((await main.getData(lease.path)).data.toString()).toBe('host-a');
+    await lease.release();
+  });
+
   it('releases a lease by `await using`', async () => {
     const sem = new InterProcessSemaphore(main, `${root}/using`, { maxLeases: 1 });
     {

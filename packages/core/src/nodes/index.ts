@@ -9,3 +9,4 @@ export {
   type ProtectedName,
 } from './protectedNames.js';
 export { MAX_SEQUENCE, kindOf, sequenceOf, sortedChildren, type QueueEntry } from './sequence.js';
+export { nodeDataOf } from './nodeData.js';
