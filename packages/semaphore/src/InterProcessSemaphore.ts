@@ -163,7 +163,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
    * the session's end removes the node; we do not hold the caller that long.)
    */
   private async cleanedUp(): Promise<void> {
-    const connected = () => this.session.state === 'connected' || this.session.state === 'reconnected';
+    const connected = () => this.session.isConnected;
     if (!connected()) return;
     await Promise.all([this.leases.settled(), this.internalLock?.settled()]);
   }

@@ -66,7 +66,7 @@ export class LockQueue {
   /** @internal For error messages: `lock <path>`. */
   readonly what: string;
   /** @internal */
-  readonly isConnected = (): boolean => this.session.state === 'connected' || this.session.state === 'reconnected';
+  readonly isConnected = (): boolean => this.session.isConnected;
 
   constructor(
     readonly session: ZkSession,
@@ -455,8 +455,7 @@ export class LockQueue {
 
   /** Resolves once connected (at once if we are: no AbortSignal made on the hot path). */
   private whenConnected(stop: StopSignal): Promise<void> | undefined {
-    const state = this.session.state;
-    if (state === 'connected' || state === 'reconnected') return undefined;
+    if (this.session.isConnected) return undefined;
     return stop.race(this.session.waitForConnected(stop.signal));
   }
 

@@ -167,6 +167,11 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   }
 
   /** Current ZooKeeper session id, 16 hex characters ('0000000000000000' before the first connect). */
+  /** Whether requests can be answered now: the state is `connected` or `reconnected`. */
+  get isConnected(): boolean {
+    return this._state === 'connected' || this._state === 'reconnected';
+  }
+
   get sessionId(): string {
     return this.gen.client.getSessionId().toString('hex');
   }
@@ -420,7 +425,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
 
   /** Resolves at once if connected; otherwise when (re)connected. Rejects on abort or close. */
   waitForConnected(signal?: AbortSignal): Promise<void> {
-    if (this._state === 'connected' || this._state === 'reconnected') return Promise.resolve();
+    if (this.isConnected) return Promise.resolve();
     if (this._state === 'closed') return Promise.reject(new SessionClosedError('ZkSession is closed', { op: 'waitForConnected' }));
     return new Promise<void>((resolve, reject) => {
       const onAbort = (): void => {
@@ -428,7 +433,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
         reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted', { cause: signal?.reason }));
       };
       const check = (): void => {
-        if (this._state === 'connected' || this._state === 'reconnected') {
+        if (this.isConnected) {
           this.stateWaiters.delete(check);
           signal?.removeEventListener('abort', onAbort);
           resolve();
@@ -575,7 +580,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
         }
         break;
       case CM_STATES.DISCONNECTED:
-        if (this._state === 'connected' || this._state === 'reconnected') this.setState('suspended');
+        if (this.isConnected) this.setState('suspended');
         break;
       case CM_STATES.SESSION_EXPIRED:
         this.declareLost(gen, new SessionLostError(`ZooKeeper session 0x${this.sessionId} expired (the server said so)`));
