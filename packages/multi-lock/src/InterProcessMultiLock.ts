@@ -133,7 +133,12 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
    * acquisition failure first in `errors`) if giving back the members already held failed too.
    */
   acquire(options?: AcquireOptions): Promise<MultiLockHandle> {
-    const parsed = parseAcquireOptions(options, `${NAME}.acquire`);
+    let parsed: AcquireOptions;
+    try {
+      parsed = parseAcquireOptions(options, `${NAME}.acquire`);
+    } catch (err) {
+      return Promise.reject(err); // a method that returns a promise rejects, never throws
+    }
     const frame = new HolderFrame(currentFrame());
     return continueInFrame(frame, this.acquireAll(parsed, frame));
   }
@@ -143,7 +148,12 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
    * defaults to 0: take the members only if each is free now.
    */
   tryAcquire(options?: AcquireOptions): Promise<MultiLockHandle | null> {
-    const parsed = parseAcquireOptions(options, `${NAME}.tryAcquire`);
+    let parsed: AcquireOptions;
+    try {
+      parsed = parseAcquireOptions(options, `${NAME}.tryAcquire`);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const frame = new HolderFrame(currentFrame());
     const attempt = this.acquireAll({ ...parsed, timeoutMs: parsed.timeoutMs ?? 0 }, frame).catch((err: unknown) => {
       if (isZkError(err, 'LOCK_TIMEOUT')) return null;

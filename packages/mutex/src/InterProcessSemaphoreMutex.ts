@@ -1,4 +1,4 @@
-import { exclusiveRule, LockQueue, nodeDataOf, parseOptions, QueueLock, validatePath, type ZkSession } from '@zk-recipes/core';
+import { exclusiveRule, LockQueue, nodeDataOf, parseOptions, QueueLock, validateLockPath, type ZkSession } from '@zk-recipes/core';
 import { MUTEX_KIND, MutexOptionsSchema, type MutexOptions } from './options.js';
 
 /**
@@ -10,7 +10,7 @@ export class InterProcessSemaphoreMutex extends QueueLock {
   constructor(session: ZkSession, path: string, options?: MutexOptions) {
     const parsed = parseOptions(MutexOptionsSchema, options ?? {}, 'InterProcessSemaphoreMutex');
     super({
-      queue: new LockQueue(session, validatePath(path, 'lock path')),
+      queue: new LockQueue(session, validateLockPath(path, 'lock path')),
       kind: MUTEX_KIND,
       rule: exclusiveRule,
       reentrant: false,

@@ -1,4 +1,4 @@
-import { LockQueue, nodeDataOf, parseOptions, validatePath, type ZkSession } from '@zk-recipes/core';
+import { LockQueue, nodeDataOf, parseOptions, validateLockPath, type ZkSession } from '@zk-recipes/core';
 import { namingFor, type ReadWriteNaming } from './naming.js';
 import { ReadWriteLockOptionsSchema, type ReadWriteLockOptions } from './options.js';
 import { ReadLock } from './ReadLock.js';
@@ -29,7 +29,7 @@ export class InterProcessReadWriteLock {
 
   constructor(session: ZkSession, path: string, options?: ReadWriteLockOptions) {
     const parsed = parseOptions(ReadWriteLockOptionsSchema, options ?? {}, 'InterProcessReadWriteLock');
-    this.path = validatePath(path, 'lock path');
+    this.path = validateLockPath(path, 'lock path');
     this.naming = namingFor(parsed.naming);
     const queue = new LockQueue(session, this.path);
     const data = nodeDataOf(parsed.data);

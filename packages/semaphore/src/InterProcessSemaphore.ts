@@ -8,7 +8,7 @@ import {
   nodeDataOf,
   parseAcquireOptions,
   parseOptions,
-  validatePath,
+  validateLockPath,
   type AcquireOptions,
   type OrderingRule,
   type QueueSeat,
@@ -80,7 +80,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
     options: SemaphoreOptions,
   ) {
     super();
-    this.path = validatePath(path, 'semaphore path');
+    this.path = validateLockPath(path, 'semaphore path');
     const parsed = parseOptions(SemaphoreOptionsSchema, options, 'InterProcessSemaphore');
     this.layout = parsed.layout;
     this.fixedMax = parsed.maxLeases;

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'eventemitter3';
 import { isZkError, NotOwnerError, SessionClosedError, SessionLostError } from '../errors.js';
 import { continueInFrame, currentFrame, OwnerFrame } from '../context/ownerContext.js';
-import { joinPath, validatePath } from '../nodes/index.js';
+import { joinPath, validateLockPath } from '../nodes/index.js';
 import { parseAcquireOptions, type AcquireOptions } from '../queue/acquireOptions.js';
 import type { LockQueue } from '../queue/LockQueue.js';
 import type { OrderingRule } from '../queue/OrderingRule.js';
@@ -101,7 +101,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
   constructor(config: QueueLockConfig) {
     super();
     this.config = config;
-    this.path = validatePath(config.queue.path, 'lock path');
+    this.path = validateLockPath(config.queue.path, 'lock path');
   }
 
   /**
@@ -110,7 +110,12 @@ export class QueueLock extends EventEmitter<LockEvents> {
    * @throws LockTimeoutError (`LOCK_TIMEOUT`), AbortedError (`ABORTED`), SessionLostError (`SESSION_LOST`)
    */
   acquire(options?: AcquireOptions): Promise<LockHandle> {
-    const parsed = parseAcquireOptions(options, `${this.config.name}.acquire`);
+    let parsed: AcquireOptions;
+    try {
+      parsed = parseAcquireOptions(options, `${this.config.name}.acquire`);
+    } catch (err) {
+      return Promise.reject(err); // a method that returns a promise rejects, never throws
+    }
     const acquisition = this.acquireIn(parsed);
     if (acquisition.frame === undefined) return acquisition.acquired;
     const frame = acquisition.frame;
@@ -122,7 +127,12 @@ export class QueueLock extends EventEmitter<LockEvents> {
    * defaults to 0: take the lock only if it is free now.
    */
   tryAcquire(options?: AcquireOptions): Promise<LockHandle | null> {
-    const parsed = parseAcquireOptions(options, `${this.config.name}.tryAcquire`);
+    let parsed: AcquireOptions;
+    try {
+      parsed = parseAcquireOptions(options, `${this.config.name}.tryAcquire`);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const acquisition = this.acquireIn({ ...parsed, timeoutMs: parsed.timeoutMs ?? 0 });
     if (acquisition.frame === undefined) return acquisition.acquired.catch(nullOnTimeout);
     const frame = acquisition.frame;

@@ -1,4 +1,4 @@
-export { invalidCharIndex, joinPath, nameOf, parentOf, validateNodeName, validatePath } from './paths.js';
+export { invalidCharIndex, joinPath, nameOf, parentOf, validateLockPath, validateNodeName, validatePath } from './paths.js';
 export {
   PROTECTED_HEADER_LENGTH,
   PROTECTED_PREFIX,

@@ -56,6 +56,22 @@ export function validatePath(path: unknown, what = 'path'): string {
 }
 
 /**
+ * Checks a lock's (or semaphore's) path: a valid path (see {@link validatePath}) that can hold a
+ * lock's directory: not the root (ZooKeeper's own tree lives there, and the directory would
+ * never go), and not under `/zookeeper` (the server's own tree: quotas and configuration).
+ *
+ * @throws InvalidArgumentError saying which rule the path breaks
+ */
+export function validateLockPath(path: unknown, what = 'lock path'): string {
+  const valid = validatePath(path, what);
+  if (valid === '/') throw new InvalidArgumentError(`${what} must not be the root "/": name a directory for the lock's nodes`, { path: valid });
+  if (valid === '/zookeeper' || valid.startsWith('/zookeeper/')) {
+    throw new InvalidArgumentError(`${what} must not be in ZooKeeper's own tree (/zookeeper): ${JSON.stringify(valid)}`, { path: valid });
+  }
+  return valid;
+}
+
+/**
  * Checks that `name` can be one segment of a path (non-empty, no `/`, not `.` or `..`, no refused
  * character).
  *

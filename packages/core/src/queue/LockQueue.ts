@@ -1,4 +1,4 @@
-import { isZkError, NodeDeletedError, SessionLostError } from '../errors.js';
+import { InvalidArgumentError, isZkError, NodeDeletedError, SessionLostError } from '../errors.js';
 import { joinPath, newProtectedName, sortedChildren, type QueueEntry } from '../nodes/index.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Stat } from '../session/types.js';
@@ -73,6 +73,8 @@ export class LockQueue {
     /** The lock directory; our nodes are its children. */
     readonly path: string,
   ) {
+    // Every recipe builds one: a wrong first argument fails here, not later as a TypeError.
+    if (!isSession(session)) throw new InvalidArgumentError(`session must be a ZkSession (from ZkSession.connect()), got ${session === null ? 'null' : typeof session}`);
     this.what = `lock ${path}`;
   }
 
@@ -481,4 +483,10 @@ function sameChildren(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   const set = new Set(a);
   return b.every((name) => set.has(name));
+}
+
+/** A ZkSession, checked by shape (a second copy of this package in node_modules has its own class). */
+function isSession(value: unknown): value is ZkSession {
+  const v = value as Partial<Record<'getChildren' | 'create' | 'delete', unknown>> | null;
+  return typeof v === 'object' && v !== null && typeof v.getChildren === 'function' && typeof v.create === 'function' && typeof v.delete === 'function';
 }

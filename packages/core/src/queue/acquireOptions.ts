@@ -1,11 +1,17 @@
 import { z } from 'zod';
+import { MAX_TIMER_MS } from '../session/options.js';
 import { parseOptions } from '../validation.js';
 
 /** Options every acquire-like call accepts (mutex, read/write lock, semaphore, multi-lock). */
 export const AcquireOptionsSchema = z
   .object({
     /** Give up after this many milliseconds (`LOCK_TIMEOUT`). Omit to wait as long as it takes. */
-    timeoutMs: z.number().finite().nonnegative().optional(),
+    timeoutMs: z
+      .number()
+      .finite()
+      .nonnegative()
+      .max(MAX_TIMER_MS, `timeoutMs must be at most ${MAX_TIMER_MS} ms (about 24.8 days: a longer timer cannot be set); omit it to wait as long as it takes`)
+      .optional(),
     /** Abort the wait (`ABORTED`). Our queue node is deleted before the promise settles. */
     signal: z.instanceof(AbortSignal).optional(),
     /**

@@ -512,6 +512,12 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       if (this.closing) throw new SessionClosedError(`${op}: ZkSession is closed`, { op, ...(path === undefined ? {} : { path }) });
       const gen = this.gen;
       const request = build(gen);
+      if (request.frameLength > this.options.maxRequestBytes) {
+        throw new InvalidArgumentError(
+          `${op}: the request is ${request.frameLength} bytes, over the servers' limit of ${this.options.maxRequestBytes} (jute.maxbuffer; the session's maxRequestBytes): not sent`,
+          { op, ...(path === undefined ? {} : { path }) },
+        );
+      }
       // A request that sets a watch: removeWatches must not remove that watch while it is out.
       let onResolve: (value: T) => void = resolve;
       let onReject: (error: Error) => void = reject;

@@ -7,10 +7,17 @@ import type { AclEntry } from './types.js';
 /** The open, unsafe ACL (world:anyone, all permissions): ZooKeeper's OPEN_ACL_UNSAFE. */
 export const OPEN_ACL_UNSAFE: readonly AclEntry[] = Object.freeze([{ perms: 31, scheme: 'world', id: 'anyone' }]);
 
+/** The longest delay a timer can be set to (2^31 - 1 ms, about 24.8 days); longer ones fire at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** ZooKeeper's default `jute.maxbuffer`: the largest request frame a server accepts (0xfffff bytes). */
+export const DEFAULT_MAX_REQUEST_BYTES = 0xfffff;
+
 /** Defaults of {@link ZkSessionOptions}. */
 export const ZK_SESSION_DEFAULTS = {
   sessionTimeoutMs: 15_000,
   connectionTimeoutMs: 15_000,
+  maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
   /** Passed to `exponentialBackoff` when no retryPolicy is given. */
   retry: { baseSleepMs: 100, maxRetries: 10, maxSleepMs: 5_000 },
   acl: OPEN_ACL_UNSAFE,
@@ -40,24 +47,52 @@ const RetryPolicySchema = z.custom<RetryPolicy>(
   { message: 'retryPolicy must have a nextDelayMs(retryCount, elapsedMs, error) method' },
 );
 
-export const ZkSessionOptionsSchema = z.object({
-  /** `host:port[,host:port...][/chroot]` */
-  connectString: z.string().refine(validConnectString, {
-    message: 'connectString must be host:port[,host:port...][/chroot]',
-  }),
-  /** Requested session timeout; the server clamps it to its min/max (default 2..20 tickTime). */
-  sessionTimeoutMs: z.number().int().positive().default(ZK_SESSION_DEFAULTS.sessionTimeoutMs),
-  /** How long `ZkSession.connect()` waits for the first connection. */
-  connectionTimeoutMs: z.number().int().positive().default(ZK_SESSION_DEFAULTS.connectionTimeoutMs),
-  /** Retry policy recipes use for operations that are safe to retry. Default exponentialBackoff(100, 10, 5000). */
-  retryPolicy: RetryPolicySchema.optional(),
-  /** Digest credentials added to every (re)built ZooKeeper session. */
-  auth: z
-    .array(z.object({ scheme: z.literal('digest'), credentials: z.string().regex(/^[^:]+:.*$/, 'user:pass') }))
-    .default([]),
-  /** Default ACL for nodes recipes create. */
-  acl: z.array(AclEntrySchema).min(1).default(() => [...ZK_SESSION_DEFAULTS.acl]),
-});
+/** `a:1, b:2 /chroot ` → `a:1,b:2/chroot`: spaces around the parts of a connect string mean nothing. */
+function normalizedConnectString(s: string): string {
+  const trimmed = s.trim();
+  const slash = trimmed.indexOf('/');
+  const hosts = slash === -1 ? trimmed : trimmed.slice(0, slash);
+  const chroot = slash === -1 ? '' : trimmed.slice(slash);
+  return hosts.split(',').map((part) => part.trim()).join(',') + chroot;
+}
+
+const timerMs = (what: string) =>
+  z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_TIMER_MS, `${what} must be at most ${MAX_TIMER_MS} ms (about 24.8 days): a longer timer cannot be set`);
+
+export const ZkSessionOptionsSchema = z
+  .object({
+    /** `host:port[,host:port...][/chroot]` (spaces around the parts are dropped) */
+    connectString: z
+      .string()
+      .transform(normalizedConnectString)
+      .refine(validConnectString, {
+        message: 'connectString must be host:port[,host:port...][/chroot]',
+      }),
+    /** Requested session timeout; the server clamps it to its min/max (default 2..20 tickTime). */
+    sessionTimeoutMs: timerMs('sessionTimeoutMs').default(ZK_SESSION_DEFAULTS.sessionTimeoutMs),
+    /** How long `ZkSession.connect()` waits for the first connection. */
+    connectionTimeoutMs: timerMs('connectionTimeoutMs').default(ZK_SESSION_DEFAULTS.connectionTimeoutMs),
+    /**
+     * The largest request this session sends: the servers' `jute.maxbuffer` (default 1,048,575
+     * bytes). A server closes the connection of a client that sends more, and the wire client would
+     * send it again after every reconnection; a larger request is refused here instead
+     * (`INVALID_ARGUMENT`), before anything reaches the wire.
+     */
+    maxRequestBytes: z.number().int().min(1024).default(ZK_SESSION_DEFAULTS.maxRequestBytes),
+    /** Retry policy recipes use for operations that are safe to retry. Default exponentialBackoff(100, 10, 5000). */
+    retryPolicy: RetryPolicySchema.optional(),
+    /** Digest credentials added to every (re)built ZooKeeper session. */
+    auth: z
+      .array(z.object({ scheme: z.literal('digest'), credentials: z.string().regex(/^[^:]+:.*$/, 'user:pass') }))
+      .default([]),
+    /** Default ACL for nodes recipes create. */
+    acl: z.array(AclEntrySchema).min(1).default(() => [...ZK_SESSION_DEFAULTS.acl]),
+  })
+  .strict();
 
 /** Input accepted by `ZkSession.connect()`. */
 export type ZkSessionOptionsInput = z.input<typeof ZkSessionOptionsSchema>;

@@ -42,6 +42,11 @@ export class OwnRequest implements WireRequest {
     this.header = { xid: 0, type };
   }
 
+  /** The frame's length as its 4-byte prefix states it (what the server checks against jute.maxbuffer). */
+  get frameLength(): number {
+    return 8 + this.body.length;
+  }
+
   toBuffer(): Buffer {
     // xid is assigned by the wire client right before this is called.
     const out = Buffer.allocUnsafe(4 + 8 + this.body.length);

@@ -1,0 +1,71 @@
+/**
+ * What a session does with the inputs people get wrong (issue 17's misuse rows): each is refused
+ * at once with INVALID_ARGUMENT and a message saying why, and nothing reaches the wire that could
+ * disturb the session (a server closes the connection of a client that sends more than its
+ * jute.maxbuffer, and the wire client would send it again after every reconnection).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZkSession } from '../../src/session/index.js';
+import type { ConnectionState } from '../../src/session/types.js';
+import { sharedServer, uniqueRoot } from './support.js';
+
+let server: ReturnType<typeof sharedServer>;
+let session: ZkSession;
+const states: ConnectionState[] = [];
+const root = uniqueRoot('misuse');
+
+beforeAll(async () => {
+  server = sharedServer();
+  session = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000 });
+  session.on('state', (state) => states.push(state));
+  await session.mkdirp(root);
+});
+
+afterAll(async () => {
+  await session?.close();
+});
+
+const refusal = (message: RegExp) => expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(message) });
+
+describe('ZkSession: misuse is refused at once', () => {
+  it.each([
+    ['a session timeout no timer can hold (2^31 ms)', { sessionTimeoutMs: 2 ** 31 }, /sessionTimeoutMs must be at most 2147483647/],
+    ['a connection timeout no timer can hold (3e9 ms)', { connectionTimeoutMs: 3e9 }, /connectionTimeoutMs must be at most 2147483647/],
+    ['a misspelt option (sessionTimeout)', { sessionTimeout: 500 }, /Unrecognized key.*sessionTimeout/],
+    ['a connect string that is not host:port', { connectString: 'localhost' }, /connectString must be host:port/],
+  ])('connect() with %s rejects with INVALID_ARGUMENT', async (_what, options, message) => {
+    await expect(ZkSession.connect({ connectString: server.connectString, ...options } as never)).rejects.toEqual(refusal(message));
+  });
+
+  it('a connect string with spaces around its parts connects', async () => {
+    const [hostPort] = server.connectString.split(',');
+    const spaced = await ZkSession.connect({ connectString: ` ${hostPort} , ${hostPort} `, sessionTimeoutMs: 4000 });
+    try {
+      expect(spaced.isConnected).toBe(true);
+    } finally {
+      await spaced.close();
+    }
+  });
+
+  it.each([
+    ['node data over the servers\' limit (2 MB)', () => session.create(`${root}/big-data`, Buffer.alloc(2 * 1024 * 1024))],
+    ['a path over the servers\' limit (1.1 MB)', () => session.create(`${root}/${'p'.repeat(1_100_000)}`)],
+    ['a write of data over the limit', () => session.setData(root, Buffer.alloc(1_048_576))],
+  ])('%s: rejected before it is sent; the session is not disturbed', async (_what, send) => {
+    const before = states.length;
+    await expect(send()).rejects.toEqual(refusal(/over the servers' limit of 1048575 \(jute.maxbuffer/));
+    expect(await session.exists(root)).not.toBeNull(); // the next request is answered at once
+    expect(states.slice(before)).toEqual([]); // no suspension, no reconnection
+  });
+
+  it('maxRequestBytes follows a server configured with a larger jute.maxbuffer', async () => {
+    const roomy = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000, maxRequestBytes: 4 * 1024 * 1024 });
+    try {
+      // The option states what the servers accept: the check follows it.
+      await expect(roomy.create(`${root}/under-ours`, Buffer.alloc(2 * 1024))).resolves.toMatchObject({ path: `${root}/under-ours` });
+      await expect(roomy.create(`${root}/over-ours`, Buffer.alloc(5 * 1024 * 1024))).rejects.toEqual(refusal(/over the servers' limit of 4194304/));
+    } finally {
+      await roomy.close();
+    }
+  });
+});
