@@ -119,6 +119,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     const timer = setTimeout(() => ac.abort(), timeoutMs);
     try {
       await session.waitForConnected(ac.signal);
+      await session.createChroot();
       return session;
     } catch (err) {
       await session.close();
@@ -421,6 +422,30 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       if (err instanceof ZkRecipesError && err.code === 'NO_NODE' && attempt < 3) continue;
       throw err;
     }
+  }
+
+  /**
+   * Creates the connect string's chroot and its ancestors if they are missing (persistent, with the
+   * session's ACL), as Curator's namespace does: every path of this session lives under it, and a
+   * missing one would fail every create with NO_NODE.
+   */
+  private async createChroot(): Promise<void> {
+    const chroot = this.gen.cm.chrootPath;
+    if (chroot === undefined || chroot === '' || chroot === '/') return;
+    const prefixes: string[] = [];
+    let i = 0;
+    while ((i = chroot.indexOf('/', i + 1)) !== -1) prefixes.push(chroot.slice(0, i));
+    prefixes.push(chroot);
+    const results = await Promise.allSettled(
+      prefixes.map((p) =>
+        this.call<CreateResult>('create', p, () => {
+          const { type, body } = createRequest(undefined, p, null, this.options.acl, 'persistent'); // outside the chroot
+          return new OwnRequest(type, body, (r) => decodeCreated(r, undefined));
+        }),
+      ),
+    );
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && !(r.reason instanceof ZkRecipesError && r.reason.code === 'NODE_EXISTS'));
+    if (failure !== undefined) throw failure.reason;
   }
 
   /** Resolves at once if connected; otherwise when (re)connected. Rejects on abort or close. */

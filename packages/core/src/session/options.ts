@@ -1,6 +1,7 @@
 /** ZkSession options: one zod schema, defaults in one place. */
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
+import { validatePath } from '../nodes/paths.js';
 import type { RetryPolicy } from '../retry/RetryPolicy.js';
 import type { AclEntry } from './types.js';
 
@@ -25,13 +26,21 @@ export const ZK_SESSION_DEFAULTS = {
 
 // host:port[,host:port...][/chroot]; host may be a name, IPv4, or [IPv6].
 const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
-const CHROOT = /^\/[^\0]*[^/]$/;
+
+/** A chroot is a znode path other than `/` (no `//`, no `.` segments, nothing ZooKeeper refuses). */
+function validChroot(chroot: string): boolean {
+  try {
+    return validatePath(chroot) !== '/';
+  } catch {
+    return false;
+  }
+}
 
 function validConnectString(s: string): boolean {
   const slash = s.indexOf('/');
   const hosts = slash === -1 ? s : s.slice(0, slash);
   const chroot = slash === -1 ? '' : s.slice(slash);
-  if (chroot !== '' && !CHROOT.test(chroot)) return false;
+  if (chroot !== '' && !validChroot(chroot)) return false;
   const parts = hosts.split(',');
   return parts.length > 0 && parts.every((p) => HOST_PORT.test(p.trim()) && Number(p.trim().split(':').pop()) <= 65535);
 }

@@ -33,8 +33,24 @@ describe('ZkSession: misuse is refused at once', () => {
     ['a connection timeout no timer can hold (3e9 ms)', { connectionTimeoutMs: 3e9 }, /connectionTimeoutMs must be at most 2147483647/],
     ['a misspelt option (sessionTimeout)', { sessionTimeout: 500 }, /Unrecognized key.*sessionTimeout/],
     ['a connect string that is not host:port', { connectString: 'localhost' }, /connectString must be host:port/],
+    ['a malformed chroot (/a//b)', { connectString: '127.0.0.1:2181/a//b' }, /connectString must be host:port/],
   ])('connect() with %s rejects with INVALID_ARGUMENT', async (_what, options, message) => {
     await expect(ZkSession.connect({ connectString: server.connectString, ...options } as never)).rejects.toEqual(refusal(message));
+  });
+
+  it('a chroot that does not exist yet is created on connect (with its ancestors), and the session works inside it', async () => {
+    const chroot = `${root}/app-${Date.now()}/tenant`;
+    const inside = await ZkSession.connect({ connectString: `${server.connectString}${chroot}`, sessionTimeoutMs: 4000 });
+    try {
+      expect(await session.exists(chroot)).not.toBeNull();
+      await inside.mkdirp('/locks');
+      expect(await session.exists(`${chroot}/locks`)).not.toBeNull();
+    } finally {
+      await inside.close();
+    }
+    // Connecting again to the same chroot: it exists, which is fine.
+    const again = await ZkSession.connect({ connectString: `${server.connectString}${chroot}`, sessionTimeoutMs: 4000 });
+    await again.close();
   });
 
   it('a connect string with spaces around its parts connects', async () => {
