@@ -99,6 +99,8 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   /** Validated options, defaults applied. */
   readonly options: ZkSessionOptions;
   private _state: ConnectionState = 'connecting';
+  /** Set by connect() while it waits for the first session: a server frame that cannot be ZooKeeper's. */
+  private onProtocolError: ((err: Error) => void) | undefined;
   private gen: Generation;
   private closing: Promise<void> | undefined;
   private readonly watchdog: LivenessWatchdog;
@@ -117,12 +119,27 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     const timeoutMs = session.options.connectionTimeoutMs;
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(), timeoutMs);
+    // A server that answers with bytes that are not ZooKeeper's protocol: a wrong port in the
+    // connect string. Trying again would only repeat it (a reconnection and a warning each time).
+    let notZooKeeper: Error | undefined;
+    session.onProtocolError = (err) => {
+      notZooKeeper ??= err;
+      ac.abort();
+    };
     try {
       await session.waitForConnected(ac.signal);
+      session.onProtocolError = undefined;
       await session.createChroot();
       return session;
     } catch (err) {
+      session.onProtocolError = undefined;
       await session.close();
+      if (notZooKeeper !== undefined) {
+        throw new InvalidArgumentError(
+          `could not connect to ${session.options.connectString}: a server answered with bytes that are not ZooKeeper's protocol (is this a ZooKeeper client port?)`,
+          { op: 'connect', cause: notZooKeeper },
+        );
+      }
       if (ac.signal.aborted) {
         throw new ZooKeeperError(
           'CONNECTION_LOSS',
@@ -587,7 +604,10 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       clock: gen.clock,
       now: () => performance.now(),
       onError: (err) => {
-        if (!gen.retired) this.emitSafe('error', err);
+        if (gen.retired) return;
+        // Before the first session, during connect(): connect() fails with one clear error.
+        if (!gen.established && this.onProtocolError !== undefined) this.onProtocolError(err);
+        else this.emitSafe('error', err);
       },
       isDisposed: () => gen.retired,
       replyError: (zkCode) => new WireReplyError(zkCode),

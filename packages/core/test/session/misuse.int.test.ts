@@ -4,6 +4,7 @@
  * disturb the session (a server closes the connection of a client that sends more than its
  * jute.maxbuffer, and the wire client would send it again after every reconnection).
  */
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '../../src/session/index.js';
 import type { ConnectionState } from '../../src/session/types.js';
@@ -51,6 +52,30 @@ describe('ZkSession: misuse is refused at once', () => {
     // Connecting again to the same chroot: it exists, which is fine.
     const again = await ZkSession.connect({ connectString: `${server.connectString}${chroot}`, sessionTimeoutMs: 4000 });
     await again.close();
+  });
+
+  it('a port that is not ZooKeeper: connect() fails at once with one clear error, not a reconnect loop', async () => {
+    let connections = 0;
+    const sockets = new Set<net.Socket>();
+    const http = net.createServer((socket) => {
+      connections++;
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n');
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const { port } = http.address() as net.AddressInfo;
+    try {
+      const started = performance.now();
+      await expect(ZkSession.connect({ connectString: `127.0.0.1:${port}`, connectionTimeoutMs: 10_000 })).rejects.toEqual(
+        refusal(/not ZooKeeper's protocol \(is this a ZooKeeper client port\?\)/),
+      );
+      expect(performance.now() - started).toBeLessThan(5_000); // not the 10 s connection timeout
+      expect(connections).toBeLessThanOrEqual(2);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => http.close(resolve));
+    }
   });
 
   it('a connect string with spaces around its parts connects', async () => {
