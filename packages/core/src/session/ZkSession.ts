@@ -424,10 +424,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   async mkdirp(path: string, mode: 'persistent' | 'container' = 'persistent'): Promise<void> {
     assertPath('mkdirp', path);
     if (path === '/') return;
-    const prefixes: string[] = [];
-    let i = 0;
-    while ((i = path.indexOf('/', i + 1)) !== -1) prefixes.push(path.slice(0, i));
-    prefixes.push(path);
+    const prefixes = pathAndAncestors(path);
     for (let attempt = 0; ; attempt++) {
       const results = await Promise.allSettled(prefixes.map((p) => this.create(p, null, { mode })));
       const failure = results.find(
@@ -449,10 +446,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   private async createChroot(): Promise<void> {
     const chroot = this.gen.cm.chrootPath;
     if (chroot === undefined || chroot === '' || chroot === '/') return;
-    const prefixes: string[] = [];
-    let i = 0;
-    while ((i = chroot.indexOf('/', i + 1)) !== -1) prefixes.push(chroot.slice(0, i));
-    prefixes.push(chroot);
+    const prefixes = pathAndAncestors(chroot);
     const results = await Promise.allSettled(
       prefixes.map((p) =>
         this.call<CreateResult>('create', p, () => {
@@ -800,3 +794,12 @@ interface RawListener {
 }
 
 function noop(): void {}
+
+/** `/a/b/c` → `['/a', '/a/b', '/a/b/c']`: the creates that make a path, parents first. */
+function pathAndAncestors(path: string): string[] {
+  const prefixes: string[] = [];
+  let i = 0;
+  while ((i = path.indexOf('/', i + 1)) !== -1) prefixes.push(path.slice(0, i));
+  prefixes.push(path);
+  return prefixes;
+}
