@@ -267,6 +267,43 @@ describe('InterProcessReadWriteLock', () => {
     }
   });
 
+  it("50 readers of one process behind another process's writer that announces: one listing of the directory for all of them, not one each", async () => {
+    const [sH, sW] = await Promise.all([connect(), connect()]);
+    const { session: sR, proxy } = await connectThroughProxy();
+    try {
+      const path = freshPath();
+      const first = await new InterProcessReadWriteLock(sH, path).writeLock().acquire();
+      const writing = new InterProcessReadWriteLock(sW, path).writeLock().acquire();
+      await untilChildren(sH, path, (ch) => ch.length === 2);
+      const writerPath = `${path}/${queueOrder(await childrenOf(sH, path))[1]!}`;
+      const readers = new InterProcessReadWriteLock(sR, path);
+      // Each in an async context of its own: 50 readers, one session.
+      const reading = Array.from({ length: 50 }, () => (async () => readers.readLock().acquire())());
+      for (const r of reading) r.catch(() => undefined); // a failed assertion closes the session under them
+      await untilChildren(sH, path, (ch) => ch.length === 52);
+      await pollUntil(() => proxy.requestsTo(OP_GET_DATA, writerPath) >= 50, 5000, "the readers' watches on the writer");
+      // Their replies (and so their watches) come before the reply to this.
+      await sR.exists(path);
+      const readsBefore = proxy.requestsTo(OP_GET_DATA, writerPath);
+      const listingsBefore = proxy.requestsTo(OP_GET_CHILDREN2, path);
+      await first.release();
+      const second = await writing;
+      // Granted after waiting with another process behind it: it announces; every reader reads it.
+      await pollUntil(async () => (await sH.exists(second.path))?.version === 1, 5000, 'the announcement');
+      // The readers told of it read it again (those whose watch was set after it read it then).
+      for (let i = 0; i < 3; i++) await sR.exists(path);
+      expect(proxy.requestsTo(OP_GET_DATA, writerPath) - readsBefore).toBe(50);
+      await sR.exists(path); // after every listing sent with those reads
+      expect(proxy.requestsTo(OP_GET_CHILDREN2, path) - listingsBefore).toBeLessThanOrEqual(2);
+      await second.release();
+      const held = await Promise.all(reading);
+      await Promise.all(held.map((h) => h.release()));
+      expect(await childrenOf(sH, path)).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   for (const third of ['writer', 'reader'] as const) {
     it(`a writer granted after waiting announces itself: the ${third} of another process behind it takes over on the holder's deletion event, listing nothing after it`, async () => {
       const [s1, s2] = await Promise.all([connect(), connect()]);

@@ -5,6 +5,7 @@ import { CreationWatch, type CreationSink } from '../watch/CreationWatch.js';
 import { onSuspended } from '../watch/suspensions.js';
 import { NodeWatch, type NodeWaitOutcome } from '../watch/waitUntilGone.js';
 import { isAnnouncement } from './announcement.js';
+import { nextListing } from './directoryListing.js';
 import { leavesAsHolder, type LocalSeatState } from './localSeats.js';
 import type { Decision } from './OrderingRule.js';
 import type { StopSignal } from './stopSignal.js';
@@ -86,8 +87,10 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
       // pipeline is then the fresh listing we need, already on its way (docs/architecture.md,
       // "Announcements").
       this.arm();
-      this.listingBehindReRead = this.session.getChildren(parentOf(this.path)).then(
-        ({ children }) => children,
+      // Shared with every waiter of this session told of the same change (N readers of one
+      // process behind one writer send one listing, not N); sent after the read in any case.
+      this.listingBehindReRead = nextListing(this.session, parentOf(this.path)).then(
+        (children) => children,
         () => undefined, // lost with the connection: we list again as usual
       );
       return;
@@ -131,8 +134,12 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
     else if (wentAsHolder && decision.decideBehindIfHeld === true) next = 'passed';
     const listing = this.listingBehindReRead;
     if (next === 'relist' && outcome === 'gone' && this.goneAtReRead && listing !== undefined) {
-      // Stopped while the listing was on its way: the wait had ended, so we tell the stop here.
-      listing.then((children) => (this.contenderStop.aborted ? this.sink.waitFailed(this.contenderStop.reason) : this.sink.waited(children ?? 'relist')));
+      // The wait has ended, so the stop is raced here: an abort or a deadline while the listing
+      // is on its way ends the acquisition at once.
+      this.contenderStop.race(listing).then(
+        (children) => this.sink.waited(children ?? 'relist'),
+        (err: unknown) => this.sink.waitFailed(err),
+      );
       return;
     }
     this.sink.waited(next);

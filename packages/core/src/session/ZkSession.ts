@@ -121,8 +121,13 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     const timer = setTimeout(() => ac.abort(), timeoutMs);
     // A server that answers with bytes that are not ZooKeeper's protocol: a wrong port in the
     // connect string. Trying again would only repeat it (a reconnection and a warning each time).
+    // Only once every server of the connect string has answered so: with one wrong host among
+    // good ones, the client moves on to the next.
     let notZooKeeper: Error | undefined;
+    let protocolErrors = 0;
+    const hosts = session.options.connectString.split('/')[0]!.split(',').length;
     session.onProtocolError = (err) => {
+      if (++protocolErrors < hosts) return;
       notZooKeeper ??= err;
       ac.abort();
     };
@@ -184,12 +189,12 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     return this._state;
   }
 
-  /** Current ZooKeeper session id, 16 hex characters ('0000000000000000' before the first connect). */
   /** Whether requests can be answered now: the state is `connected` or `reconnected`. */
   get isConnected(): boolean {
     return this._state === 'connected' || this._state === 'reconnected';
   }
 
+  /** Current ZooKeeper session id, 16 hex characters ('0000000000000000' before the first connect). */
   get sessionId(): string {
     return this.gen.client.getSessionId().toString('hex');
   }
@@ -446,6 +451,9 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   private async createChroot(): Promise<void> {
     const chroot = this.gen.cm.chrootPath;
     if (chroot === undefined || chroot === '' || chroot === '/') return;
+    // Present already (the usual case): nothing to create, and no create to be refused by an
+    // ancestor's ACL (ZooKeeper checks the parent's permission before the node's existence).
+    if ((await this.exists('/')) !== null) return;
     const prefixes = pathAndAncestors(chroot);
     const results = await Promise.allSettled(
       prefixes.map((p) =>

@@ -308,10 +308,16 @@ describe('LockQueue', () => {
   it('a blip during a burst of 10,000 acquisitions in flight, in a directory of 10,000 nodes: their recovery lists the directory once, not once each, and a second blip once they all wait lists it at most once; server and session stay healthy', async () => {
     const N = 10_000;
     const path = `${root}/burst-blip`;
-    const holderQueue = new LockQueue(observer, path);
+    // The holder has a session of its own, long enough to survive this process being busy with
+    // 10,000 recoveries (the shared 4 s observer's was lost that way under npm test's load, and
+    // its node went with it).
+    const holderSession = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 30_000 });
+    opened.push(holderSession);
+    const holderQueue = new LockQueue(holderSession, path);
     const holder = await enterExclusive(holderQueue);
     const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
-    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 8000 });
+    // A long session: 10,000 recoveries keep this process busy, and npm test runs other files beside it.
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 30_000 });
     const sessionId = via.sessionIdBigInt;
     const listings = () => proxy.requestsTo(OP_GET_CHILDREN2, path);
     try {
@@ -320,18 +326,34 @@ describe('LockQueue', () => {
       // The connection is cut when the 5,000th create's reply comes back: the server has applied
       // thousands of creates whose replies are lost; each acquisition must find its node again.
       const cut = proxy.cutAfterNextRequest(OP_CREATE2, N / 2 - 1);
+      let settledCount = 0;
+      let firstEnded: unknown;
+      let grantedSeat: { name: string; path: string } | undefined;
       const outcomes = Array.from({ length: N }, () =>
         enterExclusive(queue, { signal: giveUp.signal }).then(
-          () => 'granted',
-          (err: unknown) => (err as { code?: string }).code,
-        ),
+          (seat) => {
+            grantedSeat ??= seat;
+            return 'granted';
+          },
+          (err: unknown) => {
+            if (!giveUp.signal.aborted) firstEnded ??= err;
+            return (err as { code?: string }).code;
+          },
+        ).finally(() => settledCount++),
       );
       await cut;
       const beforeRecovery = listings();
       // Every acquisition has exactly one node again and waits: no call pending, a watch each.
-      const allWaiting = async () =>
-        via.diagnostics.pendingCalls === 0 && via.diagnostics.watchers >= 2 * N && (await children(path)).length === N + 1;
-      await pollUntil(allWaiting, 120_000, 'every acquisition to wait again');
+      let seen = '';
+      const allWaiting = async () => {
+        const { pendingCalls, watchers } = via.diagnostics;
+        const nodes = pendingCalls === 0 && watchers >= 2 * N ? (await holderSession.getChildren(path)).children.length : undefined;
+        seen = `${grantedSeat ? `granted ${grantedSeat.name} (holder ${holder.name}, its signal ${holder.signal.aborted ? 'aborted' : 'live'}) ` : ''}state ${via.state}, session ${via.sessionIdBigInt === sessionId ? 'kept' : 'replaced'}, ${pendingCalls} calls pending, ${watchers} watchers, ${nodes ?? '?'} nodes, ${settledCount} acquisitions ended (first: ${firstEnded instanceof Error ? `${(firstEnded as { code?: string }).code} ${firstEnded.message}` : String(firstEnded)})`;
+        return nodes === N + 1;
+      };
+      await pollUntil(allWaiting, 120_000, 'every acquisition to wait again').catch((err: unknown) => {
+        throw new Error(`${String(err)}; last seen: ${seen}`);
+      });
       const recoveryListings = listings() - beforeRecovery;
       expect(recoveryListings).toBeGreaterThanOrEqual(1);
       expect(recoveryListings).toBeLessThanOrEqual(3);
@@ -341,16 +363,19 @@ describe('LockQueue', () => {
       const reconnected = new Promise<void>((resolve) => via.once('reconnected', () => resolve()));
       proxy.dropConnections();
       await reconnected;
-      await pollUntil(allWaiting, 120_000, 'every acquisition to wait again after the second blip');
+      await pollUntil(allWaiting, 120_000, 'every acquisition to wait again after the second blip').catch((err: unknown) => {
+        throw new Error(`${String(err)}; last seen: ${seen}`);
+      });
       expect(listings() - beforeSecond).toBeLessThanOrEqual(1);
 
+      expect(holder.signal.aborted).toBe(false); // the premise: the lock stayed held throughout
       expect(via.state === 'connected' || via.state === 'reconnected').toBe(true);
       expect(via.sessionIdBigInt).toBe(sessionId);
       expect(await fourLetter(server.port, 'ruok')).toBe('imok');
       giveUp.abort();
       expect(new Set(await Promise.all(outcomes))).toEqual(new Set(['ABORTED']));
       await queue.settled();
-      expect(await children(path)).toEqual([holder.name]);
+      expect((await holderSession.getChildren(path)).children).toEqual([holder.name]);
       console.log(`burst blip: ${recoveryListings} listing(s) of the directory for ${N} recovering acquisitions; ${listings() - beforeSecond} after the second blip`);
     } finally {
       await holderQueue.leave(holder);

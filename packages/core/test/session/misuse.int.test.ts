@@ -78,6 +78,44 @@ describe('ZkSession: misuse is refused at once', () => {
     }
   });
 
+  it('a wrong port among good servers does not fail connect(): the client moves on to the next', async () => {
+    const sockets = new Set<net.Socket>();
+    const http = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const { port } = http.address() as net.AddressInfo;
+    try {
+      const mixed = await ZkSession.connect({ connectString: `127.0.0.1:${port},${server.connectString}`, sessionTimeoutMs: 4000 });
+      expect(mixed.isConnected).toBe(true);
+      await mixed.close();
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => http.close(resolve));
+    }
+  });
+
+  it('a chroot that exists under a parent we may not create in: connect() does not try to create it', async () => {
+    const admin = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000, auth: [{ scheme: 'digest', credentials: 'admin:secret' }] });
+    try {
+      const parent = `${root}/guarded-${Date.now()}`;
+      // Only the admin may create children here; anyone may read.
+      await admin.create(parent, null, { acl: [{ perms: 31, scheme: 'auth', id: '' }, { perms: 1, scheme: 'world', id: 'anyone' }] });
+      await admin.create(`${parent}/tenant`, null, { acl: [{ perms: 31, scheme: 'world', id: 'anyone' }] });
+      const tenant = await ZkSession.connect({ connectString: `${server.connectString}${parent}/tenant`, sessionTimeoutMs: 4000 });
+      try {
+        await tenant.create('/lock-dir', null);
+        expect(await admin.exists(`${parent}/tenant/lock-dir`)).not.toBeNull();
+      } finally {
+        await tenant.close();
+      }
+    } finally {
+      await admin.close();
+    }
+  });
+
   it('a connect string with spaces around its parts connects', async () => {
     const [hostPort] = server.connectString.split(',');
     const spaced = await ZkSession.connect({ connectString: ` ${hostPort} , ${hostPort} `, sessionTimeoutMs: 4000 });

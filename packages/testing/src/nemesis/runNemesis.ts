@@ -488,9 +488,11 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
   // Liveness counts from the first grant: before it the lock's directories are still being made
   // and every process is starting up.
   const firstGrant = check.holds.reduce<bigint | undefined>((min, h) => (min === undefined || h.granted < min ? h.granted : min), undefined);
-  const idleGaps = findIdleGaps({ holds: check.holds, waits: [...waits.values()], maxConcurrent: options.maxConcurrent ?? 1, runEnd: calmEnd ?? runEnd }).filter(
-    (g) => firstGrant !== undefined && g.start >= firstGrant,
-  );
+  // (A gap open at the first grant, possible with several leases, is counted from it.)
+  const idleGaps = findIdleGaps({ holds: check.holds, waits: [...waits.values()], maxConcurrent: options.maxConcurrent ?? 1, runEnd: calmEnd ?? runEnd })
+    .filter((g) => firstGrant !== undefined && g.end > firstGrant)
+    .map((g) => (g.start < firstGrant! ? { ...g, start: firstGrant! } : g))
+    .sort((a, b) => (b.end - b.start > a.end - a.start ? 1 : b.end - b.start < a.end - a.start ? -1 : 0));
   const faultsNear = (g: IdleGap): FaultRecord[] => faults.filter((f) => !f.skipped && f.start <= g.end && f.end + lookback >= g.start);
   const idleGapFaults = idleGaps.slice(0, 10).map(faultsNear);
   const quietIdleGaps = idleGaps.filter((g) => faultsNear(g).length === 0);
