@@ -101,8 +101,10 @@ describe('validation', () => {
     expect(MultiLockPathsSchema.safeParse(['/a', '/b']).success).toBe(true);
   });
 
-  it('rejects bad acquire options before touching any member', async () => {
+  it('rejects bad acquire options before touching any member (a rejected promise, never a throw)', async () => {
     const multi = new InterProcessMultiLock([member('/a')]);
-    expect(invalid(() => multi.acquire({ timeoutMs: -1 }))).toBe(true);
+    let pending: Promise<unknown> | undefined;
+    expect(() => (pending = multi.acquire({ timeoutMs: -1 }))).not.toThrow();
+    await expect(pending).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 });

@@ -152,8 +152,9 @@ describe('InterProcessMutex', () => {
     expect(() => new InterProcessMutex(session, `${root}/x`, { bogus: 1 } as never)).toThrow(
       expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
     );
+    // Constructors throw; acquire() returns a promise, which rejects.
     const mutex = new InterProcessMutex(session, `${root}/x`);
-    expect(() => mutex.acquire({ timeoutMs: -1 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    await expect(mutex.acquire({ timeoutMs: -1 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 
   it('withLock returns the result, always releases, and `await using` releases', async () => {
