@@ -125,7 +125,14 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     localSeats(this.queue.session).set(created.path, state);
     this.state = state;
     this.own = own;
-    this.seat = { path: created.path, name: created.name, fencingToken: created.fencingToken, generation: this.generation, signal: this.sessionSignal };
+    this.seat = {
+      path: created.path,
+      name: created.name,
+      fencingToken: created.fencingToken,
+      generation: this.generation,
+      signal: this.sessionSignal,
+      ghostGuid: created.ghostGuid,
+    };
     own.arm();
     this.decide(created.children, undefined);
   }

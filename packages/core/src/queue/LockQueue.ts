@@ -52,6 +52,8 @@ export interface Created {
   /** The node's czxid (its stat is not kept: a queued waiter should not hold eleven fields). */
   fencingToken: bigint;
   children: string[];
+  /** See {@link QueueNode.ghostGuid}. */
+  ghostGuid?: string | undefined;
 }
 
 /**
@@ -104,7 +106,31 @@ export class LockQueue {
       await this.deleteSeat(seat);
     } finally {
       seats.delete(seat.path);
+      if (seat.ghostGuid !== undefined) this.sweepGhosts(seat.ghostGuid, seat.generation);
     }
+  }
+
+  /**
+   * In the background: deletes the nodes carrying `guid` (an acquisition's late-applied create,
+   * see {@link QueueNode.ghostGuid}) now, and once more a session timeout later, by which time a
+   * request the old server still held has been applied or dropped. Such a node would otherwise
+   * stand in the queue, ahead of later contenders, until our session ends.
+   */
+  private sweepGhosts(guid: string, generation: number): void {
+    const session = this.session;
+    const sweep = async (): Promise<void> => {
+      if (session.generation !== generation) return; // its nodes went with its session
+      const children = await nextListing(session, this.path);
+      for (const name of namesWithGuid(children, guid)) await this.deleteQuietly(joinPath(this.path, name), generation);
+    };
+    // NO_NODE (the directory went), a lost connection or session: nothing is left to sweep that
+    // the session's end will not take.
+    const quietly = (): Promise<void> => sweep().catch(() => undefined);
+    const cleanup = quietly();
+    this.cleanups.add(cleanup);
+    void cleanup.finally(() => this.cleanups.delete(cleanup));
+    // The second look is not awaited by settled(): it only waits out the old server.
+    setTimeout(() => void quietly(), session.negotiatedSessionTimeoutMs).unref();
   }
 
   private async deleteSeat(seat: QueueNode): Promise<void> {
@@ -167,6 +193,8 @@ export class LockQueue {
     const generation = session.generation;
     const { guid, name: protectedName } = newProtectedName(options.kind);
     const requested = joinPath(this.path, protectedName);
+    // An attempt whose reply was lost and whose node was not found may still be applied later.
+    let ghostGuid: string | undefined;
     for (let attempt = 0; ; attempt++) {
       stop.throwIfStopped();
       const create = session.create(requested, options.data ?? null, { mode: 'ephemeral_sequential' });
@@ -192,14 +220,15 @@ export class LockQueue {
           await this.giveUp(guid, generation, Promise.reject(err));
           throw recoverErr;
         }
-        if (recovered !== undefined) return recovered;
+        if (recovered !== undefined) return { ...recovered, ghostGuid };
+        ghostGuid = guid;
         await this.pauseBeforeRetry(attempt, err, stop.signal);
         continue;
       }
       const name = created.path.slice(this.path.length + 1);
       try {
         const { children } = await stop.race(listing);
-        return { path: created.path, name, fencingToken: created.stat.czxid, children };
+        return { path: created.path, name, fencingToken: created.stat.czxid, children, ghostGuid };
       } catch (err) {
         if (stop.aborted) {
           await this.giveUp(guid, generation, Promise.resolve(created));
@@ -208,7 +237,7 @@ export class LockQueue {
         // The listing alone failed (connection loss between the two replies): list again.
         try {
           const children = await this.listAfterReconnect(stop);
-          return { path: created.path, name, fencingToken: created.stat.czxid, children };
+          return { path: created.path, name, fencingToken: created.stat.czxid, children, ghostGuid };
         } catch (listErr) {
           await this.giveUp(guid, generation, Promise.resolve(created));
           throw listErr;

@@ -14,6 +14,12 @@ export interface QueueNode {
   readonly generation: number;
   /** Aborted when that ZooKeeper session is lost: the node (and the lock) is gone then. */
   readonly signal: AbortSignal;
+  /**
+   * Set when an earlier create of this acquisition lost its reply and was not found afterwards:
+   * the server may still apply it (a request the old server had not passed on yet), leaving a
+   * node with this GUID that nobody knows. Leaving the queue sweeps the directory for it.
+   */
+  readonly ghostGuid?: string | undefined;
 }
 
 /**

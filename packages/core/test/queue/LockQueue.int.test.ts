@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '../../src/session/index.js';
 import { LockQueue } from '../../src/queue/LockQueue.js';
+import { protectionGuidOf } from '../../src/nodes/index.js';
 import { exclusiveRule, type OrderingRule } from '../../src/queue/OrderingRule.js';
 import { waitUntilGone } from '../../src/watch/waitUntilGone.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
@@ -383,6 +384,37 @@ describe('LockQueue', () => {
       await proxy.close();
     }
   }, 300_000);
+
+  it('a create lost before the server saw it is made again; a node with its GUID applied late (the old server still held it) is swept when the seat is left, and once more a session timeout later', async () => {
+    const path = `${root}/ghost`;
+    await observer.mkdirp(path);
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
+    try {
+      const queue = new LockQueue(via, path);
+      const dropped = proxy.dropNextRequest(OP_CREATE2);
+      const entering = enterExclusive(queue, { timeoutMs: 20_000 });
+      await dropped;
+      const seat = await entering; // not found after the reconnection: created again
+      const guid = protectionGuidOf(seat.name)!;
+      expect(seat.ghostGuid).toBe(guid);
+      // What a late-applied first create leaves: a node of ours with the same GUID, behind us.
+      const ghost = (await via.create(`${path}/_c_${guid}-lock-`, null, { mode: 'ephemeral_sequential' })).path;
+      await queue.leave(seat);
+      await queue.settled();
+      expect(await children(path)).toEqual([]);
+      // One applied after we left: the second look, a session timeout later, deletes it.
+      const later = (await via.create(`${path}/_c_${guid}-lock-`, null, { mode: 'ephemeral_sequential' })).path;
+      expect([ghost, later].every((p) => p.includes(guid))).toBe(true);
+      await pollUntil(async () => (await children(path)).length === 0, via.negotiatedSessionTimeoutMs + 5000, 'the second sweep');
+      // A plain acquisition (no lost create) lists nothing when it leaves.
+      const plain = await enterExclusive(queue);
+      expect(plain.ghostGuid).toBeUndefined();
+    } finally {
+      await via.close();
+      await proxy.close();
+    }
+  });
 
   it('a session lost with creates in flight leaves their clean-up to the server: its successor lists nothing for them', async () => {
     const path = `${root}/lost-with-creates`;
