@@ -26,6 +26,27 @@ afterAll(async () => {
   await session?.close();
 });
 
+/** A TCP server that answers every connection as an HTTP server would: not ZooKeeper's protocol. */
+async function notZooKeeper(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  let connections = 0;
+  const http = net.createServer((socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n');
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (http.address() as net.AddressInfo).port,
+    connections: () => connections,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
+}
+
 const refusal = (message: RegExp) => expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(message) });
 
 describe('ZkSession: misuse is refused at once', () => {
@@ -55,45 +76,27 @@ describe('ZkSession: misuse is refused at once', () => {
   });
 
   it('a port that is not ZooKeeper: connect() fails at once with one clear error, not a reconnect loop', async () => {
-    let connections = 0;
-    const sockets = new Set<net.Socket>();
-    const http = net.createServer((socket) => {
-      connections++;
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n');
-    });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    const { port } = http.address() as net.AddressInfo;
+    const http = await notZooKeeper();
     try {
       const started = performance.now();
-      await expect(ZkSession.connect({ connectString: `127.0.0.1:${port}`, connectionTimeoutMs: 10_000 })).rejects.toEqual(
+      await expect(ZkSession.connect({ connectString: `127.0.0.1:${http.port}`, connectionTimeoutMs: 10_000 })).rejects.toEqual(
         refusal(/not ZooKeeper's protocol \(is this a ZooKeeper client port\?\)/),
       );
       expect(performance.now() - started).toBeLessThan(5_000); // not the 10 s connection timeout
-      expect(connections).toBeLessThanOrEqual(2);
+      expect(http.connections()).toBeLessThanOrEqual(2);
     } finally {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => http.close(resolve));
+      await http.close();
     }
   });
 
   it('a wrong port among good servers does not fail connect(): the client moves on to the next', async () => {
-    const sockets = new Set<net.Socket>();
-    const http = net.createServer((socket) => {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
-    });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    const { port } = http.address() as net.AddressInfo;
+    const http = await notZooKeeper();
     try {
-      const mixed = await ZkSession.connect({ connectString: `127.0.0.1:${port},${server.connectString}`, sessionTimeoutMs: 4000 });
+      const mixed = await ZkSession.connect({ connectString: `127.0.0.1:${http.port},${server.connectString}`, sessionTimeoutMs: 4000 });
       expect(mixed.isConnected).toBe(true);
       await mixed.close();
     } finally {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => http.close(resolve));
+      await http.close();
     }
   });
 
