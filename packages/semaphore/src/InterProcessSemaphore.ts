@@ -18,7 +18,7 @@ import { EventEmitter } from 'eventemitter3';
 import { z } from 'zod';
 import { LEASE_KIND, leaseKind, weightOfKind } from './leaseKinds.js';
 import { LeaseNode, type Lease } from './Lease.js';
-import { ensureMaxLeasesRecorded } from './maxLeasesRecord.js';
+import { maxLeasesRecord } from './maxLeasesRecord.js';
 import { SemaphoreOptionsSchema, type SemaphoreLayout, type SemaphoreOptions } from './options.js';
 import { curatorCountRule, failInsteadOfWaiting, leaseQueueRule } from './rules.js';
 import type { SharedCount } from './SharedCount.js';
@@ -72,7 +72,6 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   private readonly leases: LockQueue;
   /** `curator` only: the internal lock at `<path>/locks`. */
   private readonly internalLock: LockQueue | undefined;
-  private recorded: Promise<void> | undefined;
 
   constructor(
     readonly session: ZkSession,
@@ -86,10 +85,12 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
     this.fixedMax = parsed.maxLeases;
     this.count = parsed.count;
     this.data = nodeDataOf(parsed.data);
+    // A fixed maximum is recorded in the lease directory, checked by the engine (INCONSISTENT_MAX_LEASES).
+    const record = this.fixedMax === undefined ? undefined : maxLeasesRecord(this.path, this.fixedMax);
     if (this.layout === 'queue') {
-      this.leases = new LockQueue(session, this.path);
+      this.leases = new LockQueue(session, this.path, { record });
     } else {
-      this.leases = new LockQueue(session, joinPath(this.path, CURATOR_LEASES));
+      this.leases = new LockQueue(session, joinPath(this.path, CURATOR_LEASES), { record });
       this.internalLock = new LockQueue(session, joinPath(this.path, CURATOR_LOCKS));
     }
   }
@@ -168,29 +169,16 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
     await Promise.all([this.leases.settled(), this.internalLock?.settled()]);
   }
 
-  /**
-   * Records maxLeases (once per object) or starts the shared count: the engine runs it before our
-   * first node is created, under the acquisition's deadline and signal, again after a lost
-   * connection.
-   */
-  private async prepare(): Promise<void> {
-    if (this.count !== undefined) {
-      await this.count.start();
-      return;
-    }
-    this.recorded ??= ensureMaxLeasesRecorded(this.session, this.path, this.fixedMax!);
-    try {
-      await this.recorded;
-    } catch (err) {
-      this.recorded = undefined; // let a later call try again (e.g. after a connection loss)
-      throw err;
-    }
+  /** The engine's `prepare` step: start the shared count (if the maximum is one) before our first node. */
+  private preparation(): (() => Promise<void>) | undefined {
+    const count = this.count;
+    return count === undefined ? undefined : () => count.start();
   }
 
   /** `queue` layout: one node carrying all `quantity` leases. */
   private async takeQueued(quantity: number, wait: Wait): Promise<Lease[]> {
     const seat = await this.leases.enter({
-      prepare: () => this.prepare(),
+      prepare: this.preparation(),
       kind: leaseKind(quantity),
       rule: this.ruleFor(leaseQueueRule(() => this.maxLeases()), wait),
       data: this.data,
@@ -211,7 +199,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   private async takeCuratorStyle(quantity: number, wait: Wait): Promise<Lease[]> {
     const lock = this.internalLock!;
     const lockSeat = await lock.enter({
-      prepare: () => this.prepare(),
+      prepare: this.preparation(),
       kind: CURATOR_LOCK_KIND,
       rule: this.ruleFor(exclusiveRule, wait),
       timeoutMs: remaining(wait),

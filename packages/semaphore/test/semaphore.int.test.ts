@@ -144,11 +144,12 @@ describe('InterProcessSemaphore (queue layout)', () => {
     await expect(new InterProcessSemaphore(main, path, { maxLeases: 4 }).acquire()).rejects.toMatchObject({
       code: 'INCONSISTENT_MAX_LEASES',
     });
-    await first.release();
-    // The record outlives the leases: a later client with another value is still refused.
+    // The record lives as long as the directory: a later client is refused while anyone is in it
+    // (semaphoreDirectory.int.test.ts shows what happens once the server removes an idle one).
     await expect(new InterProcessSemaphore(main, path, { maxLeases: 2 }).tryAcquire()).rejects.toMatchObject({
       code: 'INCONSISTENT_MAX_LEASES',
     });
+    await first.release();
   });
 
   it('acquireMany(n) holds n leases backed by one node, deleted with the last release', async () => {
@@ -251,7 +252,7 @@ describe('InterProcessSemaphore (queue layout)', () => {
     try {
       const session = await connect(proxy.connectString);
       const sem = new InterProcessSemaphore(session, `${root}/leak-lost-reply`, { maxLeases: 2 });
-      await sem.tryAcquire().then((l) => l?.release()); // records maxLeases: the next create is the lease
+      await sem.tryAcquire().then((l) => l?.release()); // creates the directory with maxLeases: the next create is the lease
       const cut = proxy.cutAfterNextRequest(OP_CREATE2);
       const acquiring = sem.acquire({ timeoutMs: 20_000 });
       await cut;
@@ -271,7 +272,7 @@ describe('InterProcessSemaphore (queue layout)', () => {
       throughProxy(async (proxy) => {
         const path = `${root}/${layout}-max-leases-cut`;
         const sem = new InterProcessSemaphore(await connect(proxy.connectString), path, { maxLeases: 2, layout });
-        // The first request of a semaphore's first acquisition reads the recorded maxLeases.
+        // The first acquisition reads the recorded maxLeases once its lease node and listing are answered.
         const cut = proxy.cutAfterNextRequest(OP_GET_DATA);
         const acquiring = sem.acquire({ timeoutMs: 20_000 });
         await cut;
@@ -308,7 +309,7 @@ describe('InterProcessSemaphore (queue layout)', () => {
     try {
       const path = `${root}/leak-in-flight`;
       const sem = new InterProcessSemaphore(await connect(proxy.connectString), path, { maxLeases: 1 });
-      await sem.tryAcquire().then((l) => l?.release()); // records maxLeases: the next create is the lease
+      await sem.tryAcquire().then((l) => l?.release()); // creates the directory with maxLeases: the next create is the lease
       const healed = proxy.blackhole(400); // the create is held, then delivered and answered
       const failure = failureOf(sem.acquire({ signal: AbortSignal.timeout(100) }));
       expect(await failure).toMatchObject({ code: 'ABORTED' });

@@ -5,6 +5,7 @@ import type { Stat } from '../session/types.js';
 import { listAndWatchChildren } from '../watch/waitForChildrenChange.js';
 import { announcementOf } from './announcement.js';
 import { namesWithGuid, nextListing } from './directoryListing.js';
+import { agreeOnRecord, createRecordedDirectory, type DirectoryRecord } from './directoryRecord.js';
 import { localSeats, type LocalSeatState } from './localSeats.js';
 import { beginHolding } from './holding.js';
 import { OwnNodeWatch, type OwnNodeSink } from './OwnNodeWatch.js';
@@ -54,6 +55,14 @@ export interface Created {
   children: string[];
   /** See {@link QueueNode.ghostGuid}. */
   ghostGuid?: string | undefined;
+  /** The directory's `czxid` from the listing behind the create, when that listing was used. */
+  directoryCzxid?: bigint | undefined;
+}
+
+/** Options of a {@link LockQueue}. */
+export interface LockQueueOptions {
+  /** A value every contender must agree on, kept as the directory's data (see {@link DirectoryRecord}). */
+  record?: DirectoryRecord | undefined;
 }
 
 /**
@@ -64,7 +73,10 @@ export class LockQueue {
   /** Background clean-ups of abandoned creates, so tests and shutdown can wait for them. */
   private readonly cleanups = new Set<Promise<void>>();
   /** The listing scheduled behind the creates issued in this tick, shared by all of them. */
-  private scheduledListing: Promise<{ children: string[] }> | undefined;
+  private scheduledListing: Promise<{ children: string[]; stat: Stat }> | undefined;
+  /** The directory incarnation (`czxid`) whose record we checked; see {@link DirectoryRecord}. */
+  private agreedIncarnation: bigint | undefined;
+  private readonly record: DirectoryRecord | undefined;
   /** @internal For error messages: `lock <path>`. */
   readonly what: string;
   /** @internal */
@@ -74,10 +86,12 @@ export class LockQueue {
     readonly session: ZkSession,
     /** The lock directory; our nodes are its children. */
     readonly path: string,
+    options: LockQueueOptions = {},
   ) {
     // Every recipe builds one: a wrong first argument fails here, not later as a TypeError.
     if (!isSession(session)) throw new InvalidArgumentError(`session must be a ZkSession (from ZkSession.connect()), got ${session === null ? 'null' : typeof session}`);
     this.what = `lock ${path}`;
+    this.record = options.record;
   }
 
   /**
@@ -187,12 +201,27 @@ export class LockQueue {
    */
   /** @internal */
   async enqueue(options: EnterOptions, stop: StopSignal): Promise<Created> {
-    const session = this.session;
     if (options.prepare !== undefined) await this.untilAnswered(stop, options.prepare);
     // The session our creates go to: a clean-up never runs on a later one (its nodes went with it).
-    const generation = session.generation;
+    const generation = this.session.generation;
     const { guid, name: protectedName } = newProtectedName(options.kind);
-    const requested = joinPath(this.path, protectedName);
+    const created = await this.createOwnNode(joinPath(this.path, protectedName), guid, generation, options, stop);
+    const record = this.record;
+    // A directory incarnation we have not checked (the listing's stat says which one we are in).
+    if (record !== undefined && (created.directoryCzxid === undefined || created.directoryCzxid !== this.agreedIncarnation)) {
+      try {
+        this.agreedIncarnation = await this.untilAnswered(stop, () => agreeOnRecord(this.session, this.path, record));
+      } catch (err) {
+        await this.giveUp(guid, generation, Promise.resolve(created));
+        throw err;
+      }
+    }
+    return created;
+  }
+
+  /** The create loop of step 1: retries, recovers a lost reply by GUID, creates the directory. */
+  private async createOwnNode(requested: string, guid: string, generation: number, options: EnterOptions, stop: StopSignal): Promise<Created> {
+    const session = this.session;
     // An attempt whose reply was lost and whose node was not found may still be applied later.
     let ghostGuid: string | undefined;
     for (let attempt = 0; ; attempt++) {
@@ -208,7 +237,7 @@ export class LockQueue {
           throw stop.reason;
         }
         if (isZkError(err, 'NO_NODE')) {
-          await this.untilAnswered(stop, () => session.mkdirp(this.path, 'container'));
+          await this.untilAnswered(stop, () => this.createDirectory());
           continue;
         }
         if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
@@ -227,8 +256,8 @@ export class LockQueue {
       }
       const name = created.path.slice(this.path.length + 1);
       try {
-        const { children } = await stop.race(listing);
-        return { path: created.path, name, fencingToken: created.stat.czxid, children, ghostGuid };
+        const { children, stat } = await stop.race(listing);
+        return { path: created.path, name, fencingToken: created.stat.czxid, children, ghostGuid, directoryCzxid: stat.czxid };
       } catch (err) {
         if (stop.aborted) {
           await this.giveUp(guid, generation, Promise.resolve(created));
@@ -251,7 +280,7 @@ export class LockQueue {
    * order, so it contains all of their nodes. Waiters enqueued together share one listing instead of
    * each listing a directory that grows with them.
    */
-  private listBehindCreates(): Promise<{ children: string[] }> {
+  private listBehindCreates(): Promise<{ children: string[]; stat: Stat }> {
     if (this.scheduledListing === undefined) {
       this.scheduledListing = Promise.resolve().then(() => {
         this.scheduledListing = undefined;
@@ -260,6 +289,12 @@ export class LockQueue {
       this.scheduledListing.catch(() => undefined); // handled by each waiter, or made moot by its create's failure
     }
     return this.scheduledListing;
+  }
+
+  /** The lock directory and its missing ancestors, as containers; with our record if we keep one. */
+  private createDirectory(): Promise<void> {
+    if (this.record !== undefined) return createRecordedDirectory(this.session, this.path, this.record);
+    return this.session.mkdirp(this.path, 'container');
   }
 
   /**
