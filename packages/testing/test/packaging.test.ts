@@ -1,17 +1,39 @@
 /**
  * What each package's tarball holds (`npm pack --dry-run`): the licence, the README, the built
- * code and its types; never a build cache. Needs the build (`npm test` runs `tsc -b` first).
+ * code and its types; never a build cache. Its package.json carries the metadata npm shows (the
+ * repository, homepage, issues, keywords, author) and publishes publicly with provenance; its
+ * README, the package's npm page, links only to absolute URLs (the tarball has no ../../docs).
+ * Needs the build (`npm test` runs `tsc -b` first).
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+const REPO = 'https://github.com/zk-recipes/zk-recipes';
 
 interface Packed {
   name: string;
   files: Array<{ path: string }>;
 }
+
+interface PackageJson {
+  name: string;
+  private?: boolean;
+  keywords?: string[];
+  homepage?: string;
+  bugs?: { url?: string };
+  repository?: { type?: string; url?: string; directory?: string };
+  author?: string;
+  license?: string;
+  publishConfig?: { access?: string; provenance?: boolean };
+}
+
+const PACKAGES = ['@zk-recipes/core', '@zk-recipes/mutex', '@zk-recipes/read-write-lock', '@zk-recipes/semaphore', '@zk-recipes/multi-lock', '@zk-recipes/testing'];
+const dirOf = (name: string) => name.replace('@zk-recipes/', '');
+const readRepoFile = (relative: string) => readFileSync(`${repoRoot}/${relative}`, 'utf8');
+const packageJson = (relative: string) => JSON.parse(readRepoFile(relative)) as PackageJson;
 
 describe('package tarballs', () => {
   const packed = JSON.parse(
@@ -19,17 +41,65 @@ describe('package tarballs', () => {
   ) as Packed[];
 
   it('covers every workspace package', () => {
-    expect(packed.map((p) => p.name).sort()).toEqual(
-      ['@zk-recipes/core', '@zk-recipes/multi-lock', '@zk-recipes/mutex', '@zk-recipes/read-write-lock', '@zk-recipes/semaphore', '@zk-recipes/testing'].sort(),
-    );
+    expect(packed.map((p) => p.name).sort()).toEqual([...PACKAGES].sort());
   });
 
-  it.each(['@zk-recipes/core', '@zk-recipes/mutex', '@zk-recipes/read-write-lock', '@zk-recipes/semaphore', '@zk-recipes/multi-lock', '@zk-recipes/testing'])(
-    '%s: LICENSE, README.md, dist/index.js and its types; no build cache',
+  it.each(PACKAGES)('%s: LICENSE, README.md, dist/index.js and its types; no build cache', (name) => {
+    const files = packed.find((p) => p.name === name)!.files.map((f) => f.path);
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'package.json']));
+    expect(files.filter((f) => f.includes('tsbuildinfo'))).toEqual([]);
+  });
+});
+
+describe('package metadata', () => {
+  it.each(PACKAGES)('%s: repository, homepage, bugs, keywords, author; public, with provenance', (name) => {
+    const dir = dirOf(name);
+    const pkg = packageJson(`packages/${dir}/package.json`);
+    expect(pkg.name).toBe(name);
+    expect(pkg.private).toBeUndefined();
+    expect(pkg.repository).toEqual({ type: 'git', url: `git+${REPO}.git`, directory: `packages/${dir}` });
+    expect(pkg.homepage).toBe(`${REPO}/tree/main/packages/${dir}#readme`);
+    expect(pkg.bugs).toEqual({ url: `${REPO}/issues` });
+    expect(pkg.keywords).toEqual(expect.arrayContaining(['zookeeper']));
+    expect(pkg.author).toBe('zk-recipes contributors');
+    expect(pkg.license).toBe('Apache-2.0');
+    expect(pkg.publishConfig).toEqual({ access: 'public', provenance: true });
+  });
+
+  it('the root: the same repository and issues, and it stays private (never published)', () => {
+    const root = packageJson('package.json');
+    expect(root.private).toBe(true);
+    expect(root.publishConfig).toBeUndefined();
+    expect(root.repository).toEqual({ type: 'git', url: `git+${REPO}.git` });
+    expect(root.homepage).toBe(`${REPO}#readme`);
+    expect(root.bugs).toEqual({ url: `${REPO}/issues` });
+    expect(root.author).toBe('zk-recipes contributors');
+  });
+
+  it.each(PACKAGES)('%s: the README (its npm page) links only to absolute URLs', (name) => {
+    const readme = readRepoFile(`packages/${dirOf(name)}/README.md`);
+    expect(readme).not.toContain('](../');
+    expect(readme).not.toContain('](./docs');
+    // Every markdown link target: an absolute URL, or an anchor on the page itself.
+    const targets = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+    expect(targets.filter((t) => !/^(https:\/\/|#)/.test(t))).toEqual([]);
+  });
+
+  // CI pastes the first code block of each recipe's README into a file and runs it with plain
+  // `node` against a real server; here, what can be checked without one.
+  it.each(['@zk-recipes/mutex', '@zk-recipes/read-write-lock', '@zk-recipes/semaphore', '@zk-recipes/multi-lock'])(
+    '%s: the README opens with a plain-JavaScript program that runs as first.mjs on Node 20',
     (name) => {
-      const files = packed.find((p) => p.name === name)!.files.map((f) => f.path);
-      expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'package.json']));
-      expect(files.filter((f) => f.includes('tsbuildinfo'))).toEqual([]);
+      const readme = readRepoFile(`packages/${dirOf(name)}/README.md`);
+      const first = /^```(\w*)\n([\s\S]*?)^```$/m.exec(readme);
+      expect(first?.[1]).toBe('js');
+      const program = first![2]!;
+      const imported = [...program.matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
+      expect(imported.sort()).toEqual(['@zk-recipes/core', name].sort());
+      expect(program).toContain("process.env.ZK_CONNECT ?? '127.0.0.1:2181'");
+      expect(program).not.toMatch(/\bawait using\b/);
+      expect(program).not.toMatch(/:\s*(string|number|bigint|LockHandle)\b|\bas [A-Z]\w*|<[A-Z]\w*>\(/); // no TypeScript
+      expect(program.trimEnd().split('\n').slice(-2).join('\n')).toMatch(/await session\.close\(\);[^\n]*\n\}$/);
     },
   );
 });
