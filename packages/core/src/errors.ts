@@ -47,7 +47,7 @@ export class ZkRecipesError extends Error {
   }
 }
 
-/** A public option or argument is invalid (zod's issues are in `cause`). */
+/** A public option or argument is invalid (the message lists every problem; `cause` holds the validation issues). */
 export class InvalidArgumentError extends ZkRecipesError {
   constructor(message: string, options?: ZkRecipesErrorOptions) {
     super('INVALID_ARGUMENT', message, options);

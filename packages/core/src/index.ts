@@ -16,7 +16,9 @@ export type { QueueNode, QueueSeat } from './queue/QueueSeat.js';
 export { REVOCATION_MARKER, isRevocationRequest, requestRevocation } from './queue/revocation.js';
 export { keepPlaceAfterLeaving } from './queue/localSeats.js';
 export { StopSignal } from './queue/stopSignal.js';
-export { AcquireOptionsSchema, parseAcquireOptions, type AcquireOptions } from './queue/acquireOptions.js';
+export { parseAcquireOptions, type AcquireOptions } from './queue/acquireOptions.js';
 export { OwnerFrame, currentFrame, continueInFrame, runInFrame } from './context/ownerContext.js';
 export { QueueLock, type Acquisition, type LockEvents, type QueueLockConfig } from './lock/QueueLock.js';
 export type { LockHandle } from './lock/LockHandle.js';
+/** @internal the recipes' compile-time checks that a schema accepts exactly its public type. */
+export type { AssertTrue, TypesEqual } from './support/typeEquality.js';

@@ -2,12 +2,26 @@ import { z } from 'zod';
 import type { RetryPolicy } from './RetryPolicy.js';
 import { EXPONENTIAL_BACKOFF_MAX_RETRIES, backoffPolicy } from './exponentialBackoff.js';
 import { parseOptions } from '../validation.js';
+import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 
 /** Options of {@link boundedExponentialBackoff}. */
-export const BoundedExponentialBackoffOptionsSchema = z
+export interface BoundedExponentialBackoffOptions {
+  /** Unit of the randomised delay, in ms (a positive integer). */
+  baseSleepMs: number;
+  /**
+   * Upper bound of any single delay, in ms (a positive integer, at least `baseSleepMs`). Required
+   * here: the whole point of this variant is a bounded delay.
+   */
+  maxSleepMs: number;
+  /** Retries before giving up (0..29). */
+  maxRetries: number;
+  /** Source of randomness in [0, 1); injectable for tests. */
+  random?: (() => number) | undefined;
+}
+
+const boundedExponentialBackoffOptionsSchema = z
   .strictObject({
     baseSleepMs: z.number().int().positive(),
-    /** Required here: the whole point of this variant is a bounded delay. */
     maxSleepMs: z.number().int().positive(),
     maxRetries: z.number().int().min(0).max(EXPONENTIAL_BACKOFF_MAX_RETRIES),
     random: z.custom<() => number>((v) => typeof v === 'function', 'must be a function').optional(),
@@ -17,8 +31,8 @@ export const BoundedExponentialBackoffOptionsSchema = z
     message: 'must be at least baseSleepMs',
   });
 
-/** Input type of {@link boundedExponentialBackoff}. */
-export type BoundedExponentialBackoffOptions = z.input<typeof BoundedExponentialBackoffOptionsSchema>;
+// The schema accepts exactly the public type: this stops the build if one changes without the other.
+type _SchemaMatchesBoundedExponentialBackoffOptions = AssertTrue<TypesEqual<z.input<typeof boundedExponentialBackoffOptionsSchema>, BoundedExponentialBackoffOptions>>;
 
 /**
  * Curator's `BoundedExponentialBackoffRetry`: {@link exponentialBackoff} with a mandatory cap
@@ -27,6 +41,6 @@ export type BoundedExponentialBackoffOptions = z.input<typeof BoundedExponential
  * @throws InvalidArgumentError when an option is missing or out of range
  */
 export function boundedExponentialBackoff(options: BoundedExponentialBackoffOptions): RetryPolicy {
-  const o = parseOptions(BoundedExponentialBackoffOptionsSchema, options, 'boundedExponentialBackoff');
+  const o = parseOptions(boundedExponentialBackoffOptionsSchema, options, 'boundedExponentialBackoff');
   return backoffPolicy(o.baseSleepMs, o.maxRetries, o.maxSleepMs, o.random ?? Math.random);
 }

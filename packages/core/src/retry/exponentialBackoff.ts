@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RetryPolicy } from './RetryPolicy.js';
 import { parseOptions } from '../validation.js';
+import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 
 /**
  * Highest `maxRetries` accepted: beyond it `2^(retryCount+1)` leaves the range of a 32-bit int,
@@ -9,20 +10,28 @@ import { parseOptions } from '../validation.js';
 export const EXPONENTIAL_BACKOFF_MAX_RETRIES = 29;
 
 /** Options of {@link exponentialBackoff}. */
-export const ExponentialBackoffOptionsSchema = z
-  .strictObject({
-    /** Unit of the randomised delay, in ms. */
-    baseSleepMs: z.number().int().positive(),
-    /** Retries before giving up (0..29). */
-    maxRetries: z.number().int().min(0).max(EXPONENTIAL_BACKOFF_MAX_RETRIES),
-    /** Upper bound of any single delay, in ms. Unbounded (2^31-1) by default. */
-    maxSleepMs: z.number().int().positive().default(2 ** 31 - 1),
-    /** Source of randomness in [0, 1); injectable for tests. */
-    random: z.custom<() => number>((v) => typeof v === 'function', 'must be a function').optional(),
-  });
+export interface ExponentialBackoffOptions {
+  /** Unit of the randomised delay, in ms (a positive integer). */
+  baseSleepMs: number;
+  /** Retries before giving up (0..29). */
+  maxRetries: number;
+  /** Upper bound of any single delay, in ms (a positive integer). Unbounded (2^31-1) by default. */
+  maxSleepMs?: number | undefined;
+  /** Source of randomness in [0, 1); injectable for tests. */
+  random?: (() => number) | undefined;
+}
 
-/** Input type of {@link exponentialBackoff}. */
-export type ExponentialBackoffOptions = z.input<typeof ExponentialBackoffOptionsSchema>;
+const exponentialBackoffOptionsSchema = z.strictObject({
+  baseSleepMs: z.number().int().positive(),
+  maxRetries: z.number().int().min(0).max(EXPONENTIAL_BACKOFF_MAX_RETRIES),
+  maxSleepMs: z.number().int().positive().default(2 ** 31 - 1),
+  random: z.custom<() => number>((v) => typeof v === 'function', 'must be a function').optional(),
+});
+
+// The schema accepts exactly the public type: this stops the build if one changes without the other.
+type _SchemaMatchesExponentialBackoffOptions = AssertTrue<
+  TypesEqual<z.input<typeof exponentialBackoffOptionsSchema>, ExponentialBackoffOptions>
+>;
 
 /**
  * Curator's `ExponentialBackoffRetry`: retry up to `maxRetries` times, sleeping
@@ -33,7 +42,7 @@ export type ExponentialBackoffOptions = z.input<typeof ExponentialBackoffOptions
  * @throws InvalidArgumentError when an option is missing or out of range
  */
 export function exponentialBackoff(options: ExponentialBackoffOptions): RetryPolicy {
-  const o = parseOptions(ExponentialBackoffOptionsSchema, options, 'exponentialBackoff');
+  const o = parseOptions(exponentialBackoffOptionsSchema, options, 'exponentialBackoff');
   return backoffPolicy(o.baseSleepMs, o.maxRetries, o.maxSleepMs, o.random ?? Math.random);
 }
 

@@ -1,22 +1,9 @@
 export type { RetryPolicy } from './RetryPolicy.js';
-export {
-  EXPONENTIAL_BACKOFF_MAX_RETRIES,
-  ExponentialBackoffOptionsSchema,
-  exponentialBackoff,
-  type ExponentialBackoffOptions,
-} from './exponentialBackoff.js';
-export {
-  BoundedExponentialBackoffOptionsSchema,
-  boundedExponentialBackoff,
-  type BoundedExponentialBackoffOptions,
-} from './boundedExponentialBackoff.js';
-export { RetryNTimesOptionsSchema, retryNTimes, type RetryNTimesOptions } from './retryNTimes.js';
-export { RetryOneTimeOptionsSchema, retryOneTime, type RetryOneTimeOptions } from './retryOneTime.js';
-export {
-  RetryUntilElapsedOptionsSchema,
-  retryUntilElapsed,
-  type RetryUntilElapsedOptions,
-} from './retryUntilElapsed.js';
-export { RetryForeverOptionsSchema, retryForever, type RetryForeverOptions } from './retryForever.js';
+export { EXPONENTIAL_BACKOFF_MAX_RETRIES, exponentialBackoff, type ExponentialBackoffOptions } from './exponentialBackoff.js';
+export { boundedExponentialBackoff, type BoundedExponentialBackoffOptions } from './boundedExponentialBackoff.js';
+export { retryNTimes, type RetryNTimesOptions } from './retryNTimes.js';
+export { retryOneTime, type RetryOneTimeOptions } from './retryOneTime.js';
+export { retryUntilElapsed, type RetryUntilElapsedOptions } from './retryUntilElapsed.js';
+export { retryForever, type RetryForeverOptions } from './retryForever.js';
 export { sessionFailedRetryPolicy } from './sessionFailedRetryPolicy.js';
 export { abortableSleep, isRetryableByDefault, runWithRetry, type RetryLoopOptions } from './retryLoop.js';

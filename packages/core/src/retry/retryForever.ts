@@ -1,16 +1,20 @@
 import { z } from 'zod';
 import type { RetryPolicy } from './RetryPolicy.js';
 import { parseOptions } from '../validation.js';
+import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 
 /** Options of {@link retryForever}. */
-export const RetryForeverOptionsSchema = z
-  .strictObject({
-    /** Fixed delay before each retry, in ms. */
-    sleepMs: z.number().int().min(0),
-  });
+export interface RetryForeverOptions {
+  /** Fixed delay before each retry, in ms (an integer, 0 or more). */
+  sleepMs: number;
+}
 
-/** Input type of {@link retryForever}. */
-export type RetryForeverOptions = z.input<typeof RetryForeverOptionsSchema>;
+const retryForeverOptionsSchema = z.strictObject({
+  sleepMs: z.number().int().min(0),
+});
+
+// The schema accepts exactly the public type: this stops the build if one changes without the other.
+type _SchemaMatchesRetryForeverOptions = AssertTrue<TypesEqual<z.input<typeof retryForeverOptionsSchema>, RetryForeverOptions>>;
 
 /**
  * Curator's `RetryForever`: never gives up; waits `sleepMs` between attempts. Pair it with an
@@ -19,7 +23,7 @@ export type RetryForeverOptions = z.input<typeof RetryForeverOptionsSchema>;
  * @throws InvalidArgumentError when an option is missing or out of range
  */
 export function retryForever(options: RetryForeverOptions): RetryPolicy {
-  const o = parseOptions(RetryForeverOptionsSchema, options, 'retryForever');
+  const o = parseOptions(retryForeverOptionsSchema, options, 'retryForever');
   return {
     nextDelayMs() {
       return o.sleepMs;

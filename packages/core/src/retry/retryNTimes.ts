@@ -1,18 +1,23 @@
 import { z } from 'zod';
 import type { RetryPolicy } from './RetryPolicy.js';
 import { parseOptions } from '../validation.js';
+import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 
 /** Options of {@link retryNTimes}. */
-export const RetryNTimesOptionsSchema = z
-  .strictObject({
-    /** Retries before giving up. */
-    n: z.number().int().min(0),
-    /** Fixed delay before each retry, in ms. */
-    sleepMs: z.number().int().min(0),
-  });
+export interface RetryNTimesOptions {
+  /** Retries before giving up (an integer, 0 or more). */
+  n: number;
+  /** Fixed delay before each retry, in ms (an integer, 0 or more). */
+  sleepMs: number;
+}
 
-/** Input type of {@link retryNTimes}. */
-export type RetryNTimesOptions = z.input<typeof RetryNTimesOptionsSchema>;
+const retryNTimesOptionsSchema = z.strictObject({
+  n: z.number().int().min(0),
+  sleepMs: z.number().int().min(0),
+});
+
+// The schema accepts exactly the public type: this stops the build if one changes without the other.
+type _SchemaMatchesRetryNTimesOptions = AssertTrue<TypesEqual<z.input<typeof retryNTimesOptionsSchema>, RetryNTimesOptions>>;
 
 /**
  * Curator's `RetryNTimes`: retry up to `n` times with a fixed delay of `sleepMs`.
@@ -20,7 +25,7 @@ export type RetryNTimesOptions = z.input<typeof RetryNTimesOptionsSchema>;
  * @throws InvalidArgumentError when an option is missing or out of range
  */
 export function retryNTimes(options: RetryNTimesOptions): RetryPolicy {
-  const o = parseOptions(RetryNTimesOptionsSchema, options, 'retryNTimes');
+  const o = parseOptions(retryNTimesOptionsSchema, options, 'retryNTimes');
   return fixedDelayPolicy(o.n, o.sleepMs);
 }
 

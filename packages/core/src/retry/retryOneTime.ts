@@ -1,17 +1,21 @@
 import { z } from 'zod';
 import type { RetryPolicy } from './RetryPolicy.js';
 import { parseOptions } from '../validation.js';
+import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 import { fixedDelayPolicy } from './retryNTimes.js';
 
 /** Options of {@link retryOneTime}. */
-export const RetryOneTimeOptionsSchema = z
-  .strictObject({
-    /** Delay before the single retry, in ms. */
-    sleepMs: z.number().int().min(0),
-  });
+export interface RetryOneTimeOptions {
+  /** Delay before the single retry, in ms (an integer, 0 or more). */
+  sleepMs: number;
+}
 
-/** Input type of {@link retryOneTime}. */
-export type RetryOneTimeOptions = z.input<typeof RetryOneTimeOptionsSchema>;
+const retryOneTimeOptionsSchema = z.strictObject({
+  sleepMs: z.number().int().min(0),
+});
+
+// The schema accepts exactly the public type: this stops the build if one changes without the other.
+type _SchemaMatchesRetryOneTimeOptions = AssertTrue<TypesEqual<z.input<typeof retryOneTimeOptionsSchema>, RetryOneTimeOptions>>;
 
 /**
  * Curator's `RetryOneTime`: a single retry after `sleepMs`.
@@ -19,6 +23,6 @@ export type RetryOneTimeOptions = z.input<typeof RetryOneTimeOptionsSchema>;
  * @throws InvalidArgumentError when an option is missing or out of range
  */
 export function retryOneTime(options: RetryOneTimeOptions): RetryPolicy {
-  const o = parseOptions(RetryOneTimeOptionsSchema, options, 'retryOneTime');
+  const o = parseOptions(retryOneTimeOptionsSchema, options, 'retryOneTime');
   return fixedDelayPolicy(1, o.sleepMs);
 }

@@ -1,18 +1,23 @@
 import { z } from 'zod';
 import type { RetryPolicy } from './RetryPolicy.js';
 import { parseOptions } from '../validation.js';
+import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 
 /** Options of {@link retryUntilElapsed}. */
-export const RetryUntilElapsedOptionsSchema = z
-  .strictObject({
-    /** No retry is started once this much time has passed since the first attempt, in ms. */
-    maxElapsedMs: z.number().int().min(0),
-    /** Fixed delay before each retry, in ms. */
-    sleepMs: z.number().int().min(0),
-  });
+export interface RetryUntilElapsedOptions {
+  /** No retry is started once this much time has passed since the first attempt, in ms (an integer, 0 or more). */
+  maxElapsedMs: number;
+  /** Fixed delay before each retry, in ms (an integer, 0 or more). */
+  sleepMs: number;
+}
 
-/** Input type of {@link retryUntilElapsed}. */
-export type RetryUntilElapsedOptions = z.input<typeof RetryUntilElapsedOptionsSchema>;
+const retryUntilElapsedOptionsSchema = z.strictObject({
+  maxElapsedMs: z.number().int().min(0),
+  sleepMs: z.number().int().min(0),
+});
+
+// The schema accepts exactly the public type: this stops the build if one changes without the other.
+type _SchemaMatchesRetryUntilElapsedOptions = AssertTrue<TypesEqual<z.input<typeof retryUntilElapsedOptionsSchema>, RetryUntilElapsedOptions>>;
 
 /**
  * Curator's `RetryUntilElapsed`: retry with a fixed delay as long as less than `maxElapsedMs` has
@@ -21,7 +26,7 @@ export type RetryUntilElapsedOptions = z.input<typeof RetryUntilElapsedOptionsSc
  * @throws InvalidArgumentError when an option is missing or out of range
  */
 export function retryUntilElapsed(options: RetryUntilElapsedOptions): RetryPolicy {
-  const o = parseOptions(RetryUntilElapsedOptionsSchema, options, 'retryUntilElapsed');
+  const o = parseOptions(retryUntilElapsedOptionsSchema, options, 'retryUntilElapsed');
   return {
     nextDelayMs(_retryCount, elapsedMs) {
       return elapsedMs < o.maxElapsedMs ? o.sleepMs : null;

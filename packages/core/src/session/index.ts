@@ -1,10 +1,10 @@
 /** Public surface of the session layer. */
 export { ZkSession } from './ZkSession.js';
 export {
-  ZkSessionOptionsSchema,
   ZK_SESSION_DEFAULTS,
   OPEN_ACL_UNSAFE,
   parseZkSessionOptions,
+  type DigestAuth,
   type ZkSessionOptions,
   type ZkSessionOptionsInput,
 } from './options.js';

@@ -1,8 +1,9 @@
-/** ZkSession options: one zod schema, defaults in one place. */
+/** ZkSession options: the public types, one schema that checks them, defaults in one place. */
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
 import { validatePath } from '../nodes/paths.js';
 import type { RetryPolicy } from '../retry/RetryPolicy.js';
+import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 import type { AclEntry } from './types.js';
 
 /** The open, unsafe ACL (world:anyone, all permissions): ZooKeeper's OPEN_ACL_UNSAFE. */
@@ -72,45 +73,79 @@ const timerMs = (what: string) =>
     .positive()
     .max(MAX_TIMER_MS, `${what} must be at most ${MAX_TIMER_MS} ms (about 24.8 days): a longer timer cannot be set`);
 
-export const ZkSessionOptionsSchema = z
+/** Credentials added to every (re)built ZooKeeper session. */
+export interface DigestAuth {
+  scheme: 'digest';
+  /** `user:password` */
+  credentials: string;
+}
+
+/** Options of `ZkSession.connect()`. */
+export interface ZkSessionOptionsInput {
+  /** `host:port[,host:port...][/chroot]` (spaces around the parts are dropped) */
+  connectString: string;
+  /**
+   * Requested session timeout, in ms (a positive integer up to 2^31-1); the server clamps it to
+   * its min/max (default 2..20 tickTime). Default 15000.
+   */
+  sessionTimeoutMs?: number | undefined;
+  /** How long `ZkSession.connect()` waits for the first connection, in ms (a positive integer up to 2^31-1). Default 15000. */
+  connectionTimeoutMs?: number | undefined;
+  /**
+   * The largest request this session sends: the servers' `jute.maxbuffer` (default 1,048,575
+   * bytes; at least 1024). A server closes the connection of a client that sends more, and the wire
+   * client would send it again after every reconnection; a larger request is refused here instead
+   * (`INVALID_ARGUMENT`), before anything reaches the wire.
+   */
+  maxRequestBytes?: number | undefined;
+  /** Retry policy recipes use for operations that are safe to retry. Default exponentialBackoff(100, 10, 5000). */
+  retryPolicy?: RetryPolicy | undefined;
+  /** Digest credentials added to every (re)built ZooKeeper session. Default none. */
+  auth?: DigestAuth[] | undefined;
+  /** Default ACL for nodes recipes create (at least one entry). Default {@link OPEN_ACL_UNSAFE}. */
+  acl?: AclEntry[] | undefined;
+}
+
+/** A session's options as validated, every default applied (`ZkSession.options`). */
+export interface ZkSessionOptions {
+  /** Normalised: no spaces around its parts. */
+  connectString: string;
+  sessionTimeoutMs: number;
+  connectionTimeoutMs: number;
+  maxRequestBytes: number;
+  /** When absent, the session uses exponentialBackoff(100, 10, 5000). */
+  retryPolicy?: RetryPolicy | undefined;
+  auth: DigestAuth[];
+  acl: AclEntry[];
+}
+
+const zkSessionOptionsSchema = z
   .object({
-    /** `host:port[,host:port...][/chroot]` (spaces around the parts are dropped) */
     connectString: z
       .string()
       .transform(normalizedConnectString)
       .refine(validConnectString, {
         message: 'connectString must be host:port[,host:port...][/chroot]',
       }),
-    /** Requested session timeout; the server clamps it to its min/max (default 2..20 tickTime). */
     sessionTimeoutMs: timerMs('sessionTimeoutMs').default(ZK_SESSION_DEFAULTS.sessionTimeoutMs),
-    /** How long `ZkSession.connect()` waits for the first connection. */
     connectionTimeoutMs: timerMs('connectionTimeoutMs').default(ZK_SESSION_DEFAULTS.connectionTimeoutMs),
-    /**
-     * The largest request this session sends: the servers' `jute.maxbuffer` (default 1,048,575
-     * bytes). A server closes the connection of a client that sends more, and the wire client would
-     * send it again after every reconnection; a larger request is refused here instead
-     * (`INVALID_ARGUMENT`), before anything reaches the wire.
-     */
     maxRequestBytes: z.number().int().min(1024).default(ZK_SESSION_DEFAULTS.maxRequestBytes),
-    /** Retry policy recipes use for operations that are safe to retry. Default exponentialBackoff(100, 10, 5000). */
     retryPolicy: RetryPolicySchema.optional(),
-    /** Digest credentials added to every (re)built ZooKeeper session. */
     auth: z
       .array(z.object({ scheme: z.literal('digest'), credentials: z.string().regex(/^[^:]+:.*$/, 'user:pass') }))
       .default([]),
-    /** Default ACL for nodes recipes create. */
     acl: z.array(AclEntrySchema).min(1).default(() => [...ZK_SESSION_DEFAULTS.acl]),
   })
   .strict();
 
-/** Input accepted by `ZkSession.connect()`. */
-export type ZkSessionOptionsInput = z.input<typeof ZkSessionOptionsSchema>;
-/** Validated options with defaults applied. */
-export type ZkSessionOptions = z.output<typeof ZkSessionOptionsSchema>;
+// The schema accepts exactly the public input type and gives exactly the public parsed type: this
+// stops the build if one changes without the other.
+type _SchemaMatchesZkSessionOptionsInput = AssertTrue<TypesEqual<z.input<typeof zkSessionOptionsSchema>, ZkSessionOptionsInput>>;
+type _SchemaGivesZkSessionOptions = AssertTrue<TypesEqual<z.output<typeof zkSessionOptionsSchema>, ZkSessionOptions>>;
 
-/** Validates options, throwing InvalidArgumentError that lists every zod issue. */
+/** Validates options, throwing InvalidArgumentError that lists every issue. */
 export function parseZkSessionOptions(input: unknown): ZkSessionOptions {
-  const r = ZkSessionOptionsSchema.safeParse(input);
+  const r = zkSessionOptionsSchema.safeParse(input);
   if (!r.success) {
     const issues = r.error.issues.map((i) => `${i.path.join('.') || '(options)'}: ${i.message}`).join('; ');
     throw new InvalidArgumentError(`invalid ZkSession options: ${issues}`, { cause: r.error.issues });
