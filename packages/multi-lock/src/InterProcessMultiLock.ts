@@ -8,7 +8,6 @@ import {
   NodeDeletedError,
   NotOwnerError,
   parseAcquireOptions,
-  parseOptions,
   SessionClosedError,
   SessionLostError,
   type AcquireOptions,
@@ -25,12 +24,7 @@ import { Deadline } from './Deadline.js';
 import { HolderFrame } from './HolderFrame.js';
 import type { MultiLockHandle } from './MultiLockHandle.js';
 import type { MultiLockMember } from './MultiLockMember.js';
-import {
-  MultiLockMembersSchema,
-  MultiLockOptionsSchema,
-  MultiLockPathsSchema,
-  type MultiLockOptions,
-} from './options.js';
+import { parseMultiLockMembers, parseMultiLockOptions, parseMultiLockPaths, type MultiLockOptions } from './options.js';
 import { releaseInReverse } from './releaseInReverse.js';
 import { followFirst, type LinkedSignal } from './followFirst.js';
 
@@ -99,8 +93,8 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
    */
   constructor(members: readonly MultiLockMember[], options?: MultiLockOptions) {
     super();
-    const parsedMembers = parseOptions(MultiLockMembersSchema, members, NAME);
-    const parsed = parseOptions(MultiLockOptionsSchema, options ?? {}, NAME);
+    const parsedMembers = parseMultiLockMembers(members, NAME);
+    const parsed = parseMultiLockOptions(options, NAME);
     this.members = Object.freeze(acquisitionOrder(parsedMembers, parsed.order));
     this.relay = new ConnectionRelay(this.members, (event) => this.emit(event));
   }
@@ -110,7 +104,7 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
    * @throws InvalidArgumentError (`INVALID_ARGUMENT`) on an empty list, a duplicate or a bad path.
    */
   static fromPaths(session: ZkSession, paths: readonly string[], options?: MultiLockOptions): InterProcessMultiLock {
-    const parsedPaths = parseOptions(MultiLockPathsSchema, paths, `${NAME}.fromPaths`);
+    const parsedPaths = parseMultiLockPaths(paths, `${NAME}.fromPaths`);
     return new InterProcessMultiLock(
       parsedPaths.map((path) => new InterProcessMutex(session, path)),
       options,

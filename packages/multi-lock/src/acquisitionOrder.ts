@@ -1,5 +1,5 @@
 import type { MultiLockMember } from './MultiLockMember.js';
-import type { ParsedMultiLockOptions } from './options.js';
+import type { MultiLockOrder } from './options.js';
 
 /**
  * The order in which a multi-lock takes its members. `canonical` sorts by path (UTF-16 code
@@ -8,7 +8,7 @@ import type { ParsedMultiLockOptions } from './options.js';
  */
 export function acquisitionOrder<M extends MultiLockMember>(
   members: readonly M[],
-  order: ParsedMultiLockOptions['order'],
+  order: MultiLockOrder,
 ): M[] {
   const copy = [...members];
   if (order === 'as-given') return copy;

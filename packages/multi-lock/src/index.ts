@@ -5,13 +5,7 @@
 export { InterProcessMultiLock } from './InterProcessMultiLock.js';
 export type { MultiLockHandle } from './MultiLockHandle.js';
 export { isMultiLockMember, type MultiLockMember } from './MultiLockMember.js';
-export {
-  MultiLockMembersSchema,
-  MultiLockOptionsSchema,
-  MultiLockPathsSchema,
-  type MultiLockOptions,
-  type ParsedMultiLockOptions,
-} from './options.js';
+export type { MultiLockOptions, MultiLockOrder, ParsedMultiLockOptions } from './options.js';
 export { acquisitionOrder } from './acquisitionOrder.js';
 export { Deadline } from './Deadline.js';
 export { releaseInReverse } from './releaseInReverse.js';

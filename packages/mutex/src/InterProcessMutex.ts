@@ -1,5 +1,5 @@
-import { exclusiveRule, LockQueue, nodeDataOf, parseOptions, QueueLock, validateLockPath, type ZkSession } from '@zk-recipes/core';
-import { MUTEX_KIND, MutexOptionsSchema, type MutexOptions } from './options.js';
+import { exclusiveRule, LockQueue, nodeDataOf, QueueLock, validateLockPath, type ZkSession } from '@zk-recipes/core';
+import { MUTEX_KIND, parseMutexOptions, type MutexOptions } from './options.js';
 
 /**
  * A distributed, fair, re-entrant mutex (Curator's `InterProcessMutex`), re-entrant by async
@@ -11,7 +11,7 @@ import { MUTEX_KIND, MutexOptionsSchema, type MutexOptions } from './options.js'
  */
 export class InterProcessMutex extends QueueLock {
   constructor(session: ZkSession, path: string, options?: MutexOptions) {
-    const parsed = parseOptions(MutexOptionsSchema, options ?? {}, 'InterProcessMutex');
+    const parsed = parseMutexOptions(options, 'InterProcessMutex');
     super({
       queue: new LockQueue(session, validateLockPath(path, 'lock path')),
       kind: MUTEX_KIND,

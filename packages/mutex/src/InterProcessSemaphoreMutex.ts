@@ -1,5 +1,5 @@
-import { exclusiveRule, LockQueue, nodeDataOf, parseOptions, QueueLock, validateLockPath, type ZkSession } from '@zk-recipes/core';
-import { MUTEX_KIND, MutexOptionsSchema, type MutexOptions } from './options.js';
+import { exclusiveRule, LockQueue, nodeDataOf, QueueLock, validateLockPath, type ZkSession } from '@zk-recipes/core';
+import { MUTEX_KIND, parseMutexOptions, type MutexOptions } from './options.js';
 
 /**
  * A distributed mutex that is NOT re-entrant (Curator's `InterProcessSemaphoreMutex`): a second
@@ -8,7 +8,7 @@ import { MUTEX_KIND, MutexOptionsSchema, type MutexOptions } from './options.js'
  */
 export class InterProcessSemaphoreMutex extends QueueLock {
   constructor(session: ZkSession, path: string, options?: MutexOptions) {
-    const parsed = parseOptions(MutexOptionsSchema, options ?? {}, 'InterProcessSemaphoreMutex');
+    const parsed = parseMutexOptions(options, 'InterProcessSemaphoreMutex');
     super({
       queue: new LockQueue(session, validateLockPath(path, 'lock path')),
       kind: MUTEX_KIND,

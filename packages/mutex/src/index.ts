@@ -1,4 +1,4 @@
 export { InterProcessMutex } from './InterProcessMutex.js';
 export { InterProcessSemaphoreMutex } from './InterProcessSemaphoreMutex.js';
-export { MutexOptionsSchema, MUTEX_KIND, type MutexOptions } from './options.js';
+export { MUTEX_KIND, type MutexOptions } from './options.js';
 export type { LockHandle, LockEvents, AcquireOptions } from '@zk-recipes/core';

@@ -1,6 +1,6 @@
-import { LockQueue, nodeDataOf, parseOptions, validateLockPath, type ZkSession } from '@zk-recipes/core';
+import { LockQueue, nodeDataOf, validateLockPath, type ZkSession } from '@zk-recipes/core';
 import { namingFor, type ReadWriteNaming } from './naming.js';
-import { ReadWriteLockOptionsSchema, type ReadWriteLockOptions } from './options.js';
+import { parseReadWriteLockOptions, type ReadWriteLockOptions } from './options.js';
 import { ReadLock } from './ReadLock.js';
 import { WriteLock } from './WriteLock.js';
 
@@ -28,7 +28,7 @@ export class InterProcessReadWriteLock {
   private readonly write: WriteLock;
 
   constructor(session: ZkSession, path: string, options?: ReadWriteLockOptions) {
-    const parsed = parseOptions(ReadWriteLockOptionsSchema, options ?? {}, 'InterProcessReadWriteLock');
+    const parsed = parseReadWriteLockOptions(options, 'InterProcessReadWriteLock');
     this.path = validateLockPath(path, 'lock path');
     this.naming = namingFor(parsed.naming);
     const queue = new LockQueue(session, this.path);

@@ -1,18 +1,40 @@
 import { z } from 'zod';
+import { parseOptions, type AssertTrue, type TypesEqual } from '@zk-recipes/core';
 
-/** Options of {@link InterProcessReadWriteLock}. */
-export const ReadWriteLockOptionsSchema = z
+/** Options of {@link InterProcessReadWriteLock} (every field optional). */
+export interface ReadWriteLockOptions {
+  /** Stored in our lock nodes, visible to other participants (e.g. a host name for diagnostics). */
+  data?: string | Uint8Array | undefined;
+  /**
+   * Node names: `'zk-recipes'` (default) writes `read-` / `write-`; `'curator'` writes Curator's
+   * `__READ__` / `__WRIT__`, so Java services using Curator's InterProcessReadWriteLock on the same
+   * path share the lock with this one. All participants of one path must use the same naming.
+   */
+  naming?: 'zk-recipes' | 'curator' | undefined;
+}
+
+/** {@link ReadWriteLockOptions} as validated: the naming decided. */
+export interface ParsedReadWriteLockOptions {
+  data?: string | Uint8Array | undefined;
+  naming: 'zk-recipes' | 'curator';
+}
+
+const readWriteLockOptionsSchema = z
   .object({
-    /** Stored in our lock nodes, visible to other participants (e.g. a host name for diagnostics). */
-    data: z.union([z.string(), z.instanceof(Uint8Array)]).optional(),
-    /**
-     * Node names: `'zk-recipes'` (default) writes `read-` / `write-`; `'curator'` writes Curator's
-     * `__READ__` / `__WRIT__`, so Java services using Curator's InterProcessReadWriteLock on the same
-     * path share the lock with this one. All participants of one path must use the same naming.
-     */
+    // Any Uint8Array (a Buffer is one), whatever its backing buffer.
+    data: z.union([z.string(), z.custom<Uint8Array>((value) => value instanceof Uint8Array)]).optional(),
     naming: z.enum(['zk-recipes', 'curator']).default('zk-recipes'),
   })
   .strict();
 
-/** What callers pass (every field optional). */
-export type ReadWriteLockOptions = z.input<typeof ReadWriteLockOptionsSchema>;
+// The schema accepts exactly the public type and gives exactly the parsed one: this stops the build
+// if one changes without the other.
+type _SchemaMatchesReadWriteLockOptions = AssertTrue<TypesEqual<z.input<typeof readWriteLockOptionsSchema>, ReadWriteLockOptions>>;
+type _SchemaGivesParsedReadWriteLockOptions = AssertTrue<
+  TypesEqual<z.output<typeof readWriteLockOptionsSchema>, ParsedReadWriteLockOptions>
+>;
+
+/** Validates a read/write lock's options (absent means none); `INVALID_ARGUMENT` names `where`. */
+export function parseReadWriteLockOptions(options: unknown, where: string): ParsedReadWriteLockOptions {
+  return parseOptions(readWriteLockOptionsSchema, options ?? {}, where);
+}

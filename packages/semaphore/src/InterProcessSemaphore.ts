@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { LEASE_KIND, leaseKind, weightOfKind } from './leaseKinds.js';
 import { LeaseNode, type Lease } from './Lease.js';
 import { maxLeasesRecord } from './maxLeasesRecord.js';
-import { SemaphoreOptionsSchema, type SemaphoreLayout, type SemaphoreOptions } from './options.js';
+import { parseSemaphoreOptions, type SemaphoreLayout, type SemaphoreOptions } from './options.js';
 import { curatorCountRule, failInsteadOfWaiting, leaseQueueRule } from './rules.js';
 import type { SharedCount } from './SharedCount.js';
 
@@ -80,7 +80,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   ) {
     super();
     this.path = validateLockPath(path, 'semaphore path');
-    const parsed = parseOptions(SemaphoreOptionsSchema, options, 'InterProcessSemaphore');
+    const parsed = parseSemaphoreOptions(options, 'InterProcessSemaphore');
     this.layout = parsed.layout;
     this.fixedMax = parsed.maxLeases;
     this.count = parsed.count;

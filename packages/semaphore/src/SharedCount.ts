@@ -1,16 +1,30 @@
 import { EventEmitter } from 'eventemitter3';
 import { z } from 'zod';
-import { InvalidArgumentError, isZkError, parentOf, parseOptions, validatePath, type ZkSession } from '@zk-recipes/core';
+import {
+  InvalidArgumentError,
+  isZkError,
+  parentOf,
+  parseOptions,
+  validatePath,
+  type AssertTrue,
+  type TypesEqual,
+  type ZkSession,
+} from '@zk-recipes/core';
 
 /** Options of {@link SharedCount}. */
-export const SharedCountOptionsSchema = z
+export interface SharedCountOptions {
+  /** Value written when the node does not exist yet (a 32-bit signed integer). */
+  seedValue: number;
+}
+
+const sharedCountOptionsSchema = z
   .object({
-    /** Value written when the node does not exist yet. */
     seedValue: z.number().int().min(-(2 ** 31)).max(2 ** 31 - 1),
   })
   .strict();
 
-export type SharedCountOptions = z.infer<typeof SharedCountOptionsSchema>;
+// The schema accepts exactly the public type: this stops the build if one changes without the other.
+type _SchemaMatchesSharedCountOptions = AssertTrue<TypesEqual<z.input<typeof sharedCountOptionsSchema>, SharedCountOptions>>;
 
 /** A count and the node version it was read at (for {@link SharedCount.trySetCount}). */
 export interface VersionedCount {
@@ -71,7 +85,7 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
   ) {
     super();
     this.path = validatePath(path, 'shared count path');
-    this.seedValue = parseOptions(SharedCountOptionsSchema, options, 'SharedCount').seedValue;
+    this.seedValue = parseOptions(sharedCountOptionsSchema, options, 'SharedCount').seedValue;
   }
 
   /** Creates the node if missing (with the seed value) and starts following it. Idempotent. */

@@ -4,10 +4,9 @@
  */
 export { InterProcessSemaphore } from './InterProcessSemaphore.js';
 export type { Lease } from './Lease.js';
-export { SemaphoreOptionsSchema, SemaphoreLayoutSchema, type SemaphoreOptions, type SemaphoreLayout } from './options.js';
+export type { SemaphoreOptions, SemaphoreLayout } from './options.js';
 export {
   SharedCount,
-  SharedCountOptionsSchema,
   encodeCount,
   decodeCount,
   type SharedCountOptions,

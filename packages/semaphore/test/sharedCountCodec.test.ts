@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCount, encodeCount } from '../src/SharedCount.js';
-import { SemaphoreOptionsSchema } from '../src/options.js';
+import { parseSemaphoreOptions } from '../src/options.js';
 
 describe('SharedCount encoding (Curator SharedCount: 4-byte big-endian int)', () => {
   it('round-trips', () => {
@@ -12,11 +12,12 @@ describe('SharedCount encoding (Curator SharedCount: 4-byte big-endian int)', ()
   });
 });
 
-describe('SemaphoreOptionsSchema', () => {
+describe('semaphore options', () => {
+  const invalid = expect.objectContaining({ code: 'INVALID_ARGUMENT' });
   it('needs exactly one of maxLeases and count', () => {
-    expect(SemaphoreOptionsSchema.safeParse({}).success).toBe(false);
-    expect(SemaphoreOptionsSchema.safeParse({ maxLeases: 0 }).success).toBe(false);
-    expect(SemaphoreOptionsSchema.safeParse({ maxLeases: 3 }).data).toEqual({ maxLeases: 3, layout: 'queue' });
-    expect(SemaphoreOptionsSchema.safeParse({ maxLeases: 3, layout: 'zk' }).success).toBe(false);
+    expect(() => parseSemaphoreOptions({}, 'test')).toThrow(invalid);
+    expect(() => parseSemaphoreOptions({ maxLeases: 0 }, 'test')).toThrow(invalid);
+    expect(parseSemaphoreOptions({ maxLeases: 3 }, 'test')).toEqual({ maxLeases: 3, layout: 'queue' });
+    expect(() => parseSemaphoreOptions({ maxLeases: 3, layout: 'zk' }, 'test')).toThrow(invalid);
   });
 });
