@@ -3,8 +3,8 @@ import { defineConfig } from 'vitest/config';
 // Two projects: `unit` needs no server; `integration` runs against real ZooKeeper servers
 // started by @zk-recipes/testing (or the ensemble named by ZK_CONNECT).
 export default defineConfig({
-  resolve: { conditions: ['source'] },
-  ssr: { resolve: { conditions: ['source'] } },
+  resolve: { conditions: ['@zk-recipes/source'] },
+  ssr: { resolve: { conditions: ['@zk-recipes/source'] } },
   test: {
     reporters: ['default', './scripts/summary-reporter.ts'],
     projects: [

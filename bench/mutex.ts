@@ -13,7 +13,7 @@
  * 4. 10,000 concurrent waiters in one process: time to queue, to drain, heap growth, vs the raw
  *    client doing the same with one session.
  *
- * Usage: node --conditions=source --import tsx bench/mutex.ts [--quick] [--json]
+ * Usage: node --conditions=@zk-recipes/source --import tsx bench/mutex.ts [--quick] [--json]
  *   [--reps N] [--reps-64 N] [--reps-10k N] [--waiters N] [--curator-waiters N]
  * Starts a fresh TestingServer (fsync on) unless ZK_CONNECT is set. Prints markdown.
  */

@@ -8,7 +8,7 @@
  * the span from the first section's start to the last section's end. Every run is also checked:
  * a write section overlapping any other section fails the benchmark.
  *
- * Usage: node --conditions=source --import tsx bench/rwlock.ts [--iterations N] [--hold-ms N] [--rounds 3] [--warmup-rounds 1]
+ * Usage: node --conditions=@zk-recipes/source --import tsx bench/rwlock.ts [--iterations N] [--hold-ms N] [--rounds 3] [--warmup-rounds 1]
  * With several rounds (ours and Curator's alternate), the table shows each library's median round:
  * on a shared machine one round can be skewed by someone else's load.
  * Uses ZK_CONNECT when set; otherwise starts a throw-away ZooKeeper server.

@@ -5,7 +5,7 @@
  * next waiter whether that waiter is a loop of the same process or of another: the same-process
  * figures should be of the order of the cross-process ones, not 100x below (issue 14, item 1).
  *
- * Usage: node --conditions=source --import tsx bench/rwmix.ts [--seconds 20] [--rounds 2] [--hold-ms 1] [--json]
+ * Usage: node --conditions=@zk-recipes/source --import tsx bench/rwmix.ts [--seconds 20] [--rounds 2] [--hold-ms 1] [--json]
  * Layouts alternate within each round. Uses ZK_CONNECT when set; otherwise starts a throw-away server.
  */
 import { cpus, loadavg } from 'node:os';

@@ -14,7 +14,7 @@
  * Two more rows are not semaphores but bounds, run by the same processes on the raw client: the
  * machine's ceiling (CEILING) and the herd-free bound (HERD_FREE_BOUND).
  *
- * Usage: node --conditions=source --import tsx bench/semaphore.ts [--processes 12] [--iterations 50]
+ * Usage: node --conditions=@zk-recipes/source --import tsx bench/semaphore.ts [--processes 12] [--iterations 50]
  *        [--hold-ms 2] [--leases 3] [--rounds 3] [--warmup-rounds 1] [--json]
  * Uses ZK_CONNECT when set; otherwise starts a throw-away ZooKeeper server. Prints a markdown table.
  */

@@ -50,7 +50,7 @@ async function mutexTimeline(connectString: string, lockPath: string): Promise<v
     const name = `worker-${i + 1}`;
     const child = spawn(
       process.execPath,
-      ['--conditions=source', '--import', 'tsx', here('./workers/mutexContender.ts'), connectString, lockPath, name, '3', '150'],
+      ['--conditions=@zk-recipes/source', '--import', 'tsx', here('./workers/mutexContender.ts'), connectString, lockPath, name, '3', '150'],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     const lines = createInterface({ input: child.stdout });

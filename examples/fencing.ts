@@ -1,6 +1,6 @@
 /**
  * Fencing tokens, end to end:
- *   node --conditions=source --import tsx examples/fencing.ts
+ *   node --conditions=@zk-recipes/source --import tsx examples/fencing.ts
  *
  * Runs against the ZooKeeper in ZK_CONNECT, or starts a local server itself (and stops it after).
  *
@@ -62,7 +62,7 @@ async function scenario(connectString: string, lockPath: string, url: string, ke
   const sessionTimeoutMs = 2000;
   const a = spawn(
     process.execPath,
-    ['--conditions=source', '--import', 'tsx', here('./workers/fencedWriter.ts'), connectString, lockPath, url, key, String(sessionTimeoutMs), '1000', '100', 'A'],
+    ['--conditions=@zk-recipes/source', '--import', 'tsx', here('./workers/fencedWriter.ts'), connectString, lockPath, url, key, String(sessionTimeoutMs), '1000', '100', 'A'],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const exited = new Promise<number | null>((resolve) => a.once('exit', (code) => resolve(code)));

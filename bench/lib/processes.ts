@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { nodeScriptArgs } from '@zk-recipes/testing';
 
 /**
- * Runs `node [nodeFlags] --conditions=source --import tsx <script> ...args` to completion and
+ * Runs `node [nodeFlags] --conditions=@zk-recipes/source --import tsx <script> ...args` to completion and
  * resolves with its stdout JSON lines; rejects with its stderr tail when it exits non-zero or
  * runs longer than `timeoutMs` (then it is killed by PID).
  */

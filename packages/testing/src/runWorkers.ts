@@ -127,8 +127,8 @@ function describeFailures(results: WorkerResult[], headline: string): string {
 }
 
 /**
- * Runs `count` workers with `node --conditions=source --import tsx <script> ...args` and resolves
- * with each one's JSON lines once all exited 0.
+ * Runs `count` workers with `node --conditions=@zk-recipes/source --import tsx <script> ...args`
+ * and resolves with each one's JSON lines once all exited 0.
  * @throws {@link WorkersFailedError} when a worker fails (the others are killed) or on timeout.
  */
 export async function runWorkers<L = unknown>(options: RunWorkersOptions): Promise<WorkerResult<L>[]> {

@@ -66,6 +66,19 @@ describe('package metadata', () => {
     expect(pkg.publishConfig).toEqual({ access: 'public', provenance: true });
   });
 
+  // A consumer's toolchain that sets the common `source` condition (bundlers, TypeScript's
+  // customConditions) must get our built code, not our .ts files: our sources hide behind a
+  // condition of our own, which only this repository sets.
+  it.each(PACKAGES)('%s: exports use no bare `source` condition; the sources only under `@zk-recipes/source`', (name) => {
+    const pkg = JSON.parse(readRepoFile(`packages/${dirOf(name)}/package.json`)) as { exports: Record<string, Record<string, string>> };
+    const conditions = Object.values(pkg.exports).flatMap((entry) => Object.keys(entry));
+    expect(conditions).not.toContain('source');
+    for (const entry of Object.values(pkg.exports)) {
+      expect(Object.keys(entry)).toEqual(['@zk-recipes/source', 'types', 'default']);
+      expect(entry['@zk-recipes/source']).toMatch(/^\.\/src\/.*\.ts$/);
+    }
+  });
+
   it('the root: the same repository and issues, and it stays private (never published)', () => {
     const root = packageJson('package.json');
     expect(root.private).toBe(true);

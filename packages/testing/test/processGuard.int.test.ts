@@ -12,7 +12,7 @@ async function startFixture(
   mode: 'hang' | 'exit' | 'kill-then-exit',
   ownGroup = false,
 ): Promise<{ serverPid: number; dataDir: string; child: ReturnType<typeof spawn> }> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', FIXTURE, mode], {
+  const child = spawn(process.execPath, ['--conditions=@zk-recipes/source', '--import', 'tsx', FIXTURE, mode], {
     stdio: ['ignore', 'pipe', 'inherit'],
     detached: ownGroup,
   });

@@ -7,12 +7,12 @@ export function workerScript(name: string): string {
 }
 
 /**
- * Runs one Node worker process (`node --conditions=source --import tsx <script> ...args`) to its
+ * Runs one Node worker process (`node --conditions=@zk-recipes/source --import tsx <script> ...args`) to its
  * end and resolves with its JSON stdout lines; rejects if it exits non-zero.
  */
 export function runNodeWorker(script: string, args: readonly string[]): Promise<unknown[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', script, ...args], {
+    const child = spawn(process.execPath, ['--conditions=@zk-recipes/source', '--import', 'tsx', script, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

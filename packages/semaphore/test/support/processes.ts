@@ -27,7 +27,7 @@ export interface NodeWorker {
   kill(): void;
 }
 
-/** Starts `node --conditions=source --import tsx <script> ...args` and parses its JSON lines. */
+/** Starts `node --conditions=@zk-recipes/source --import tsx <script> ...args` and parses its JSON lines. */
 export function spawnNodeWorker(script: string, args: readonly string[]): NodeWorker {
   const child = spawn(process.execPath, [...nodeScriptArgs(script), ...args], {
     cwd: REPO_ROOT,
