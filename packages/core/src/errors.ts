@@ -129,6 +129,26 @@ export class ZooKeeperError extends ZkRecipesError {
   }
 }
 
+/**
+ * SASL authentication failed: the server refused the credentials, could not prove it knows them
+ * (DIGEST-MD5's `rspauth`), or offers no SASL. `connect()` rejects with it at once; on a
+ * reconnection the session emits it as `error` and the session ends (`lost`). The message names
+ * the mechanism and the user, never the password. See docs/security.md.
+ */
+export class AuthFailedError extends ZkRecipesError {
+  /** The SASL mechanism, e.g. `DIGEST-MD5`. */
+  readonly mechanism: string;
+  readonly username: string;
+  /** The server's error code when it answered with one (-115 AUTH_FAILED, -124 SESSION_CLOSED_REQUIRE_SASL_AUTH). */
+  readonly zkCode: number | undefined;
+  constructor(mechanism: string, username: string, message: string, options: ZkRecipesErrorOptions & { zkCode?: number | undefined } = {}) {
+    super('AUTH_FAILED', message, { op: 'connect', ...options });
+    this.mechanism = mechanism;
+    this.username = username;
+    this.zkCode = options.zkCode;
+  }
+}
+
 /** Several members of a multi-lock failed to release; each failure is in `errors`. */
 export class MultiReleaseError extends ZkRecipesError {
   readonly errors: readonly unknown[];

@@ -4,6 +4,7 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import {
+  AuthFailedError,
   InvalidArgumentError,
   SessionClosedError,
   SessionLostError,
@@ -48,6 +49,7 @@ import { CM_STATES, createWireClient, forgetWireWatcher, type ConnectionManager,
 import { OwnRequest, PING_REQUEST, installHardening } from './wireHardening.js';
 import { WireClock } from './wireClock.js';
 import { WatchRegistry, type WatchClass, type WatchKind } from './watchRegistry.js';
+import { SaslHandshake } from './sasl/saslHandshake.js';
 
 const WIRE_EVENT_TYPES: Record<number, WatchEventType> = {
   1: 'created',
@@ -71,6 +73,8 @@ class Generation {
   readonly clock: WireClock;
   socket: unknown = undefined;
   socketSince: number;
+  /** This generation's connect, when it waits (after a SASL refusal: see `ZkSession.saslFailed`). */
+  connectTimer: ReturnType<typeof setTimeout> | undefined;
   constructor(
     readonly n: number,
     readonly client: WireClient,
@@ -101,6 +105,8 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   private _state: ConnectionState = 'connecting';
   /** Set by connect() while it waits for the first session: a server frame that cannot be ZooKeeper's. */
   private onProtocolError: ((err: Error) => void) | undefined;
+  /** Set by connect() while it waits for the first session: the servers refused our SASL credentials. */
+  private onAuthFailed: ((err: AuthFailedError) => void) | undefined;
   private gen: Generation;
   private closing: Promise<void> | undefined;
   private readonly watchdog: LivenessWatchdog;
@@ -131,14 +137,23 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       notZooKeeper ??= err;
       ac.abort();
     };
+    // Credentials one server refuses, every server refuses: fail now, not at the connection timeout.
+    let authFailure: AuthFailedError | undefined;
+    session.onAuthFailed = (err) => {
+      authFailure ??= err;
+      ac.abort();
+    };
     try {
       await session.waitForConnected(ac.signal);
       session.onProtocolError = undefined;
+      session.onAuthFailed = undefined;
       await session.createChroot();
       return session;
     } catch (err) {
       session.onProtocolError = undefined;
+      session.onAuthFailed = undefined;
       await session.close();
+      if (authFailure !== undefined) throw authFailure;
       if (notZooKeeper !== undefined) {
         throw new InvalidArgumentError(
           `could not connect to ${session.options.connectString}: a server answered with bytes that are not ZooKeeper's protocol (is this a ZooKeeper client port?)`,
@@ -599,7 +614,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     else gen.cm.registerExistenceWatcher(path, wireWatcher);
   }
 
-  private buildGeneration(n: number): Generation {
+  private buildGeneration(n: number, connectDelayMs = 0): Generation {
     const client = createWireClient(this.options.connectString, this.options.sessionTimeoutMs);
     const gen = new Generation(n, client, (err) => this.emitSafe('error', err));
     installHardening(gen.cm, {
@@ -613,11 +628,50 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       },
       isDisposed: () => gen.retired,
       replyError: (zkCode) => new WireReplyError(zkCode),
+      // SASL on every connection, before the wire client may send anything else (docs/security.md).
+      connecting: this.saslHandshake(gen),
     });
     gen.cm.on('state', (s) => this.onWireState(gen, s));
     for (const a of this.options.auth) client.addAuthInfo(a.scheme, Buffer.from(a.credentials));
-    client.connect();
+    if (connectDelayMs > 0) gen.connectTimer = setTimeout(() => client.connect(), connectDelayMs);
+    else client.connect();
     return gen;
+  }
+
+  private saslHandshake(gen: Generation): SaslHandshake['onConnectingFrame'] | undefined {
+    const sasl = this.options.sasl;
+    if (sasl === undefined) return undefined;
+    return new SaslHandshake(sasl, {
+      cm: gen.cm,
+      clock: gen.clock,
+      now: () => performance.now(),
+      onFailed: (err) => this.saslFailed(gen, err),
+    }).onConnectingFrame;
+  }
+
+  /**
+   * The servers refused our SASL credentials (or could not prove they know them). While connect()
+   * waits, it rejects at once. Later (the servers' users changed): an `error` event, and the
+   * session ends, since its holders can no longer act as themselves; the next one is tried a
+   * session timeout later, not at once: every refused attempt leaves a server session behind
+   * until it expires.
+   */
+  private saslFailed(gen: Generation, err: AuthFailedError): void {
+    if (gen.retired || gen !== this.gen || this.closing) return;
+    if (!gen.established && this.onAuthFailed !== undefined) {
+      this.onAuthFailed(err);
+      return;
+    }
+    this.emitSafe('error', err);
+    const reason = new SessionLostError(`ZooKeeper session ended: ${err.message}`, { cause: err });
+    const delayMs = this.options.sessionTimeoutMs;
+    if (gen.established) {
+      this.declareLost(gen, reason, delayMs);
+      return;
+    }
+    // Not established: already reported lost (its predecessor's end); try again later, quietly.
+    this.retire(gen, reason, lostCallError(reason));
+    this.gen = this.buildGeneration(gen.n + 1, delayMs);
   }
 
   private onWireState(gen: Generation, s: number): void {
@@ -651,6 +705,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   private retire(gen: Generation, reason: SessionLostError | SessionClosedError, callError: (call: { op: string; path: string | undefined }) => Error): void {
     if (gen.retired) return;
     gen.retired = true;
+    clearTimeout(gen.connectTimer);
     gen.watches.dropAll();
     gen.abort.abort(reason);
     gen.pending.failAll(callError);
@@ -688,17 +743,11 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     }
   }
 
-  private declareLost(gen: Generation, reason: SessionLostError): void {
+  private declareLost(gen: Generation, reason: SessionLostError, connectDelayMs = 0): void {
     if (gen.retired || gen !== this.gen || this.closing) return;
-    this.retire(gen, reason, (call) =>
-      new SessionLostError(`${call.op}${call.path ? ` ${call.path}` : ''}: ${reason.message}`, {
-        op: call.op,
-        ...(call.path === undefined ? {} : { path: call.path }),
-        cause: reason,
-      }),
-    );
+    this.retire(gen, reason, lostCallError(reason));
     this.setState('lost', reason);
-    this.gen = this.buildGeneration(gen.n + 1);
+    this.gen = this.buildGeneration(gen.n + 1, connectDelayMs);
   }
 
   private sampleLiveness(): WatchdogInput {
@@ -802,6 +851,16 @@ interface RawListener {
 }
 
 function noop(): void {}
+
+/** The error a call of a lost generation rejects with. */
+function lostCallError(reason: SessionLostError): (call: { op: string; path: string | undefined }) => Error {
+  return (call) =>
+    new SessionLostError(`${call.op}${call.path ? ` ${call.path}` : ''}: ${reason.message}`, {
+      op: call.op,
+      ...(call.path === undefined ? {} : { path: call.path }),
+      cause: reason,
+    });
+}
 
 /** `/a/b/c` → `['/a', '/a/b', '/a/b/c']`: the creates that make a path, parents first. */
 function pathAndAncestors(path: string): string[] {

@@ -4,6 +4,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { validatePath } from '../nodes/paths.js';
 import type { RetryPolicy } from '../retry/RetryPolicy.js';
 import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
+import { saslOptionsSchema, type SaslOptions } from './sasl/options.js';
 import type { AclEntry } from './types.js';
 
 /** The open, unsafe ACL (world:anyone, all permissions): ZooKeeper's OPEN_ACL_UNSAFE. */
@@ -104,6 +105,14 @@ export interface ZkSessionOptionsInput {
   auth?: DigestAuth[] | undefined;
   /** Default ACL for nodes recipes create (at least one entry). Default {@link OPEN_ACL_UNSAFE}. */
   acl?: AclEntry[] | undefined;
+  /**
+   * SASL DIGEST-MD5 credentials (`{ mechanism: 'DIGEST-MD5', username, password }`), used on every
+   * connection of the session (reconnections and failover included) before any other request. The
+   * server then knows the session as `sasl:<username>` (ACL `{ scheme: 'sasl', id: 'alice', perms }`).
+   * Refused credentials fail `connect()` at once with `AUTH_FAILED`. Kerberos (GSSAPI) is not
+   * supported. Default: none. See docs/security.md.
+   */
+  sasl?: SaslOptions | undefined;
 }
 
 /** A session's options as validated, every default applied (`ZkSession.options`). */
@@ -117,6 +126,7 @@ export interface ZkSessionOptions {
   retryPolicy?: RetryPolicy | undefined;
   auth: DigestAuth[];
   acl: AclEntry[];
+  sasl?: SaslOptions | undefined;
 }
 
 const zkSessionOptionsSchema = z
@@ -135,6 +145,7 @@ const zkSessionOptionsSchema = z
       .array(z.object({ scheme: z.literal('digest'), credentials: z.string().regex(/^[^:]+:.*$/, 'user:pass') }))
       .default([]),
     acl: z.array(AclEntrySchema).min(1).default(() => [...ZK_SESSION_DEFAULTS.acl]),
+    sasl: saslOptionsSchema.optional(),
   })
   .strict();
 

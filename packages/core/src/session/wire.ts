@@ -55,6 +55,8 @@ export interface ConnectionManager {
   connectTimeout: number;
   chrootPath: string | undefined;
   zxid: Buffer;
+  /** The next request's xid (the SASL exchange takes its xids from it too). */
+  xid: number;
   pendingBuffer: Buffer | null;
   pendingQueue: PendingPacket[];
   /** Requests not yet written (queued while disconnected). */

@@ -138,6 +138,15 @@ export class WireClock {
     this.answeredAt(at);
   }
 
+  /**
+   * A SASL reply with `xid` arrived at `now` (before the connect response was handed on): its
+   * request leaves the log, but the deadline does not move. The server answers SASL outside its
+   * request pipeline and touches no session for it.
+   */
+  handshakeReplied(xid: number, now: number): void {
+    if (this.log.answered(xid) !== undefined) this.lastRepliedAt = now;
+  }
+
   /** Send time of the oldest unanswered frame on the current socket; Infinity when none. */
   get oldestUnansweredSentAt(): number {
     return this.log.oldestAt;

@@ -20,6 +20,7 @@
  * `onSocketData` is bound when the socket is created (`self.onSocketData.bind(self)` in
  * `connect()`), so replacing the instance property before `connect()` is enough.
  */
+import type { Socket } from 'node:net';
 import { CM_STATES, type ConnectionManager, type WireRequest } from './wire.js';
 import { FrameSplitter, JuteReader, OP, XID, readReplyHeader, type ReplyHeader } from './frames.js';
 import { logSocketWrites, type WireClock } from './wireClock.js';
@@ -85,6 +86,12 @@ export interface HardeningHooks {
   isDisposed(): boolean;
   /** Builds the error for a non-zero reply code. */
   replyError(zkCode: number): Error;
+  /**
+   * Sees each frame read while the wire client waits for its connect response, before anything
+   * else does, and returns the frame to go on with, if any: the SASL exchange holds the connect
+   * response back until the server has authenticated us (`sasl/saslHandshake.ts`).
+   */
+  connecting?: ((socket: Socket, frame: Buffer) => Buffer | undefined) | undefined;
 }
 
 /** Installs the interceptor on `cm`. Must run before `cm.connect()`. */
@@ -126,8 +133,10 @@ export function installHardening(cm: ConnectionManager, hooks: HardeningHooks): 
       current?.destroy();
       return;
     }
-    for (const frame of frames) {
+    for (const read of frames) {
       if (current?.destroyed) return;
+      const frame = this.state === CM_STATES.CONNECTING && hooks.connecting !== undefined && current !== undefined ? hooks.connecting(current, read) : read;
+      if (frame === undefined) continue;
       // The original must never see a partial frame nor keep one.
       this.pendingBuffer = null;
       if (counts) timeReply(this, frame, clock, hooks.now());
