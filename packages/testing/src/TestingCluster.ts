@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseTestingOptions, TestingClusterOptionsSchema, type TestingClusterOptions } from './options.js';
+import { parseTestingClusterOptions, type TestingClusterOptions } from './options.js';
 import { pollUntil } from './observeNodes.js';
 import { freePorts } from './ports.js';
 import { removeOnExit } from './processGuard.js';
@@ -107,7 +107,7 @@ export class TestingCluster {
    * @throws ZooKeeperNotFoundError (naming the install command) when ZooKeeper or Java is missing.
    */
   static async start(options?: TestingClusterOptions): Promise<TestingCluster> {
-    const opts = parseTestingOptions(TestingClusterOptionsSchema, options, 'TestingCluster.start');
+    const opts = parseTestingClusterOptions(options, 'TestingCluster.start');
     const install = findZooKeeper();
     for (let attempt = 1; ; attempt++) {
       const ports = await freePorts(opts.size * 3);

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseTestingOptions, TestingServerOptionsSchema, type ResolvedServerOptions, type TestingServerOptions } from './options.js';
+import { parseTestingServerOptions, type ResolvedServerOptions, type TestingServerOptions } from './options.js';
 import { freePort } from './ports.js';
 import { removeOnExit } from './processGuard.js';
 import { writeServerConfig } from './serverConfig.js';
@@ -43,7 +43,7 @@ export class TestingServer {
    * @throws ZooKeeperNotFoundError (naming the install command) when ZooKeeper or Java is missing.
    */
   static async start(options?: TestingServerOptions): Promise<TestingServer> {
-    const opts = parseTestingOptions(TestingServerOptionsSchema, options, 'TestingServer.start');
+    const opts = parseTestingServerOptions(options, 'TestingServer.start');
     const install = findZooKeeper();
     for (let attempt = 1; ; attempt++) {
       const port = opts.port ?? (await freePort());

@@ -1,6 +1,6 @@
 export * from './TestingServer.js';
 export * from './TestingCluster.js';
-export * from './options.js';
+export type { ResolvedClusterOptions, ResolvedServerOptions, TestingClusterOptions, TestingServerOptions } from './options.js';
 export * from './zookeeperInstall.js';
 export * from './fourLetterWord.js';
 export * from './expireSession.js';

@@ -1,23 +1,73 @@
 import { z } from 'zod';
+import type { AssertTrue, OptionsSchema, ParsedBy, TypesEqual } from '@zk-recipes/core';
 
-/** Options of {@link TestingServer.start} (and, with `size`, of `TestingCluster.start`). */
-export const TestingServerOptionsSchema = z
+/** Options of {@link TestingServer.start}. */
+export interface TestingServerOptions {
+  /** ZooKeeper's tick, in ms (default 200); session timeouts are bounded by 2..20 ticks unless set below. */
+  tickTimeMs?: number | undefined;
+  /** Smallest session timeout the server grants, in ms (ZooKeeper's default: 2 ticks). */
+  minSessionTimeoutMs?: number | undefined;
+  /** Largest session timeout the server grants, in ms (default 60000). */
+  maxSessionTimeoutMs?: number | undefined;
+  /** fsync the transaction log (default true); turn off for speed when durability across a crash does not matter. */
+  forceSync?: boolean | undefined;
+  /** Extra `-Dkey=value` JVM system properties (e.g. `zookeeper.enforceQuota`). */
+  systemProperties?: Record<string, string> | undefined;
+  /** Extra `key=value` lines for zoo.cfg; they override ours. */
+  extraConfig?: Record<string, string> | undefined;
+  /** Client port; a free loopback port when omitted. */
+  port?: number | undefined;
+  /** How long to wait for the server to serve, in ms (default 45000). */
+  startTimeoutMs?: number | undefined;
+}
+
+/** {@link TestingServerOptions} with defaults applied. */
+export interface ResolvedServerOptions {
+  tickTimeMs: number;
+  minSessionTimeoutMs?: number | undefined;
+  maxSessionTimeoutMs: number;
+  forceSync: boolean;
+  systemProperties: Record<string, string>;
+  extraConfig: Record<string, string>;
+  port?: number | undefined;
+  startTimeoutMs: number;
+}
+
+/** Options of `TestingCluster.start` (the fields they share with {@link TestingServerOptions} mean the same). */
+export interface TestingClusterOptions {
+  /** Number of servers, 1..9 (default 3; a quorum is a majority of them). */
+  size?: number | undefined;
+  tickTimeMs?: number | undefined;
+  minSessionTimeoutMs?: number | undefined;
+  maxSessionTimeoutMs?: number | undefined;
+  forceSync?: boolean | undefined;
+  systemProperties?: Record<string, string> | undefined;
+  extraConfig?: Record<string, string> | undefined;
+  /** How long to wait for the servers to serve and elect a leader, in ms (default 60000). */
+  startTimeoutMs?: number | undefined;
+}
+
+/** {@link TestingClusterOptions} with defaults applied. */
+export interface ResolvedClusterOptions {
+  size: number;
+  tickTimeMs: number;
+  minSessionTimeoutMs?: number | undefined;
+  maxSessionTimeoutMs: number;
+  forceSync: boolean;
+  systemProperties: Record<string, string>;
+  extraConfig: Record<string, string>;
+  startTimeoutMs: number;
+}
+
+const testingServerOptionsSchema = z
   .object({
-    /** ZooKeeper's tick; session timeouts are bounded by 2..20 ticks unless set below. */
     tickTimeMs: z.number().int().positive().default(200),
-    /** Smallest session timeout the server grants (ZooKeeper's default: 2 ticks). */
     minSessionTimeoutMs: z.number().int().positive().optional(),
-    /** Largest session timeout the server grants. */
     maxSessionTimeoutMs: z.number().int().positive().default(60_000),
-    /** fsync the transaction log; turn off for speed when durability across a crash does not matter. */
     forceSync: z.boolean().default(true),
-    /** Extra `-Dkey=value` JVM system properties (e.g. `zookeeper.enforceQuota`). */
     systemProperties: z.record(z.string(), z.string()).default({}),
-    /** Extra `key=value` lines for zoo.cfg; they override ours. */
     extraConfig: z.record(z.string(), z.string()).default({}),
-    /** Client port; a free loopback port when omitted. */
     port: z.number().int().min(1).max(65_535).optional(),
-    /** How long to wait for the server(s) to serve. */
     startTimeoutMs: z.number().int().positive().default(45_000),
   })
   .strict()
@@ -25,15 +75,8 @@ export const TestingServerOptionsSchema = z
     message: 'minSessionTimeoutMs must not exceed maxSessionTimeoutMs',
   });
 
-/** Input type of {@link TestingServerOptionsSchema}. */
-export type TestingServerOptions = z.input<typeof TestingServerOptionsSchema>;
-/** Parsed options, defaults applied. */
-export type ResolvedServerOptions = z.output<typeof TestingServerOptionsSchema>;
-
-/** Options of `TestingCluster.start`. */
-export const TestingClusterOptionsSchema = z
+const testingClusterOptionsSchema = z
   .object({
-    /** Number of servers (a quorum is a majority of them). */
     size: z.number().int().min(1).max(9).default(3),
     tickTimeMs: z.number().int().positive().default(200),
     minSessionTimeoutMs: z.number().int().positive().optional(),
@@ -45,13 +88,27 @@ export const TestingClusterOptionsSchema = z
   })
   .strict();
 
-/** Input type of {@link TestingClusterOptionsSchema}. */
-export type TestingClusterOptions = z.input<typeof TestingClusterOptionsSchema>;
+// The schemas accept exactly the public types and give exactly the resolved ones: this stops the
+// build if one changes without the other.
+type _SchemaMatchesTestingServerOptions = AssertTrue<TypesEqual<z.input<typeof testingServerOptionsSchema>, TestingServerOptions>>;
+type _SchemaGivesResolvedServerOptions = AssertTrue<TypesEqual<z.output<typeof testingServerOptionsSchema>, ResolvedServerOptions>>;
+type _SchemaMatchesTestingClusterOptions = AssertTrue<TypesEqual<z.input<typeof testingClusterOptionsSchema>, TestingClusterOptions>>;
+type _SchemaGivesResolvedClusterOptions = AssertTrue<TypesEqual<z.output<typeof testingClusterOptionsSchema>, ResolvedClusterOptions>>;
+
+/** Validates a server's options (absent means none); the error has code INVALID_ARGUMENT and names `where`. */
+export function parseTestingServerOptions(input: unknown, where: string): ResolvedServerOptions {
+  return parseTestingOptions(testingServerOptionsSchema, input, where);
+}
+
+/** Validates a cluster's options (absent means none); the error has code INVALID_ARGUMENT and names `where`. */
+export function parseTestingClusterOptions(input: unknown, where: string): ResolvedClusterOptions {
+  return parseTestingOptions(testingClusterOptionsSchema, input, where);
+}
 
 /** Parses options, throwing an Error with code INVALID_ARGUMENT that lists every problem. */
-export function parseTestingOptions<S extends z.ZodType>(schema: S, input: unknown, where: string): z.output<S> {
+function parseTestingOptions<Schema extends OptionsSchema>(schema: Schema, input: unknown, where: string): ParsedBy<Schema> {
   const result = schema.safeParse(input ?? {});
-  if (result.success) return result.data;
+  if (result.success) return result.data as ParsedBy<Schema>;
   const problems = result.error.issues
     .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(value)'}: ${issue.message}`)
     .join('; ');
