@@ -22,7 +22,8 @@ export type ErrorCode =
   | 'ZOOKEEPER_ERROR'
   | 'UPGRADE_NOT_SUPPORTED'
   | 'INCONSISTENT_MAX_LEASES'
-  | 'MULTI_RELEASE_FAILED';
+  | 'MULTI_RELEASE_FAILED'
+  | 'TLS_HANDSHAKE';
 
 export interface ZkRecipesErrorOptions {
   cause?: unknown;
@@ -155,6 +156,41 @@ export class MultiReleaseError extends ZkRecipesError {
   constructor(message: string, errors: readonly unknown[]) {
     super('MULTI_RELEASE_FAILED', message, { cause: errors[0] });
     this.errors = errors;
+  }
+}
+
+/**
+ * Why a TLS connection failed: the server's certificate is not trusted (`untrusted-server-certificate`)
+ * or does not name the host (`server-name-mismatch`); the server refused or required our client
+ * certificate (`client-certificate-refused`); the port does not speak TLS (`not-a-tls-port`); a
+ * session without `tls` reached a port that speaks only TLS (`tls-port`); anything else (`tls-error`).
+ * See docs/security.md.
+ */
+export type TlsFailureReason =
+  | 'untrusted-server-certificate'
+  | 'server-name-mismatch'
+  | 'client-certificate-refused'
+  | 'not-a-tls-port'
+  | 'tls-port'
+  | 'tls-error';
+
+/**
+ * A connection could not be secured, or a plaintext session reached a TLS-only port. `connect()`
+ * rejects with it at once (trying again would fail the same way); on an established session it is
+ * an `error` event and the client tries the next server. `cause` is Node's error when there is one.
+ */
+export class TlsHandshakeError extends ZkRecipesError {
+  /** What went wrong, stable: branch on this. */
+  readonly reason: TlsFailureReason;
+  /** `host:port` of the server. */
+  readonly address: string;
+  /** Node's or OpenSSL's code of the failure (e.g. `SELF_SIGNED_CERT_IN_CHAIN`), when there is one. */
+  readonly tlsCode: string | undefined;
+  constructor(reason: TlsFailureReason, address: string, message: string, options: ZkRecipesErrorOptions & { tlsCode?: string | undefined } = {}) {
+    super('TLS_HANDSHAKE', message, { op: 'connect', ...options });
+    this.reason = reason;
+    this.address = address;
+    this.tlsCode = options.tlsCode;
   }
 }
 

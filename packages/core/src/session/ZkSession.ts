@@ -8,6 +8,7 @@ import {
   InvalidArgumentError,
   SessionClosedError,
   SessionLostError,
+  TlsHandshakeError,
   ZkRecipesError,
   ZooKeeperError,
 } from '../errors.js';
@@ -48,6 +49,8 @@ import type {
 import { CM_STATES, createWireClient, forgetWireWatcher, type ConnectionManager, type WireClient, type WireEvent } from './wire.js';
 import { OwnRequest, PING_REQUEST, installHardening } from './wireHardening.js';
 import { WireClock } from './wireClock.js';
+import { connectOverTls } from './tlsSocket.js';
+import { detectTlsPorts } from './tlsPortProbe.js';
 import { WatchRegistry, type WatchClass, type WatchKind } from './watchRegistry.js';
 import { SaslHandshake } from './sasl/saslHandshake.js';
 
@@ -154,6 +157,8 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       session.onAuthFailed = undefined;
       await session.close();
       if (authFailure !== undefined) throw authFailure;
+      // A TLS failure says why itself (certificate, port): it is our error, cause included.
+      if (notZooKeeper instanceof TlsHandshakeError) throw notZooKeeper;
       if (notZooKeeper !== undefined) {
         throw new InvalidArgumentError(
           `could not connect to ${session.options.connectString}: a server answered with bytes that are not ZooKeeper's protocol (is this a ZooKeeper client port?)`,
@@ -617,20 +622,25 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   private buildGeneration(n: number, connectDelayMs = 0): Generation {
     const client = createWireClient(this.options.connectString, this.options.sessionTimeoutMs);
     const gen = new Generation(n, client, (err) => this.emitSafe('error', err));
+    const onWireError = (err: Error): void => {
+      if (gen.retired) return;
+      // Before the first session, during connect(): connect() fails with one clear error.
+      if (!gen.established && this.onProtocolError !== undefined) this.onProtocolError(err);
+      else this.emitSafe('error', err);
+    };
     installHardening(gen.cm, {
       clock: gen.clock,
       now: () => performance.now(),
-      onError: (err) => {
-        if (gen.retired) return;
-        // Before the first session, during connect(): connect() fails with one clear error.
-        if (!gen.established && this.onProtocolError !== undefined) this.onProtocolError(err);
-        else this.emitSafe('error', err);
-      },
+      onError: onWireError,
       isDisposed: () => gen.retired,
       replyError: (zkCode) => new WireReplyError(zkCode),
       // SASL on every connection, before the wire client may send anything else (docs/security.md).
       connecting: this.saslHandshake(gen),
     });
+    // TLS on every connection of the generation; without it, a TLS-only port is named as such.
+    const tls = this.options.tls;
+    if (tls !== undefined) connectOverTls(gen.cm, tls, onWireError);
+    else detectTlsPorts(gen.cm, () => !gen.retired && !gen.established && this.onProtocolError !== undefined, onWireError);
     gen.cm.on('state', (s) => this.onWireState(gen, s));
     for (const a of this.options.auth) client.addAuthInfo(a.scheme, Buffer.from(a.credentials));
     if (connectDelayMs > 0) gen.connectTimer = setTimeout(() => client.connect(), connectDelayMs);

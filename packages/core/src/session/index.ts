@@ -8,6 +8,7 @@ export {
   type ZkSessionOptions,
   type ZkSessionOptionsInput,
 } from './options.js';
+export type { Pem, TlsOptions } from './tlsOptions.js';
 export type { SaslOptions } from './sasl/options.js';
 export { ZK_CODES } from './errorMapping.js';
 export { WIRE_CLIENT_VERSION } from './wire.js';

@@ -5,6 +5,7 @@ import { validatePath } from '../nodes/paths.js';
 import type { RetryPolicy } from '../retry/RetryPolicy.js';
 import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 import { saslOptionsSchema, type SaslOptions } from './sasl/options.js';
+import { tlsOptionsSchema, type TlsOptions } from './tlsOptions.js';
 import type { AclEntry } from './types.js';
 
 /** The open, unsafe ACL (world:anyone, all permissions): ZooKeeper's OPEN_ACL_UNSAFE. */
@@ -106,6 +107,14 @@ export interface ZkSessionOptionsInput {
   /** Default ACL for nodes recipes create (at least one entry). Default {@link OPEN_ACL_UNSAFE}. */
   acl?: AclEntry[] | undefined;
   /**
+   * Connect over TLS (to the servers' `secureClientPort`): every connection of the session,
+   * reconnections and failover included. With `cert` and `key`, a server with
+   * `X509AuthenticationProvider` gives the session the `x509` identity of the certificate's subject
+   * (ACL `{ scheme: 'x509', id: 'CN=alice' }`). A certificate problem, or a port that does not
+   * speak TLS, fails `connect()` at once with `TLS_HANDSHAKE`. Default: plaintext. See docs/security.md.
+   */
+  tls?: TlsOptions | undefined;
+  /**
    * SASL DIGEST-MD5 credentials (`{ mechanism: 'DIGEST-MD5', username, password }`), used on every
    * connection of the session (reconnections and failover included) before any other request. The
    * server then knows the session as `sasl:<username>` (ACL `{ scheme: 'sasl', id: 'alice', perms }`).
@@ -126,6 +135,7 @@ export interface ZkSessionOptions {
   retryPolicy?: RetryPolicy | undefined;
   auth: DigestAuth[];
   acl: AclEntry[];
+  tls?: TlsOptions | undefined;
   sasl?: SaslOptions | undefined;
 }
 
@@ -145,6 +155,7 @@ const zkSessionOptionsSchema = z
       .array(z.object({ scheme: z.literal('digest'), credentials: z.string().regex(/^[^:]+:.*$/, 'user:pass') }))
       .default([]),
     acl: z.array(AclEntrySchema).min(1).default(() => [...ZK_SESSION_DEFAULTS.acl]),
+    tls: tlsOptionsSchema.optional(),
     sasl: saslOptionsSchema.optional(),
   })
   .strict();

@@ -1,0 +1,70 @@
+/**
+ * A session without `tls` that reaches a port speaking only TLS (a `secureClientPort`): the
+ * server drops our plaintext connect request without a byte, exactly as a server that is not
+ * serving yet (in an election) does, so that alone proves nothing. Only while connecting, when a
+ * server closed the connection before answering anything, we ask that server once, on a separate
+ * connection, whether it completes a TLS handshake; if it does, the port is TLS and trying again
+ * in plaintext can never work. See docs/security.md.
+ */
+import { connect as tlsConnect } from 'node:tls';
+import { TlsHandshakeError } from '../errors.js';
+import { CM_STATES, type ConnectionManager } from './wire.js';
+
+/** How long the probe waits for a TLS answer. */
+const PROBE_TIMEOUT_MS = 2_000;
+
+/**
+ * Whether `host:port` answers a TLS ClientHello as a TLS server does: the handshake completes, or
+ * the server answers with a TLS alert (it wants a client certificate we do not have). A plaintext
+ * ZooKeeper port closes the connection on the hello; silence counts as no.
+ */
+export function speaksTls(host: string, port: number, timeoutMs = PROBE_TIMEOUT_MS): Promise<boolean> {
+  return new Promise((resolve) => {
+    // Only whether it speaks TLS, not whom: no certificate is checked and nothing is sent.
+    const socket = tlsConnect({ host, port, rejectUnauthorized: false });
+    const done = (answer: boolean): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(answer);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    socket.once('secureConnect', () => done(true));
+    socket.once('error', (err: Error & { code?: string }) => done(/^ERR_SSL_(SSLV3|TLSV1|TLSV13)_ALERT_/.test(err.code ?? '')));
+    socket.once('close', () => done(false));
+  });
+}
+
+/**
+ * Watches `cm`'s plaintext connections: one closed by the server before any byte came back,
+ * while `probing()` holds (the session's first connection), gets its server probed, once per
+ * server; a TLS server is reported to `onFailure`. Must run before `cm.connect()`.
+ */
+export function detectTlsPorts(cm: ConnectionManager, probing: () => boolean, onFailure: (err: TlsHandshakeError) => void): void {
+  const probed = new Set<string>();
+  const connected = cm.onSocketConnected;
+  cm.onSocketConnected = function onSocketConnectedProbing(this: ConnectionManager): void {
+    const socket = this.socket;
+    connected.call(this);
+    if (socket === undefined || !probing()) return;
+    const host = socket.remoteAddress;
+    const port = socket.remotePort;
+    if (host === undefined || port === undefined) return;
+    const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+    let answered = false;
+    socket.once('data', () => (answered = true));
+    socket.once('close', () => {
+      if (answered || probed.has(address) || !probing()) return;
+      probed.add(address);
+      void speaksTls(host, port).then((tls) => {
+        if (!tls || !probing() || cm.state === CM_STATES.CONNECTED) return;
+        onFailure(
+          new TlsHandshakeError(
+            'tls-port',
+            address,
+            `${address} speaks TLS only (a secureClientPort) and closed our plaintext connection: pass the tls option, or use the server's plaintext clientPort`,
+          ),
+        );
+      });
+    });
+  };
+}
