@@ -9,6 +9,7 @@ import { parseTestingClusterOptions, type TestingClusterOptions } from './option
 import { pollUntil } from './observeNodes.js';
 import { freePorts } from './ports.js';
 import { removeOnExit } from './processGuard.js';
+import { saslServerProperties } from './sasl.js';
 import { writeServerConfig } from './serverConfig.js';
 import { ServerStartError, ZooKeeperProcess } from './ZooKeeperProcess.js';
 import { findZooKeeper } from './zookeeperInstall.js';
@@ -135,7 +136,7 @@ export class TestingCluster {
           dir,
           configFile,
           clientPort: peer.clientPort,
-          systemProperties: opts.systemProperties,
+          systemProperties: { ...(opts.sasl === undefined ? {} : saslServerProperties(dir, opts.sasl)), ...opts.systemProperties },
           removeDirOnOrphan: true,
           servingModes: QUORUM_MODES,
         });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parseTestingServerOptions, type ResolvedServerOptions, type TestingServerOptions } from './options.js';
 import { freePort } from './ports.js';
 import { removeOnExit } from './processGuard.js';
+import { saslServerProperties } from './sasl.js';
 import { writeServerConfig } from './serverConfig.js';
 import { ServerStartError, ZooKeeperProcess } from './ZooKeeperProcess.js';
 import { findZooKeeper } from './zookeeperInstall.js';
@@ -63,7 +64,7 @@ export class TestingServer {
         dir,
         configFile,
         clientPort: port,
-        systemProperties: opts.systemProperties,
+        systemProperties: { ...(opts.sasl === undefined ? {} : saslServerProperties(dir, opts.sasl)), ...opts.systemProperties },
         removeDirOnOrphan: true,
         servingModes: ['standalone'],
       });

@@ -1,6 +1,7 @@
 export * from './TestingServer.js';
 export * from './TestingCluster.js';
 export type { ResolvedClusterOptions, ResolvedServerOptions, TestingClusterOptions, TestingServerOptions } from './options.js';
+export type { TestingSaslOptions } from './sasl.js';
 export * from './zookeeperInstall.js';
 export * from './fourLetterWord.js';
 export * from './expireSession.js';

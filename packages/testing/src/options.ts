@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AssertTrue, OptionsSchema, ParsedBy, TypesEqual } from '@zk-recipes/core';
+import { testingSaslOptionsSchema, type ResolvedSaslOptions, type TestingSaslOptions } from './sasl.js';
 
 /** Options of {@link TestingServer.start}. */
 export interface TestingServerOptions {
@@ -19,6 +20,11 @@ export interface TestingServerOptions {
   port?: number | undefined;
   /** How long to wait for the server to serve, in ms (default 45000). */
   startTimeoutMs?: number | undefined;
+  /**
+   * SASL DIGEST-MD5 with these users (`{ users: { alice: 'pw-a' } }`): a JAAS `Server` section
+   * with `DigestLoginModule`, and `sasl` as an ACL scheme. Default: no SASL.
+   */
+  sasl?: TestingSaslOptions | undefined;
 }
 
 /** {@link TestingServerOptions} with defaults applied. */
@@ -31,6 +37,7 @@ export interface ResolvedServerOptions {
   extraConfig: Record<string, string>;
   port?: number | undefined;
   startTimeoutMs: number;
+  sasl?: ResolvedSaslOptions | undefined;
 }
 
 /** Options of `TestingCluster.start` (the fields they share with {@link TestingServerOptions} mean the same). */
@@ -45,6 +52,8 @@ export interface TestingClusterOptions {
   extraConfig?: Record<string, string> | undefined;
   /** How long to wait for the servers to serve and elect a leader, in ms (default 60000). */
   startTimeoutMs?: number | undefined;
+  /** Every member accepts SASL DIGEST-MD5 with these users (as {@link TestingServerOptions.sasl}). Default: no SASL. */
+  sasl?: TestingSaslOptions | undefined;
 }
 
 /** {@link TestingClusterOptions} with defaults applied. */
@@ -57,6 +66,7 @@ export interface ResolvedClusterOptions {
   systemProperties: Record<string, string>;
   extraConfig: Record<string, string>;
   startTimeoutMs: number;
+  sasl?: ResolvedSaslOptions | undefined;
 }
 
 const testingServerOptionsSchema = z
@@ -69,6 +79,7 @@ const testingServerOptionsSchema = z
     extraConfig: z.record(z.string(), z.string()).default({}),
     port: z.number().int().min(1).max(65_535).optional(),
     startTimeoutMs: z.number().int().positive().default(45_000),
+    sasl: testingSaslOptionsSchema.optional(),
   })
   .strict()
   .refine((o) => o.minSessionTimeoutMs === undefined || o.minSessionTimeoutMs <= o.maxSessionTimeoutMs, {
@@ -85,6 +96,7 @@ const testingClusterOptionsSchema = z
     systemProperties: z.record(z.string(), z.string()).default({}),
     extraConfig: z.record(z.string(), z.string()).default({}),
     startTimeoutMs: z.number().int().positive().default(60_000),
+    sasl: testingSaslOptionsSchema.optional(),
   })
   .strict();
 
