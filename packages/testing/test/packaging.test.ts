@@ -116,3 +116,29 @@ describe('package metadata', () => {
     },
   );
 });
+
+describe('versions and changelogs (docs/releasing.md)', () => {
+  const config = JSON.parse(readRepoFile('.changeset/config.json')) as {
+    fixed: string[][];
+    access: string;
+    baseBranch: string;
+    privatePackages: { version: boolean; tag: boolean };
+  };
+
+  it('every published package is in one fixed group (they depend on each other exactly); public; main; the private root left alone', () => {
+    expect(config.fixed).toHaveLength(1);
+    expect([...config.fixed[0]!].sort()).toEqual([...PACKAGES].sort());
+    expect(config.access).toBe('public');
+    expect(config.baseBranch).toBe('main');
+    expect(config.privatePackages).toEqual({ version: false, tag: false });
+  });
+
+  it.each(PACKAGES)('%s: a CHANGELOG.md with an entry for its current version, the same version as every other package', (name) => {
+    const dir = dirOf(name);
+    const { version } = JSON.parse(readRepoFile(`packages/${dir}/package.json`)) as { version: string };
+    expect(version).toBe((JSON.parse(readRepoFile('packages/core/package.json')) as { version: string }).version);
+    const changelog = readRepoFile(`packages/${dir}/CHANGELOG.md`);
+    expect(changelog.startsWith(`# ${name}\n`)).toBe(true);
+    expect(changelog).toContain(`\n## ${version}\n`);
+  });
+});
