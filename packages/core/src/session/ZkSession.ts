@@ -22,13 +22,16 @@ import { PendingCalls } from './pendingCalls.js';
 import {
   assertPath,
   createRequest,
+  decodeAcl,
   decodeChildren,
   decodeCreated,
   decodeData,
   decodeTransaction,
   deleteRequest,
+  getAclRequest,
   readRequest,
   removeWatchesRequest,
+  setAclRequest,
   setDataRequest,
   transactionRequest,
 } from './requests.js';
@@ -425,6 +428,25 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   setData(path: string, data: Uint8Array, version = -1): Promise<Stat> {
     return this.call('setData', path, (gen) => {
       const { type, body } = setDataRequest(gen.cm.chrootPath, path, data, version);
+      return new OwnRequest(type, body, (r) => r.stat());
+    });
+  }
+
+  /** A node's ACL and stat (GET_ACL; the server asks for READ or ADMIN on the node). */
+  getACL(path: string): Promise<{ acl: AclEntry[]; stat: Stat }> {
+    return this.call('getACL', path, (gen) => {
+      const { type, body } = getAclRequest(gen.cm.chrootPath, path);
+      return new OwnRequest(type, body, (r) => decodeAcl(r));
+    });
+  }
+
+  /**
+   * Replaces a node's ACL (SET_ACL; the server asks for ADMIN on the node). `version` is the ACL
+   * version (`stat.aversion`), -1 (default) any. Resolves with the new stat.
+   */
+  setACL(path: string, acl: readonly AclEntry[], version = -1): Promise<Stat> {
+    return this.call('setACL', path, (gen) => {
+      const { type, body } = setAclRequest(gen.cm.chrootPath, path, acl, version);
       return new OwnRequest(type, body, (r) => r.stat());
     });
   }

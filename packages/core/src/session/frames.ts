@@ -15,6 +15,8 @@ export const OP = {
   exists: 3,
   getData: 4,
   setData: 5,
+  getACL: 6,
+  setACL: 7,
   getChildren2: 12,
   check: 13,
   multi: 14,
@@ -118,6 +120,15 @@ export class JuteReader {
     const b = Buffer.from(this.buf.subarray(this.offset, this.offset + n));
     this.offset += n;
     return b;
+  }
+  acl(): AclEntry[] {
+    const n = this.int();
+    const entries: AclEntry[] = [];
+    for (let i = 0; i < n; i++) {
+      const perms = this.int();
+      entries.push({ perms, scheme: this.ustring() ?? '', id: this.ustring() ?? '' });
+    }
+    return entries;
   }
   stat(): Stat {
     return {

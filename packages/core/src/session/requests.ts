@@ -92,6 +92,24 @@ export function setDataRequest(chroot: string | undefined, path: string, data: U
   return { type: OP.setData, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path)).buffer(data).int(version)) };
 }
 
+/** GET_ACL: the node's ACL and stat. */
+export function getAclRequest(chroot: string | undefined, path: string): RequestBody {
+  return { type: OP.getACL, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path))) };
+}
+
+/** The reply to {@link getAclRequest}. */
+export function decodeAcl(r: JuteReader): { acl: AclEntry[]; stat: Stat } {
+  const acl = r.acl();
+  return { acl, stat: r.stat() };
+}
+
+/** SET_ACL at ACL `version` (the stat's `aversion`; -1: any); the reply is the new stat. */
+export function setAclRequest(chroot: string | undefined, path: string, acl: readonly AclEntry[], version: number): RequestBody {
+  assertVersion('setACL', version);
+  if (!Array.isArray(acl) || acl.length === 0) throw new InvalidArgumentError('setACL: acl must be a non-empty array', { op: 'setACL', path });
+  return { type: OP.setACL, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path)).acl(acl).int(version)) };
+}
+
 /** REMOVE_WATCHES of one class of watch on `path` (ZooKeeper 3.5+). */
 export function removeWatchesRequest(chroot: string | undefined, path: string, watchClass: keyof typeof WATCHER_TYPES): RequestBody {
   return { type: OP.removeWatches, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path)).int(WATCHER_TYPES[watchClass])) };

@@ -2,12 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { JuteReader, JuteWriter, OP, type ReplyHeader } from '../../src/session/frames.js';
 import {
   createRequest,
+  decodeAcl,
   decodeChildren,
   decodeCreated,
   decodeTransaction,
   deleteRequest,
+  getAclRequest,
   readRequest,
   removeWatchesRequest,
+  setAclRequest,
   setDataRequest,
   transactionRequest,
 } from '../../src/session/requests.js';
@@ -59,6 +62,18 @@ describe('request bodies', () => {
     expect(reader(removeWatchesRequest(undefined, '/a', 'child').body).ustring()).toBe('/a');
   });
 
+  it('getACL: the chrooted path (opcode 6); setACL: the path, the ACL and its version (opcode 7)', () => {
+    const get = getAclRequest('/app', '/a');
+    expect(get.type).toBe(6);
+    expect(reader(get.body).ustring()).toBe('/app/a');
+    const set = setAclRequest('/app', '/a', [{ perms: 5, scheme: 'digest', id: 'u:h' }], 3);
+    expect(set.type).toBe(7);
+    const r = reader(set.body);
+    expect([r.ustring(), r.int(), r.int(), r.ustring(), r.ustring(), r.int()]).toEqual(['/app/a', 1, 5, 'digest', 'u:h', 3]);
+    expect(() => setAclRequest(undefined, '/a', [], -1)).toThrow(/non-empty array/);
+    expect(() => setAclRequest(undefined, '/a', OPEN, -2)).toThrow(/version must be an integer >= -1/);
+  });
+
   it('transaction: validated before anything is encoded; a create without an ACL gets the default', () => {
     expect(() => transactionRequest([], OPEN, undefined)).toThrow(/non-empty array/);
     expect(() => transactionRequest([{ type: 'delete', path: 'relative' }], OPEN, undefined)).toThrow(/transaction.delete: invalid znode path/);
@@ -78,6 +93,17 @@ describe('reply decoding', () => {
     const listing = decodeChildren(reader(bodyOf(stat(new JuteWriter().int(2).ustring('b').ustring('a')))));
     expect(listing.children).toEqual(['b', 'a']);
     expect(listing.stat.version).toBe(0);
+  });
+
+  it('getACL: the entries, then the stat', () => {
+    const w = stat(new JuteWriter().int(2).int(31).ustring('world').ustring('anyone').int(1).ustring('digest').ustring('u:h'));
+    expect(decodeAcl(reader(bodyOf(w)))).toEqual({
+      acl: [
+        { perms: 31, scheme: 'world', id: 'anyone' },
+        { perms: 1, scheme: 'digest', id: 'u:h' },
+      ],
+      stat: expect.objectContaining({ czxid: 0n, aversion: 0 }),
+    });
   });
 
   it('transaction: each op\'s result, or the error of the op that failed (not the RUNTIME_INCONSISTENCY of those after it)', () => {
