@@ -4,6 +4,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { validatePath } from '../nodes/paths.js';
 import type { RetryPolicy } from '../retry/RetryPolicy.js';
 import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
+import { missingLockPermissions } from './acl.js';
 import { saslOptionsSchema, type SaslOptions } from './sasl/options.js';
 import { tlsOptionsSchema, type TlsOptions } from './tlsOptions.js';
 import type { AclEntry } from './types.js';
@@ -104,7 +105,11 @@ export interface ZkSessionOptionsInput {
   retryPolicy?: RetryPolicy | undefined;
   /** Digest credentials added to every (re)built ZooKeeper session. Default none. */
   auth?: DigestAuth[] | undefined;
-  /** Default ACL for nodes recipes create (at least one entry). Default {@link OPEN_ACL_UNSAFE}. */
+  /**
+   * Default ACL for nodes recipes create (at least one entry). Default {@link OPEN_ACL_UNSAFE}:
+   * anyone may delete anyone's lock node. It must grant this session READ, CREATE and DELETE (else
+   * `INVALID_ARGUMENT`). See docs/security.md, "ACLs".
+   */
   acl?: AclEntry[] | undefined;
   /**
    * Connect over TLS (to the servers' `secureClientPort`): every connection of the session,
@@ -158,7 +163,15 @@ const zkSessionOptionsSchema = z
     tls: tlsOptionsSchema.optional(),
     sasl: saslOptionsSchema.optional(),
   })
-  .strict();
+  .strict()
+  // An ACL that locks our own session out of its lock nodes would fail every acquire or release
+  // with NO_AUTH, or leave a node nobody can delete: refused here, before anything is created.
+  .superRefine((o, ctx) => {
+    const digests = o.auth.filter((a) => a.scheme === 'digest').map((a) => a.credentials);
+    for (const missing of missingLockPermissions(o.acl, digests)) {
+      ctx.addIssue({ code: 'custom', path: ['acl'], message: `grants this session no ${missing.name} permission, needed ${missing.why}` });
+    }
+  });
 
 // The schema accepts exactly the public input type and gives exactly the public parsed type: this
 // stops the build if one changes without the other.
