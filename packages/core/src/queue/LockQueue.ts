@@ -6,6 +6,7 @@ import { listAndWatchChildren } from '../watch/waitForChildrenChange.js';
 import { announcementOf } from './announcement.js';
 import { namesWithGuid, nextListing } from './directoryListing.js';
 import { agreeOnRecord, createRecordedDirectory, type DirectoryRecord } from './directoryRecord.js';
+import { createLockDirectory } from './lockDirectory.js';
 import { localSeats, type LocalSeatState } from './localSeats.js';
 import { beginHolding } from './holding.js';
 import { OwnNodeWatch, type OwnNodeSink } from './OwnNodeWatch.js';
@@ -291,10 +292,10 @@ export class LockQueue {
     return this.scheduledListing;
   }
 
-  /** The lock directory and its missing ancestors, as containers; with our record if we keep one. */
+  /** The lock directory (a container) and its missing ancestors; with our record if we keep one. */
   private createDirectory(): Promise<void> {
     if (this.record !== undefined) return createRecordedDirectory(this.session, this.path, this.record);
-    return this.session.mkdirp(this.path, 'container');
+    return createLockDirectory(this.session, this.path);
   }
 
   /**

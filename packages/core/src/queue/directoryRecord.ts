@@ -1,6 +1,6 @@
 import { isZkError } from '../errors.js';
-import { parentOf } from '../nodes/index.js';
 import type { ZkSession } from '../session/ZkSession.js';
+import { createLockDirectory } from './lockDirectory.js';
 
 /**
  * A value every contender of one queue must agree on, kept as the data of the queue's directory
@@ -18,16 +18,12 @@ export interface DirectoryRecord {
 }
 
 /**
- * Creates the directory with the record as its data (a container; missing ancestors are created
- * as containers too). Another client may create it first: then it is checked like any other.
+ * Creates the directory with the record as its data (a container; its missing ancestors as
+ * `createLockDirectory` makes them). Another client may create it first: then it is checked like
+ * any other.
  */
-export async function createRecordedDirectory(session: ZkSession, dir: string, record: DirectoryRecord): Promise<void> {
-  await session.mkdirp(parentOf(dir), 'container');
-  try {
-    await session.create(dir, record.data, { mode: 'container' });
-  } catch (err) {
-    if (!isZkError(err, 'NODE_EXISTS')) throw err;
-  }
+export function createRecordedDirectory(session: ZkSession, dir: string, record: DirectoryRecord): Promise<void> {
+  return createLockDirectory(session, dir, record.data);
 }
 
 /**

@@ -41,6 +41,7 @@ import type {
   CreateMode,
   CreateOptions,
   CreateResult,
+  MkdirpOptions,
   Stat,
   TransactionOp,
   TransactionResult,
@@ -467,13 +468,18 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   /**
    * Creates `path` and its missing ancestors (all creates pipelined: one round trip), tolerating
    * NODE_EXISTS races. Containers (mode 'container') may be reaped between creates; retried.
+   * `mode` is the mode of `path`; `options.ancestors` that of its missing ancestors (default
+   * `mode`), `options.data` the data of `path` if we create it. Every node gets the session's ACL.
    */
-  async mkdirp(path: string, mode: 'persistent' | 'container' = 'persistent'): Promise<void> {
+  async mkdirp(path: string, mode: 'persistent' | 'container' = 'persistent', options: MkdirpOptions = {}): Promise<void> {
     assertPath('mkdirp', path);
     if (path === '/') return;
     const prefixes = pathAndAncestors(path);
+    const ancestors = options.ancestors ?? mode;
+    const createOne = (p: string): Promise<CreateResult> =>
+      p === path ? this.create(p, options.data ?? null, { mode }) : this.create(p, null, { mode: ancestors });
     for (let attempt = 0; ; attempt++) {
-      const results = await Promise.allSettled(prefixes.map((p) => this.create(p, null, { mode })));
+      const results = await Promise.allSettled(prefixes.map(createOne));
       const failure = results.find(
         (r): r is PromiseRejectedResult => r.status === 'rejected' && !(r.reason instanceof ZkRecipesError && r.reason.code === 'NODE_EXISTS'),
       );

@@ -64,6 +64,14 @@ export interface CreateOptions {
   acl?: AclEntry[];
 }
 
+/** Options of `ZkSession.mkdirp`. */
+export interface MkdirpOptions {
+  /** The mode of the missing ancestors (default: the mode of the path itself). */
+  ancestors?: 'persistent' | 'container' | undefined;
+  /** The data of the path itself, if this call creates it. */
+  data?: Uint8Array | null | undefined;
+}
+
 export interface CreateResult {
   /** The created node's path (with the sequence suffix for sequential nodes). */
   path: string;
