@@ -11,6 +11,9 @@ import { freePorts } from './ports.js';
 import { removeOnExit } from './processGuard.js';
 import { saslServerProperties } from './sasl.js';
 import { writeServerConfig } from './serverConfig.js';
+import { planServerTls } from './tls/serverTls.js';
+import { testingTls, type TestingTls } from './tls/testingTls.js';
+import { waitSecurePort } from './tls/waitSecurePort.js';
 import { ServerStartError, ZooKeeperProcess } from './ZooKeeperProcess.js';
 import { findZooKeeper } from './zookeeperInstall.js';
 
@@ -32,6 +35,8 @@ export class ClusterMember {
     /** Client port on 127.0.0.1. */
     readonly port: number,
     private readonly startTimeoutMs: number,
+    /** Its TLS client port (`secureClientPort`, 127.0.0.1) when the cluster serves TLS. */
+    readonly securePort: number | undefined = undefined,
   ) {
     this.forgetDir = removeOnExit(dataDir);
   }
@@ -66,6 +71,7 @@ export class ClusterMember {
     await this.process.stop();
     this.process.spawn();
     await this.process.waitServing(this.startTimeoutMs);
+    if (this.securePort !== undefined) await waitSecurePort(this.securePort, this.startTimeoutMs);
   }
 
   /** SIGSTOP: hung with connections open (followers and clients notice only by timeouts). */
@@ -100,6 +106,11 @@ export class TestingCluster {
   private constructor(
     /** The members, in `myid` order. */
     readonly servers: readonly ClusterMember[],
+    /**
+     * With `tls`: every member's TLS client port (`connectString`) and the certificates to connect
+     * with; the plaintext ports stay open. `undefined` without `tls`.
+     */
+    readonly tls: TestingTls | undefined = undefined,
   ) {}
 
   /**
@@ -111,13 +122,17 @@ export class TestingCluster {
     const opts = parseTestingClusterOptions(options, 'TestingCluster.start');
     const install = findZooKeeper();
     for (let attempt = 1; ; attempt++) {
-      const ports = await freePorts(opts.size * 3);
+      const clientAuth = opts.tls === false ? undefined : opts.tls.clientAuth;
+      // With TLS, a fourth port per server: its secureClientPort.
+      const perServer = clientAuth === undefined ? 3 : 4;
+      const ports = await freePorts(opts.size * perServer);
       const peers = Array.from({ length: opts.size }, (_, i) => ({
         id: i + 1,
-        clientPort: ports[i * 3]!,
-        peerPort: ports[i * 3 + 1]!,
-        electionPort: ports[i * 3 + 2]!,
+        clientPort: ports[i * perServer]!,
+        peerPort: ports[i * perServer + 1]!,
+        electionPort: ports[i * perServer + 2]!,
       }));
+      const secure = clientAuth === undefined ? undefined : await Promise.all(peers.map((_, i) => planServerTls(install, clientAuth, ports[i * perServer + 3]!)));
       const members = peers.map((peer) => {
         const dir = mkdtempSync(join(tmpdir(), `zkr-cluster-${peer.id}-`));
         const configFile = writeServerConfig({
@@ -128,11 +143,11 @@ export class TestingCluster {
           minSessionTimeoutMs: opts.minSessionTimeoutMs,
           maxSessionTimeoutMs: opts.maxSessionTimeoutMs,
           forceSync: opts.forceSync,
-          extraConfig: opts.extraConfig,
+          extraConfig: { ...secure?.[peer.id - 1]?.config, ...opts.extraConfig },
           quorum: { myId: peer.id, peers },
         });
         const proc = new ZooKeeperProcess({
-          install,
+          install: secure?.[peer.id - 1]?.install ?? install,
           dir,
           configFile,
           clientPort: peer.clientPort,
@@ -140,13 +155,15 @@ export class TestingCluster {
           removeDirOnOrphan: true,
           servingModes: QUORUM_MODES,
         });
-        return { proc, member: new ClusterMember(proc, peer.id, dir, peer.clientPort, opts.startTimeoutMs) };
+        return { proc, member: new ClusterMember(proc, peer.id, dir, peer.clientPort, opts.startTimeoutMs, secure?.[peer.id - 1]?.securePort) };
       });
       const processes = members.map((m) => m.proc);
       try {
         for (const p of processes) p.spawn();
         await Promise.all(processes.map((p) => p.waitServing(opts.startTimeoutMs)));
-        const cluster = new TestingCluster(members.map((m) => m.member));
+        if (secure !== undefined) await Promise.all(secure.map((plan) => waitSecurePort(plan.securePort, opts.startTimeoutMs)));
+        const tls = secure === undefined || clientAuth === undefined ? undefined : testingTls(secure.map((plan) => plan.securePort), clientAuth);
+        const cluster = new TestingCluster(members.map((m) => m.member), tls);
         await cluster.leader(opts.startTimeoutMs);
         return cluster;
       } catch (err) {

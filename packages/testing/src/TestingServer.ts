@@ -10,6 +10,9 @@ import { freePort } from './ports.js';
 import { removeOnExit } from './processGuard.js';
 import { saslServerProperties } from './sasl.js';
 import { writeServerConfig } from './serverConfig.js';
+import { planServerTls } from './tls/serverTls.js';
+import { testingTls, type TestingTls } from './tls/testingTls.js';
+import { waitSecurePort } from './tls/waitSecurePort.js';
 import { ServerStartError, ZooKeeperProcess } from './ZooKeeperProcess.js';
 import { findZooKeeper } from './zookeeperInstall.js';
 
@@ -35,6 +38,11 @@ export class TestingServer {
     readonly dataDir: string,
     /** The client port (on 127.0.0.1). */
     readonly port: number,
+    /**
+     * With `tls`: the TLS client port (`secureClientPort`, 127.0.0.1) and the certificates to
+     * connect with; the plaintext {@link port} stays open. `undefined` without `tls`.
+     */
+    readonly tls: TestingTls | undefined,
   ) {
     this.forgetDir = removeOnExit(dataDir);
   }
@@ -48,6 +56,7 @@ export class TestingServer {
     const install = findZooKeeper();
     for (let attempt = 1; ; attempt++) {
       const port = opts.port ?? (await freePort());
+      const secure = opts.tls === false ? undefined : await planServerTls(install, opts.tls.clientAuth);
       const dir = mkdtempSync(join(tmpdir(), 'zkr-server-'));
       const configFile = writeServerConfig({
         dir,
@@ -57,10 +66,10 @@ export class TestingServer {
         minSessionTimeoutMs: opts.minSessionTimeoutMs,
         maxSessionTimeoutMs: opts.maxSessionTimeoutMs,
         forceSync: opts.forceSync,
-        extraConfig: opts.extraConfig,
+        extraConfig: { ...secure?.config, ...opts.extraConfig },
       });
       const proc = new ZooKeeperProcess({
-        install,
+        install: secure?.install ?? install,
         dir,
         configFile,
         clientPort: port,
@@ -71,7 +80,9 @@ export class TestingServer {
       try {
         proc.spawn();
         await proc.waitServing(opts.startTimeoutMs);
-        return new TestingServer(proc, opts, dir, port);
+        if (secure !== undefined) await waitSecurePort(secure.securePort, opts.startTimeoutMs);
+        const tls = secure === undefined || opts.tls === false ? undefined : testingTls([secure.securePort], opts.tls.clientAuth);
+        return new TestingServer(proc, opts, dir, port, tls);
       } catch (err) {
         await proc.kill();
         rmSync(dir, { recursive: true, force: true });
@@ -112,6 +123,7 @@ export class TestingServer {
     await this.process.stop();
     this.process.spawn();
     await this.process.waitServing(this.options.startTimeoutMs);
+    if (this.tls !== undefined) await waitSecurePort(this.tls.ports[0]!, this.options.startTimeoutMs);
   }
 
   /** SIGSTOP: the server hangs with its connections open. */

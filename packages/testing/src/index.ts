@@ -1,7 +1,10 @@
 export * from './TestingServer.js';
 export * from './TestingCluster.js';
-export type { ResolvedClusterOptions, ResolvedServerOptions, TestingClusterOptions, TestingServerOptions } from './options.js';
+export type { TestingTls, TestingTlsOption } from './tls/testingTls.js';
+export type { PemPair } from './tls/testCertificates.js';
+export type { ClientAuth } from './tls/serverTlsConfig.js';
 export type { TestingSaslOptions } from './sasl.js';
+export type { ResolvedClusterOptions, ResolvedServerOptions, TestingClusterOptions, TestingServerOptions } from './options.js';
 export * from './zookeeperInstall.js';
 export * from './fourLetterWord.js';
 export * from './expireSession.js';

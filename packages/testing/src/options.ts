@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AssertTrue, OptionsSchema, ParsedBy, TypesEqual } from '@zk-recipes/core';
 import { testingSaslOptionsSchema, type ResolvedSaslOptions, type TestingSaslOptions } from './sasl.js';
+import { testingTlsOptionSchema, type ResolvedTlsOption, type TestingTlsOption } from './tls/testingTls.js';
 
 /** Options of {@link TestingServer.start}. */
 export interface TestingServerOptions {
@@ -20,6 +21,8 @@ export interface TestingServerOptions {
   port?: number | undefined;
   /** How long to wait for the server to serve, in ms (default 45000). */
   startTimeoutMs?: number | undefined;
+  /** Serve TLS too, on a second client port, with test certificates (`server.tls`). Default false. */
+  tls?: TestingTlsOption | undefined;
   /**
    * SASL DIGEST-MD5 with these users (`{ users: { alice: 'pw-a' } }`): a JAAS `Server` section
    * with `DigestLoginModule`, and `sasl` as an ACL scheme. Default: no SASL.
@@ -37,6 +40,7 @@ export interface ResolvedServerOptions {
   extraConfig: Record<string, string>;
   port?: number | undefined;
   startTimeoutMs: number;
+  tls: ResolvedTlsOption;
   sasl?: ResolvedSaslOptions | undefined;
 }
 
@@ -52,6 +56,8 @@ export interface TestingClusterOptions {
   extraConfig?: Record<string, string> | undefined;
   /** How long to wait for the servers to serve and elect a leader, in ms (default 60000). */
   startTimeoutMs?: number | undefined;
+  /** Every member serves TLS too, on a second client port, with test certificates (`cluster.tls`). Default false. */
+  tls?: TestingTlsOption | undefined;
   /** Every member accepts SASL DIGEST-MD5 with these users (as {@link TestingServerOptions.sasl}). Default: no SASL. */
   sasl?: TestingSaslOptions | undefined;
 }
@@ -66,6 +72,7 @@ export interface ResolvedClusterOptions {
   systemProperties: Record<string, string>;
   extraConfig: Record<string, string>;
   startTimeoutMs: number;
+  tls: ResolvedTlsOption;
   sasl?: ResolvedSaslOptions | undefined;
 }
 
@@ -79,6 +86,7 @@ const testingServerOptionsSchema = z
     extraConfig: z.record(z.string(), z.string()).default({}),
     port: z.number().int().min(1).max(65_535).optional(),
     startTimeoutMs: z.number().int().positive().default(45_000),
+    tls: testingTlsOptionSchema,
     sasl: testingSaslOptionsSchema.optional(),
   })
   .strict()
@@ -96,6 +104,7 @@ const testingClusterOptionsSchema = z
     systemProperties: z.record(z.string(), z.string()).default({}),
     extraConfig: z.record(z.string(), z.string()).default({}),
     startTimeoutMs: z.number().int().positive().default(60_000),
+    tls: testingTlsOptionSchema,
     sasl: testingSaslOptionsSchema.optional(),
   })
   .strict();
