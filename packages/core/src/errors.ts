@@ -1,3 +1,5 @@
+import type { AclEntry } from './session/types.js';
+
 /**
  * Every failure zk-recipes reports is a {@link ZkRecipesError} with a stable `code`, so callers can
  * branch on `err.code` without parsing messages. The original failure, when there is one, is `cause`.
@@ -22,6 +24,7 @@ export type ErrorCode =
   | 'ZOOKEEPER_ERROR'
   | 'UPGRADE_NOT_SUPPORTED'
   | 'INCONSISTENT_MAX_LEASES'
+  | 'INSECURE_ACL'
   | 'MULTI_RELEASE_FAILED'
   | 'TLS_HANDSHAKE';
 
@@ -115,6 +118,19 @@ export class UpgradeNotSupportedError extends ZkRecipesError {
 export class InconsistentMaxLeasesError extends ZkRecipesError {
   constructor(message: string, options?: ZkRecipesErrorOptions) {
     super('INCONSISTENT_MAX_LEASES', message, options);
+  }
+}
+
+/**
+ * A lock directory's ACL lets someone other than us create or delete its nodes (or change its ACL),
+ * while this session's ACL is restrictive: anyone could take the lock away. `path` names the
+ * directory, `acl` is the ACL found there. See docs/security.md, "ACLs".
+ */
+export class InsecureAclError extends ZkRecipesError {
+  readonly acl: readonly AclEntry[];
+  constructor(message: string, acl: readonly AclEntry[], options?: ZkRecipesErrorOptions) {
+    super('INSECURE_ACL', message, options);
+    this.acl = acl;
   }
 }
 

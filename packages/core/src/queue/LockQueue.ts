@@ -4,6 +4,7 @@ import type { ZkSession } from '../session/ZkSession.js';
 import type { Stat } from '../session/types.js';
 import { listAndWatchChildren } from '../watch/waitForChildrenChange.js';
 import { announcementOf } from './announcement.js';
+import { checkDirectoryAcl, checksDirectoryAcl } from './directoryAcl.js';
 import { namesWithGuid, nextListing } from './directoryListing.js';
 import { agreeOnRecord, createRecordedDirectory, type DirectoryRecord } from './directoryRecord.js';
 import { createLockDirectory } from './lockDirectory.js';
@@ -78,6 +79,9 @@ export class LockQueue {
   /** The directory incarnation (`czxid`) whose record we checked; see {@link DirectoryRecord}. */
   private agreedIncarnation: bigint | undefined;
   private readonly record: DirectoryRecord | undefined;
+  /** The directory incarnation whose ACL we checked (docs/architecture.md, "The directory's ACL"). */
+  private aclCheckedIncarnation: bigint | undefined;
+  private readonly checksAcl: boolean;
   /** @internal For error messages: `lock <path>`. */
   readonly what: string;
   /** @internal */
@@ -93,6 +97,7 @@ export class LockQueue {
     if (!isSession(session)) throw new InvalidArgumentError(`session must be a ZkSession (from ZkSession.connect()), got ${session === null ? 'null' : typeof session}`);
     this.what = `lock ${path}`;
     this.record = options.record;
+    this.checksAcl = checksDirectoryAcl(session);
   }
 
   /**
@@ -207,17 +212,34 @@ export class LockQueue {
     const generation = this.session.generation;
     const { guid, name: protectedName } = newProtectedName(options.kind);
     const created = await this.createOwnNode(joinPath(this.path, protectedName), guid, generation, options, stop);
-    const record = this.record;
-    // A directory incarnation we have not checked (the listing's stat says which one we are in).
-    if (record !== undefined && (created.directoryCzxid === undefined || created.directoryCzxid !== this.agreedIncarnation)) {
+    try {
+      await this.checkIncarnation(created, stop);
+    } catch (err) {
+      await this.giveUp(guid, generation, Promise.resolve(created));
+      throw err;
+    }
+    return created;
+  }
+
+  /**
+   * What is checked once per incarnation of the directory (the listing's stat says which one our
+   * node is in; our node keeps it alive), before the first decision: its ACL, then its record.
+   */
+  private async checkIncarnation(created: Created, stop: StopSignal): Promise<void> {
+    const incarnation = created.directoryCzxid;
+    if (this.checksAcl && (incarnation === undefined || incarnation !== this.aclCheckedIncarnation)) {
       try {
-        this.agreedIncarnation = await this.untilAnswered(stop, () => agreeOnRecord(this.session, this.path, record));
+        this.aclCheckedIncarnation = await this.untilAnswered(stop, () => checkDirectoryAcl(this.session, this.path, created.path));
       } catch (err) {
-        await this.giveUp(guid, generation, Promise.resolve(created));
+        // Our node (or the whole directory) was deleted by someone else meanwhile.
+        if (isZkError(err, 'NO_NODE')) throw this.ownNodeDeleted({ name: created.name, path: created.path });
         throw err;
       }
     }
-    return created;
+    const record = this.record;
+    if (record !== undefined && (incarnation === undefined || incarnation !== this.agreedIncarnation)) {
+      this.agreedIncarnation = await this.untilAnswered(stop, () => agreeOnRecord(this.session, this.path, record));
+    }
   }
 
   /** The create loop of step 1: retries, recovers a lost reply by GUID, creates the directory. */
@@ -366,7 +388,7 @@ export class LockQueue {
   }
 
   /** @internal The error of an acquisition whose node someone else deleted (an operator, a tool). */
-  ownNodeDeleted(seat: QueueNode): NodeDeletedError {
+  ownNodeDeleted(seat: Pick<QueueNode, 'name' | 'path'>): NodeDeletedError {
     return new NodeDeletedError(`lock ${this.path}: our queue node ${seat.name} was deleted by someone else`, {
       op: 'getChildren',
       path: seat.path,

@@ -26,6 +26,7 @@ export const ZK_SESSION_DEFAULTS = {
   /** Passed to `exponentialBackoff` when no retryPolicy is given. */
   retry: { baseSleepMs: 100, maxRetries: 10, maxSleepMs: 5_000 },
   acl: OPEN_ACL_UNSAFE,
+  aclCheck: 'on',
 } as const;
 
 // host:port[,host:port...][/chroot]; host may be a name, IPv4, or [IPv6].
@@ -112,6 +113,12 @@ export interface ZkSessionOptionsInput {
    */
   acl?: AclEntry[] | undefined;
   /**
+   * With a restrictive `acl`: `'on'` (default) refuses a lock directory whose ACL lets someone else
+   * create, delete or administer its nodes (`INSECURE_ACL`); `'off'` uses it anyway (a directory
+   * shared with a client you trust that cannot use your ACL). See docs/security.md, "ACLs".
+   */
+  aclCheck?: 'on' | 'off' | undefined;
+  /**
    * Connect over TLS (to the servers' `secureClientPort`): every connection of the session,
    * reconnections and failover included. With `cert` and `key`, a server with
    * `X509AuthenticationProvider` gives the session the `x509` identity of the certificate's subject
@@ -140,6 +147,7 @@ export interface ZkSessionOptions {
   retryPolicy?: RetryPolicy | undefined;
   auth: DigestAuth[];
   acl: AclEntry[];
+  aclCheck: 'on' | 'off';
   tls?: TlsOptions | undefined;
   sasl?: SaslOptions | undefined;
 }
@@ -160,6 +168,7 @@ const zkSessionOptionsSchema = z
       .array(z.object({ scheme: z.literal('digest'), credentials: z.string().regex(/^[^:]+:.*$/, 'user:pass') }))
       .default([]),
     acl: z.array(AclEntrySchema).min(1).default(() => [...ZK_SESSION_DEFAULTS.acl]),
+    aclCheck: z.enum(['on', 'off']).default(ZK_SESSION_DEFAULTS.aclCheck),
     tls: tlsOptionsSchema.optional(),
     sasl: saslOptionsSchema.optional(),
   })

@@ -95,8 +95,10 @@ describe('the session refuses an ACL that locks itself out', () => {
     expect(err?.code).toBe('INVALID_ARGUMENT');
     for (const name of ['READ', 'CREATE', 'DELETE']) expect(err?.message).toContain(`no ${name} permission`);
   });
-  it('accepts the secure setup and the open default', () => {
-    expect(() => parseZkSessionOptions({ connectString: 'h:1', auth, acl: [{ perms: 31, scheme: 'auth', id: '' }, anyone(1)] })).not.toThrow();
-    expect(() => parseZkSessionOptions({ connectString: 'h:1' })).not.toThrow();
+  it('accepts the secure setup and the open default, with aclCheck on unless turned off', () => {
+    const secure = parseZkSessionOptions({ connectString: 'h:1', auth, acl: [{ perms: 31, scheme: 'auth', id: '' }, anyone(1)] });
+    expect(secure.aclCheck).toBe('on');
+    expect(parseZkSessionOptions({ connectString: 'h:1', aclCheck: 'off' }).aclCheck).toBe('off');
+    expect(() => parseZkSessionOptions({ connectString: 'h:1', aclCheck: 'maybe' })).toThrow(/aclCheck/);
   });
 });
