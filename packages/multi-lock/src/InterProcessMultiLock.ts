@@ -33,6 +33,8 @@ const NAME = 'InterProcessMultiLock';
 /** One acquisition of all members, held by one owner context. */
 class Holding implements MultiLockHandle {
   held = true;
+  /** A release is on its way: not re-entered meanwhile. */
+  releasing = false;
   /** Aborts with the first member's signal, until released. */
   private readonly linked: LinkedSignal;
   constructor(
@@ -190,21 +192,32 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
     return this.holdingOfCurrentContext() !== undefined;
   }
 
-  /** @internal Releases one acquisition: every member, last first, all attempted. */
+  /**
+   * @internal Releases one acquisition: every member still held, last first, all attempted. A
+   * member whose delete the server refused is still held, and so is this handle until a later
+   * release gives back the rest.
+   */
   async releaseHolding(holding: Holding): Promise<void> {
     if (!holding.held) throw new NotOwnerError(`${NAME}.release: this handle was already released`);
+    if (holding.releasing) throw new NotOwnerError(`${NAME}.release: this handle is being released`);
+    holding.releasing = true;
+    let failures: unknown[];
+    try {
+      failures = await releaseInReverse(holding.members);
+    } finally {
+      holding.releasing = false;
+    }
+    if (failures.length > 0) {
+      throw new MultiReleaseError(
+        `${NAME}.release: ${failures.length} of ${holding.members.length} members failed to release (the others were released; the handle stays held: release again)`,
+        failures,
+      );
+    }
     holding.held = false;
     holding.unlink();
     this.holdings.delete(holding);
     holding.frame.holds--;
     if (this.holdings.size === 0) this.relay.detach();
-    const failures = await releaseInReverse(holding.members);
-    if (failures.length > 0) {
-      throw new MultiReleaseError(
-        `${NAME}.release: ${failures.length} of ${holding.members.length} members failed to release (the others were released)`,
-        failures,
-      );
-    }
   }
 
   /**
@@ -310,7 +323,7 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
     const frame = currentFrame();
     if (frame === undefined) return undefined;
     for (const ancestor of frame.chain()) {
-      for (const holding of this.holdings) if (holding.frame === ancestor && holding.held) return holding;
+      for (const holding of this.holdings) if (holding.frame === ancestor && holding.held && !holding.releasing) return holding;
     }
     return undefined;
   }

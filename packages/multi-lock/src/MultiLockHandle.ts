@@ -17,12 +17,14 @@ export interface MultiLockHandle extends AsyncDisposable {
   readonly grantedAt: number;
   /** Aborted as soon as ownership of ANY member is lost: stop the guarded work then. */
   readonly signal: AbortSignal;
-  /** True until this handle is released. */
+  /** True until this handle is released (still true after a release some member's server refused). */
   readonly held: boolean;
   /**
-   * Releases every member, last acquired first, attempting all even when some fail.
+   * Releases every member still held, last acquired first, attempting all even when some fail.
+   * When some fail (the server refused a delete: `NO_AUTH`...) the others are released, those stay
+   * held and so does this handle: release again once the cause is fixed.
    * @throws MultiReleaseError (`MULTI_RELEASE_FAILED`, failures in `errors`) if any member failed;
-   * NotOwnerError (`NOT_OWNER`) if this handle was already released.
+   * NotOwnerError (`NOT_OWNER`) if this handle was already released (or is being released).
    */
   release(): Promise<void>;
 }

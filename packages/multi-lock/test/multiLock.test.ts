@@ -125,7 +125,7 @@ describe('InterProcessMultiLock over in-process members', () => {
     expect(b.isHeld).toBe(false);
   });
 
-  it('attempts every member on release and reports all failures together', async () => {
+  it('attempts every member on release, reports all failures together, and stays held until a release gives back the rest', async () => {
     const [a, b, c] = [new MemoryLock('/a'), new MemoryLock('/b'), new MemoryLock('/c')];
     const multi = new InterProcessMultiLock([a, b, c]);
     const handle = await multi.acquire();
@@ -136,8 +136,16 @@ describe('InterProcessMultiLock over in-process members', () => {
     expect((error as MultiReleaseError).errors).toHaveLength(1);
     expect(String((error as MultiReleaseError).errors[0])).toContain('/b: release failed');
     expect(MemoryLock.log.slice(-3)).toEqual(['release /c', 'release /b', 'release /a']);
-    expect([a.isHeld, c.isHeld]).toEqual([false, false]);
+    expect([a.isHeld, b.isHeld, c.isHeld]).toEqual([false, true, false]);
+    // The member that failed still holds its lock, and so does the handle: releasing again finishes.
+    expect(handle.held).toBe(true);
+    expect(multi.isAcquiredInThisProcess()).toBe(true);
+    b.failRelease = false;
+    await handle.release();
+    expect(MemoryLock.log.slice(-1)).toEqual(['release /b']);
+    expect(b.isHeld).toBe(false);
     expect(handle.held).toBe(false);
+    await expect(handle.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
   });
 
   it('reports the acquisition failure first when the rollback fails too', async () => {

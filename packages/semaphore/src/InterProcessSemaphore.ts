@@ -255,9 +255,10 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
       this.emit('lost', reason instanceof Error ? reason : new Error(String(reason)), seat.path);
     };
     seat.signal.addEventListener('abort', onLost, { once: true });
-    return new LeaseNode(seat.path, seat.fencingToken, seat.grantedAt, this.data, seat.signal, weight, () => {
+    // Still told while the delete is on its way, and after one the server refused: the node is ours.
+    return new LeaseNode(seat.path, seat.fencingToken, seat.grantedAt, this.data, seat.signal, weight, async () => {
+      await queue.leave(seat);
       seat.signal.removeEventListener('abort', onLost);
-      return queue.leave(seat);
     });
   }
 }

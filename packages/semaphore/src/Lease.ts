@@ -26,9 +26,13 @@ export interface Lease extends AsyncDisposable {
   readonly data: Uint8Array | null;
   /** Aborted when the lease is lost: the ZooKeeper session ended, and the node with it. */
   readonly signal: AbortSignal;
-  /** True until this lease is released. */
+  /** True until this lease is released (still true after a release the server refused). */
   readonly held: boolean;
-  /** Gives the lease back. Throws `NOT_OWNER` if it was already released; not if it was lost. */
+  /**
+   * Gives the lease back. Throws `NOT_OWNER` if it was already released (or is being released); not
+   * if it was lost. When the server refuses to delete the node (`NO_AUTH`...) it rejects with that
+   * error and the lease stays held: release again once the cause is fixed (docs/errors.md, "Releasing").
+   */
   release(): Promise<void>;
 }
 
@@ -47,10 +51,17 @@ export class LeaseNode {
     this.outstanding = weight;
   }
 
-  /** Called by each of its leases once; deletes the node with the last one. */
-  releaseOne(): Promise<void> {
-    this.outstanding--;
-    return this.outstanding === 0 ? this.giveBack() : Promise.resolve();
+  /**
+   * Called by each of its leases once; deletes the node with the last one. A delete the server
+   * refuses leaves the node and that lease outstanding.
+   */
+  async releaseOne(): Promise<void> {
+    if (this.outstanding > 1) {
+      this.outstanding--;
+      return;
+    }
+    await this.giveBack();
+    this.outstanding = 0;
   }
 
   /** `weight` lease objects backed by this node. */
@@ -61,6 +72,7 @@ export class LeaseNode {
 
 class NodeLease implements Lease {
   held = true;
+  private releasing = false;
   constructor(private readonly node: LeaseNode) {}
   get path(): string {
     return this.node.path;
@@ -77,10 +89,16 @@ class NodeLease implements Lease {
   get signal(): AbortSignal {
     return this.node.signal;
   }
-  release(): Promise<void> {
-    if (!this.held) return Promise.reject(new NotOwnerError(`lease ${this.node.path} was already released`));
+  async release(): Promise<void> {
+    if (!this.held) throw new NotOwnerError(`lease ${this.node.path} was already released`);
+    if (this.releasing) throw new NotOwnerError(`lease ${this.node.path} is being released`);
+    this.releasing = true;
+    try {
+      await this.node.releaseOne();
+    } finally {
+      this.releasing = false;
+    }
     this.held = false;
-    return this.node.releaseOne();
   }
   async [Symbol.asyncDispose](): Promise<void> {
     if (this.held) await this.release();

@@ -23,12 +23,15 @@ export interface LockHandle extends AsyncDisposable {
    * gone (or going). Stop the guarded work when it fires.
    */
   readonly signal: AbortSignal;
-  /** True until this handle is released. */
+  /** True until this handle is released (still true after a release the server refused). */
   readonly held: boolean;
   /**
    * Releases this acquisition. For a re-entrant lock the node is deleted when the outermost
-   * acquisition is released. Throws `NOT_OWNER` when this handle was already released; does not
-   * throw when ownership was lost meanwhile.
+   * acquisition is released. Throws `NOT_OWNER` when this handle was already released (or is being
+   * released); does not throw when ownership was lost meanwhile. When the server refuses the delete
+   * (`NO_AUTH`: an ACL without DELETE for us, or another answer that is not a lost connection) it
+   * rejects with that error and the handle stays held, its node still there: release again once the
+   * cause is fixed, or close the session (docs/errors.md, "Releasing").
    */
   release(): Promise<void>;
 }

@@ -54,6 +54,8 @@ interface Holding {
   handles: Handle[];
   /** Stops telling the lock's listeners about this holding's node. */
   unlisten: () => void;
+  /** Its node's delete is on its way: not re-entered meanwhile, held again if the server refuses. */
+  releasing?: boolean;
 }
 
 class Handle implements LockHandle {
@@ -185,7 +187,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
     const frame = currentFrame();
     if (frame === undefined) return undefined;
     for (const ancestor of frame.chain()) {
-      for (const holding of this.holdings) if (holding.frame === ancestor && holding.handles.length > 0) return holding;
+      for (const holding of this.holdings) if (holding.frame === ancestor && holding.handles.length > 0 && holding.releasing !== true) return holding;
     }
     return undefined;
   }
@@ -250,20 +252,32 @@ export class QueueLock extends EventEmitter<LockEvents> {
     return handle;
   }
 
-  /** @internal Releases one handle; deletes the node with the last one. */
+  /**
+   * @internal Releases one handle; deletes the node with the last one. A delete the server refuses
+   * (NO_AUTH...) leaves the node, so the handle stays held and the error goes to the caller, who
+   * may release again (docs/errors.md, "Releasing").
+   */
   async releaseHandle(holding: Holding, handle: Handle): Promise<void> {
     const index = holding.handles.indexOf(handle);
     if (!handle.held || index < 0) {
       throw new NotOwnerError(`${this.config.name}.release: this handle of ${this.path} was already released`);
     }
+    if (holding.handles.length === 1) {
+      if (holding.releasing === true) throw new NotOwnerError(`${this.config.name}.release: this handle of ${this.path} is being released`);
+      holding.releasing = true;
+      try {
+        await this.leave(holding.seat);
+      } finally {
+        holding.releasing = false;
+      }
+    }
     handle.held = false;
-    holding.handles.splice(index, 1);
+    holding.handles.splice(holding.handles.indexOf(handle), 1);
     if (holding.handles.length > 0) return;
     this.holdings.delete(holding);
     holding.unlisten();
     holding.frame.holds--;
     if (this.holdings.size === 0) this.listen(false);
-    await this.leave(holding.seat);
   }
 
   /** Gives the node back to the engine; recipes may defer it (read/write downgrade). */

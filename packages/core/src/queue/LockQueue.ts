@@ -114,20 +114,33 @@ export class LockQueue {
   /**
    * Deletes our node. If the connection is down it keeps trying until it is back or the session
    * is gone (then the server deletes the ephemeral node itself). Never deletes a node of a later
-   * session, and never throws for a node that is already gone.
+   * session, and never throws for a node that is already gone. Any other refusal (NO_AUTH: an ACL
+   * without DELETE for us) rejects, and a holder's seat stays as it was: the node is still there
+   * and still ours, and a later call may try again (docs/errors.md, "Releasing").
    */
   async leave(seat: QueueNode): Promise<void> {
     const seats = localSeats(this.session);
     const state = seats.get(seat.path);
-    // Our own delete must not read as someone else's: stop watching first.
-    state?.endHolding?.();
-    state?.own?.end();
+    const own = state?.held === true ? state.own : undefined;
+    // Our own delete must not read as someone else's. A holder's watch is set again if the server
+    // refuses the delete, and its signal follows the session until it answers; a waiter just ends.
+    if (own !== undefined) {
+      own.leavingNow();
+    } else {
+      state?.endHolding?.();
+      state?.own?.end();
+    }
     try {
       await this.deleteSeat(seat);
-    } finally {
-      seats.delete(seat.path);
-      if (seat.ghostGuid !== undefined) this.sweepGhosts(seat.ghostGuid, seat.generation);
+    } catch (err) {
+      if (own !== undefined) own.leaveRefused();
+      else seats.delete(seat.path);
+      throw err;
     }
+    state?.endHolding?.();
+    own?.end();
+    seats.delete(seat.path);
+    if (seat.ghostGuid !== undefined) this.sweepGhosts(seat.ghostGuid, seat.generation);
   }
 
   /**

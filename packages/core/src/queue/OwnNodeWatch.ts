@@ -124,6 +124,30 @@ export class OwnNodeWatch {
     }
   }
 
+  /**
+   * Our delete of the node is on its way: its deletion is not someone else's, so the watch is given
+   * up here (the server's fires unseen, as after {@link end}). Nothing else ends: if the server
+   * refuses the delete (NO_AUTH...), {@link leaveRefused}.
+   */
+  leavingNow(): void {
+    this.session.unwatch(this.path, this.watcher);
+  }
+
+  /**
+   * The server refused our delete: the node is still ours. Watch it again; a deletion by someone
+   * else since the refusal is then a NO_NODE answer (the server answers in order), told as such.
+   */
+  leaveRefused(): void {
+    if (this.ended) return;
+    this.session.getChildren(this.path, this.watcher).then(
+      () => undefined,
+      (err: unknown) => {
+        if (isZkError(err, 'NO_NODE')) this.gone();
+        else if (isZkError(err, 'CONNECTION_LOSS')) this.whenConnected(() => this.leaveRefused());
+      },
+    );
+  }
+
   /** We leave (or gave up): nothing more is told. The node's own deletion fires the watch locally. */
   end(): void {
     if (this.ended) return;
