@@ -1,15 +1,17 @@
 /**
  * SASL DIGEST-MD5 against a real server with a JAAS `Server` section (docs/security.md): recipes
  * whose nodes carry a `sasl:alice` ACL, another user refused at once, wrong credentials failing
- * `connect()` at once, and the exchange run again on every connection.
+ * `connect()` at once, and the exchange run again on every connection (a cut connection, and a
+ * failover in a 3-server ensemble).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthFailedError, ZkSession, isZkError, type AclEntry, type SaslOptions, type ZkSessionOptionsInput } from '@zk-recipes/core';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { InterProcessSemaphore } from '@zk-recipes/semaphore';
-import { FaultProxy, TestingServer, testConnectString } from '@zk-recipes/testing';
+import { FaultProxy, TestingCluster, TestingServer, testConnectString } from '@zk-recipes/testing';
 import { OP_SASL } from '../../src/session/sasl/saslPacket.js';
+import { serverOfSession } from './support.js';
 
 /** The timeout the fail-fast tests must beat by far. */
 const CONNECTION_TIMEOUT_MS = 10_000;
@@ -163,4 +165,31 @@ describe('every connection authenticates', () => {
       await proxy.close();
     }
   });
+
+  it('failover in a SASL ensemble: the session authenticates with the next server and keeps its lock; bob stays out', async () => {
+    // tickTime 500: sessions up to 10 s, room for the move (as cluster.int.test.ts).
+    const cluster = await TestingCluster.start({ size: 3, forceSync: false, tickTimeMs: 500, sasl: { users: { alice: 'pw-a', bob: 'pw-b' } } });
+    const inCluster: ZkSession[] = [];
+    try {
+      const options = { connectString: cluster.connectString, sessionTimeoutMs: 9_000, connectionTimeoutMs: 30_000 };
+      const alice = await open({ ...options, sasl: ALICE, acl: ALICE_ONLY });
+      const bob = await open({ ...options, sasl: BOB });
+      inCluster.push(alice, bob);
+      const held = await new InterProcessMutex(alice, `${root}/failover/mutex`).acquire();
+      const victim = await serverOfSession(cluster.servers, alice.sessionId);
+      expect(victim).toBeGreaterThanOrEqual(0);
+
+      const reconnected = new Promise<void>((resolve) => alice.once('reconnected', resolve));
+      await cluster.servers[victim]!.kill();
+      await reconnected;
+      expect(await serverOfSession(cluster.servers.filter((_, i) => i !== victim), alice.sessionId)).toBeGreaterThanOrEqual(0);
+      expect(held.signal.aborted).toBe(false);
+      await expect(new InterProcessMutex(bob, `${root}/failover/mutex`).acquire({ timeoutMs: 9_000 })).rejects.toMatchObject({ code: 'NO_AUTH' });
+      await held.release();
+      await (await new InterProcessMutex(alice, `${root}/failover/mutex`).acquire()).release();
+    } finally {
+      await Promise.all(inCluster.map((session) => session.close()));
+      await cluster.stop();
+    }
+  }, 120_000);
 });
