@@ -1,0 +1,207 @@
+/**
+ * ACLs that hold (docs/security.md, "ACLs"): each hole an anonymous client could use against a
+ * digest-protected mutex, reproduced where it still can be (the open default, `aclCheck: 'off'`)
+ * and shown closed.
+ */
+import { createHash } from 'node:crypto';
+import { isZkError, waitUntilGone, ZkSession, type AclEntry, type ZkSessionOptionsInput } from '@zk-recipes/core';
+import { InterProcessMutex } from '@zk-recipes/mutex';
+import { childrenOf, testConnectString, TestingServer, uniqueRoot } from '@zk-recipes/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const APP = 'app:secret';
+const OPS = 'ops:secret';
+const digestOf = (credentials: string): string => `${credentials.split(':')[0]}:${createHash('sha1').update(credentials).digest('base64')}`;
+const entry = (perms: number, scheme: string, id: string): AclEntry => ({ perms, scheme, id });
+/** The app's ACL: everything for itself and for the operators, reading for anyone. */
+const SECURE: AclEntry[] = [entry(31, 'auth', ''), entry(31, 'digest', digestOf(OPS)), entry(1, 'world', 'anyone')];
+/** The same as the server stores it (auth expanded): what an operator sets to repair a directory. */
+const SECURE_STORED: AclEntry[] = [entry(31, 'digest', digestOf(APP)), entry(31, 'digest', digestOf(OPS)), entry(1, 'world', 'anyone')];
+
+const root = uniqueRoot('acl');
+const sessions: ZkSession[] = [];
+
+type Options = Partial<ZkSessionOptionsInput>;
+
+async function connect(options: Options = {}): Promise<ZkSession> {
+  const session = await ZkSession.connect({ connectString: testConnectString(), sessionTimeoutMs: 4000, ...options });
+  sessions.push(session);
+  return session;
+}
+const app = (options: Options = {}) => connect({ auth: [{ scheme: 'digest', credentials: APP }], acl: SECURE, ...options });
+
+let anonymous: ZkSession;
+let ops: ZkSession;
+beforeAll(async () => {
+  anonymous = await connect();
+  ops = await connect({ auth: [{ scheme: 'digest', credentials: OPS }] });
+  // An open, persistent root of our own: the tests' shared parents stay open for other tests.
+  await anonymous.mkdirp(root, 'persistent');
+});
+afterAll(async () => {
+  await Promise.all(sessions.map((s) => s.close()));
+});
+
+describe('a lock directory someone else left open', () => {
+  it('with aclCheck off (the old behaviour): an anonymous client deletes the holder and queues ahead; the next acquirer times out', async () => {
+    const dir = `${root}/open-off/lock`;
+    await anonymous.mkdirp(dir, 'persistent');
+    const unchecked = await app({ aclCheck: 'off' });
+    const holder = await new InterProcessMutex(unchecked, dir).acquire();
+    await anonymous.delete(holder.path);
+    await anonymous.create(`${dir}/evil-`, null, { mode: 'persistent_sequential' });
+    await expect(new InterProcessMutex(await app({ aclCheck: 'off' }), dir).acquire({ timeoutMs: 1500 })).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
+    expect(holder.signal.aborted).toBe(true);
+  });
+
+  it('is refused with INSECURE_ACL naming the path and the ACL found, and leaves no node behind', async () => {
+    const dir = `${root}/open/lock`;
+    await anonymous.mkdirp(dir, 'persistent');
+    const err: unknown = await new InterProcessMutex(await app(), dir).acquire({ timeoutMs: 10_000 }).catch((e: unknown) => e);
+    expect(isZkError(err, 'INSECURE_ACL')).toBe(true);
+    expect(err).toMatchObject({ path: dir, acl: [entry(31, 'world', 'anyone')] });
+    expect((err as Error).message).toContain('world:anyone=cdrwa');
+    expect(await childrenOf(anonymous, dir)).toEqual([]);
+  });
+
+  it('CREATE for anyone, or everything for a stranger, is refused too; READ for anyone is fine', async () => {
+    const stranger = entry(31, 'digest', digestOf('mallory:x'));
+    for (const [name, acl, refused] of [
+      ['create', [...SECURE_STORED.slice(0, 2), entry(5, 'world', 'anyone')], true],
+      ['stranger', [...SECURE_STORED, stranger], true],
+      ['read', SECURE_STORED, false],
+    ] as const) {
+      const dir = `${root}/acl-${name}/lock`;
+      await ops.mkdirp(dir, 'persistent');
+      await ops.setACL(dir, acl);
+      const acquired = new InterProcessMutex(await app(), dir).acquire({ timeoutMs: 10_000 });
+      if (refused) {
+        await expect(acquired).rejects.toMatchObject({ code: 'INSECURE_ACL', path: dir });
+      } else {
+        await (await acquired).release();
+      }
+    }
+  });
+
+  it('is checked once per lock object and directory incarnation, not per acquire', async () => {
+    const dir = `${root}/once/lock`;
+    const session = await app();
+    const mutex = new InterProcessMutex(session, dir);
+    const holder = await mutex.acquire(); // creates the directory, with our ACL: accepted
+    // A node without a sequence (ignored by the locks) keeps this incarnation from being reaped.
+    await ops.create(`${dir}/keep`, null);
+    // Opened by hand while the same incarnation lives: not seen again by this object...
+    await ops.setACL(dir, [entry(31, 'world', 'anyone')]);
+    await holder.release();
+    await (await mutex.acquire({ timeoutMs: 10_000 })).release();
+    // ...but by a new lock object, on its first use.
+    await expect(new InterProcessMutex(session, dir).acquire({ timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'INSECURE_ACL' });
+    // A new incarnation (the old one removed, as the container reaper does) is checked again.
+    await ops.delete(`${dir}/keep`);
+    await ops.delete(dir);
+    await ops.create(dir, null, { acl: [entry(31, 'world', 'anyone')] });
+    await expect(mutex.acquire({ timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'INSECURE_ACL' });
+  });
+
+  it("is used when the session opts out with aclCheck: 'off'", async () => {
+    const dir = `${root}/opt-out/lock`;
+    await anonymous.mkdirp(dir, 'persistent');
+    const handle = await new InterProcessMutex(await app({ aclCheck: 'off' }), dir).acquire({ timeoutMs: 10_000 });
+    expect(await childrenOf(anonymous, dir)).toEqual([handle.path.slice(dir.length + 1)]);
+    await handle.release();
+  });
+});
+
+// A client cannot tell a container from a persistent node by its stat (the server reports
+// ephemeralOwner 0 for both, not the Long.MIN_VALUE it keeps): what shows a container is the
+// server's reaper removing it once empty, here every 100 ms instead of every minute.
+describe('the directories a restrictive ACL creates', () => {
+  let reaping: TestingServer;
+  let anonymousThere: ZkSession;
+  /** Reads ACLs: the server shows digest hashes only to a session with ADMIN on the node (else `user:x`). */
+  let opsThere: ZkSession;
+  beforeAll(async () => {
+    reaping = await TestingServer.start({ systemProperties: { 'znode.container.checkIntervalMs': '100' } });
+    anonymousThere = await connect({ connectString: reaping.connectString });
+    opsThere = await connect({ connectString: reaping.connectString, auth: [{ scheme: 'digest', credentials: OPS }] });
+    await anonymousThere.mkdirp(root, 'persistent');
+  });
+  afterAll(async () => {
+    await Promise.all(sessions.filter((s) => s.options.connectString === reaping?.connectString).map((s) => s.close()));
+    await reaping?.stop();
+  });
+  const appThere = () => app({ connectString: reaping.connectString });
+  const gone = (path: string) => waitUntilGone(anonymousThere, path, AbortSignal.timeout(30_000));
+
+  it('under the open default, every missing ancestor is a container and goes once idle (the old behaviour)', async () => {
+    const dir = `${root}/open-tree/a/lock`;
+    await (await new InterProcessMutex(anonymousThere, dir).acquire()).release();
+    expect(await gone(`${root}/open-tree`)).toBe('gone');
+  });
+
+  it('are persistent ancestors with the ACL, and only the lock directory is a container: they survive its removal', async () => {
+    const dir = `${root}/tree/a/b/lock`;
+    const session = await appThere();
+    await (await new InterProcessMutex(session, dir).acquire()).release();
+    expect((await opsThere.getACL(dir)).acl).toEqual(SECURE_STORED);
+    expect(await gone(dir)).toBe('gone');
+    // Ten reaper rounds later the protected tree is still there, with our ACL.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    for (const ancestor of [`${root}/tree`, `${root}/tree/a`, `${root}/tree/a/b`]) {
+      expect((await opsThere.getACL(ancestor)).acl).toEqual(SECURE_STORED);
+    }
+    // So nobody else can put an open lock directory in its place.
+    await expect(anonymousThere.create(dir, null)).rejects.toMatchObject({ code: 'NO_AUTH' });
+    await (await new InterProcessMutex(session, dir).acquire({ timeoutMs: 10_000 })).release();
+  });
+});
+
+describe('an ACL that would lock us out of our own nodes', () => {
+  it('is refused by connect(), naming the missing permission', async () => {
+    const noDelete = [entry(31 & ~8, 'auth', ''), entry(1, 'world', 'anyone')];
+    await expect(connect({ auth: [{ scheme: 'digest', credentials: APP }], acl: noDelete })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringMatching(/acl: grants this session no DELETE permission/) as unknown,
+    });
+    const noCreate = [entry(31 & ~4, 'auth', '')];
+    await expect(connect({ auth: [{ scheme: 'digest', credentials: APP }], acl: noCreate })).rejects.toMatchObject({
+      message: expect.stringMatching(/no CREATE permission/) as unknown,
+    });
+  });
+});
+
+describe('a release the server refuses', () => {
+  it('keeps the handle held and rejects with NO_AUTH; once an admin fixes the ACL, releasing again works', async () => {
+    const dir = `${root}/refused/lock`;
+    const session = await app();
+    const mutex = new InterProcessMutex(session, dir);
+    const handle = await mutex.acquire();
+    // An operator takes DELETE away from the app (deleting a child needs DELETE on its parent).
+    await ops.setACL(dir, [entry(1 | 4, 'digest', digestOf(APP)), ...SECURE_STORED.slice(1)]);
+    await expect(handle.release()).rejects.toMatchObject({ code: 'NO_AUTH' });
+    expect(handle.held).toBe(true);
+    expect(handle.signal.aborted).toBe(false);
+    expect(mutex.isAcquiredInThisProcess()).toBe(true);
+    expect(await anonymous.exists(handle.path)).not.toBeNull();
+    await ops.setACL(dir, SECURE_STORED);
+    await handle.release();
+    expect(handle.held).toBe(false);
+    expect(mutex.isAcquiredInThisProcess()).toBe(false);
+    expect(await anonymous.exists(handle.path)).toBeNull();
+    await expect(handle.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
+    // The lock is free again for everyone.
+    await (await new InterProcessMutex(await app(), dir).acquire({ timeoutMs: 10_000 })).release();
+  });
+
+  it('still tells the holder when someone else deletes the node after the refusal', async () => {
+    const dir = `${root}/refused-then-deleted/lock`;
+    const handle = await new InterProcessMutex(await app(), dir).acquire();
+    await ops.setACL(dir, [entry(1 | 4, 'digest', digestOf(APP)), ...SECURE_STORED.slice(1)]);
+    await expect(handle.release()).rejects.toMatchObject({ code: 'NO_AUTH' });
+    await ops.delete(handle.path);
+    await expect.poll(() => handle.signal.aborted).toBe(true);
+    expect(handle.signal.reason).toMatchObject({ code: 'NODE_DELETED' });
+    await handle.release(); // the node is gone: nothing left to refuse
+    expect(handle.held).toBe(false);
+  });
+});
