@@ -1,0 +1,185 @@
+/**
+ * The packed-consumer check (issue 17): what a user gets from npm, not what the workspace sees.
+ * Builds, packs every published package (`npm pack`), installs the tarballs in a fresh project
+ * outside the repository, and there
+ *  - runs each recipe README's first `js` example with plain `node` against a server of our own
+ *    (it must exit by itself, with 0),
+ *  - type-checks a TypeScript consumer, strict and without skipLibCheck, under each module
+ *    resolution we support,
+ *  - loads the packages from CommonJS (require(esm)) and type-checks a CommonJS TypeScript consumer.
+ * One pack, one install, one project for all of it.
+ */
+import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { firstCodeBlock } from '../src/firstCodeBlock.js';
+import { runCommand, runCommandOrFail, describeCommandResult } from '../src/runCommand.js';
+import { TestingServer } from '../src/TestingServer.js';
+
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+const fixtures = fileURLToPath(new URL('./fixtures/consumer/', import.meta.url));
+const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
+
+/** The packages users install (`@zk-recipes/testing` is for our own tests). */
+const PUBLISHED = ['core', 'mutex', 'read-write-lock', 'semaphore', 'multi-lock'];
+/** Packages whose README starts with a runnable example. */
+const WITH_EXAMPLE = ['mutex', 'read-write-lock', 'semaphore', 'multi-lock'];
+
+/** A README example gets this long to connect, lock, unlock and exit by itself. */
+const EXAMPLE_BOUND_MS = 30_000;
+const INSTALL_BOUND_MS = 240_000;
+/** Type-checking without skipLibCheck reads all of @types/node: seconds of CPU per configuration. */
+const TSC_BOUND_MS = 300_000;
+
+/** TypeScript settings of an ES module consumer (its package.json says "type": "module"). */
+const ESM_MODES = [
+  { name: 'node16', module: 'node16', moduleResolution: 'node16' },
+  { name: 'nodenext', module: 'nodenext', moduleResolution: 'nodenext' },
+  { name: 'bundler', module: 'esnext', moduleResolution: 'bundler' },
+];
+
+/** TypeScript settings of a CommonJS consumer (no "type" in its package.json). */
+const CJS_MODES = [
+  { name: 'node20', module: 'node20', moduleResolution: 'node16' },
+  { name: 'nodenext', module: 'nodenext', moduleResolution: 'nodenext' },
+  // The legacy resolution: "main" and "types", no "exports"; TypeScript compiles imports to require().
+  { name: 'node10', module: 'commonjs', moduleResolution: 'node10' },
+];
+
+/**
+ * Our environment, less what would make a child differ from a user's shell: NODE_OPTIONS (a test
+ * runner's loaders or `--conditions`) and the variables `npm run` sets about this repository.
+ */
+function userEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  delete env['NODE_OPTIONS'];
+  for (const key of Object.keys(env)) {
+    const keep = /^npm_config_(cache|registry|userconfig|(https_)?proxy|noproxy)$/.test(key);
+    if (key.startsWith('npm_') && !keep) delete env[key];
+  }
+  return env;
+}
+
+/**
+ * A tsconfig as a Node project writes it: strict, Node 20's language (no DOM), @types/node, and
+ * no skipLibCheck, so our declarations and everything they pull in are checked too.
+ */
+function writeTsconfig(dir: string, name: string, mode: { module: string; moduleResolution: string }, file: string): string {
+  const configFile = join(dir, `tsconfig.${name}.json`);
+  const compilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: 'ES2022',
+    lib: ['ES2023'],
+    module: mode.module,
+    moduleResolution: mode.moduleResolution,
+    types: ['node'],
+  };
+  writeFileSync(configFile, JSON.stringify({ compilerOptions, files: [file] }, null, 2));
+  return configFile;
+}
+
+describe('the packed packages in a fresh project', () => {
+  let server: TestingServer;
+  let workDir: string;
+  let consumerDir: string;
+  let cjsDir: string;
+
+  beforeAll(async () => {
+    workDir = mkdtempSync(join(tmpdir(), 'zkr-consumer-'));
+    const packDir = join(workDir, 'tarballs');
+    consumerDir = join(workDir, 'consumer');
+    cjsDir = join(consumerDir, 'cjs');
+    mkdirSync(packDir);
+    mkdirSync(cjsDir, { recursive: true });
+    const starting = TestingServer.start({ forceSync: false });
+    try {
+      await runCommandOrFail(process.execPath, [tsc, '-b'], { cwd: repoRoot, timeoutMs: INSTALL_BOUND_MS });
+      const workspaces = PUBLISHED.flatMap((name) => ['--workspace', `packages/${name}`]);
+      const packed = await runCommandOrFail('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir, ...workspaces], {
+        cwd: repoRoot,
+        env: userEnvironment(),
+        timeoutMs: INSTALL_BOUND_MS,
+      });
+      const tarballs = (JSON.parse(packed.stdout) as Array<{ filename: string }>).map((p) => join(packDir, p.filename));
+      expect(tarballs).toHaveLength(PUBLISHED.length);
+
+      writeFileSync(join(consumerDir, 'package.json'), JSON.stringify({ name: 'zkr-consumer', private: true, type: 'module' }, null, 2));
+      writeFileSync(join(cjsDir, 'package.json'), JSON.stringify({ name: 'zkr-cjs-consumer', private: true }, null, 2));
+      // The same @types/node as the repository's: already in npm's cache.
+      const typesNode = (JSON.parse(readFileSync(join(repoRoot, 'node_modules/@types/node/package.json'), 'utf8')) as { version: string }).version;
+      await runCommandOrFail('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs, `@types/node@${typesNode}`], {
+        cwd: consumerDir,
+        env: userEnvironment(),
+        timeoutMs: INSTALL_BOUND_MS,
+      });
+      for (const file of ['esm-consumer.ts']) copyFileSync(join(fixtures, file), join(consumerDir, file));
+      for (const file of ['cjs-consumer.ts', 'require-mutex.cjs']) copyFileSync(join(fixtures, file), join(cjsDir, file));
+    } finally {
+      server = await starting;
+    }
+  }, 2 * INSTALL_BOUND_MS);
+
+  afterAll(async () => {
+    await server?.stop();
+    if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('installed the tarballs: real directories, not links into the workspace', () => {
+    for (const name of PUBLISHED) {
+      const installed = join(consumerDir, 'node_modules/@zk-recipes', name);
+      expect(lstatSync(installed).isSymbolicLink(), installed).toBe(false);
+      expect(lstatSync(join(installed, 'dist/index.d.ts')).isFile(), installed).toBe(true);
+    }
+  });
+
+  it.each(WITH_EXAMPLE)("%s: the README's first example runs under plain node and exits by itself", async (name) => {
+    const example = firstCodeBlock(readFileSync(join(repoRoot, 'packages', name, 'README.md'), 'utf8'), 'js');
+    expect(example, `packages/${name}/README.md has no \`\`\`js block`).toBeDefined();
+    writeFileSync(join(consumerDir, 'first.mjs'), example!);
+    const run = await runCommand(process.execPath, ['first.mjs'], {
+      cwd: consumerDir,
+      env: userEnvironment({ ZK_CONNECT: server.connectString }),
+      timeoutMs: EXAMPLE_BOUND_MS,
+    });
+    expect(run.exitCode === 0 && !run.timedOut, `packages/${name}/README.md's first example:\n${describeCommandResult(run)}`).toBe(true);
+  });
+
+  it('require() from CommonJS gets InterProcessMutex (the ES module loaded synchronously) and locks with it', async () => {
+    const run = await runCommandOrFail(process.execPath, ['require-mutex.cjs'], {
+      cwd: cjsDir,
+      env: userEnvironment({ ZK_CONNECT: server.connectString }),
+      timeoutMs: EXAMPLE_BOUND_MS,
+    });
+    expect(run.stdout).toMatch(/required InterProcessMutex, held with token \d+/);
+  });
+
+  // The two type-checks are independent processes of seconds of CPU each: they run side by side.
+  it.concurrent(
+    `type-checks, strict and without skipLibCheck: the ES module consumer (${ESM_MODES.map((m) => m.name).join(', ')}), the CommonJS one (${CJS_MODES.map((m) => m.name).join(', ')})`,
+    async () => {
+      const configs = [
+        ...ESM_MODES.map((mode) => writeTsconfig(consumerDir, `esm-${mode.name}`, mode, 'esm-consumer.ts')),
+        ...CJS_MODES.map((mode) => writeTsconfig(cjsDir, `cjs-${mode.name}`, mode, 'cjs-consumer.ts')),
+      ];
+      // One build of all configurations: tsc -b reads the libraries and our declarations once.
+      // --verbose names each configuration before its errors.
+      await runCommandOrFail(process.execPath, [tsc, '-b', '--verbose', ...configs], { cwd: consumerDir, env: userEnvironment(), timeoutMs: TSC_BOUND_MS });
+    },
+    TSC_BOUND_MS,
+  );
+
+  it.concurrent(
+    'a CommonJS consumer with module node16 is told to use import() (TypeScript models Node 16, which had no require(esm))',
+    async ({ expect }) => {
+      const config = writeTsconfig(cjsDir, 'cjs-node16', { module: 'node16', moduleResolution: 'node16' }, 'cjs-consumer.ts');
+      const check = await runCommand(process.execPath, [tsc, '-p', config], { cwd: cjsDir, env: userEnvironment(), timeoutMs: TSC_BOUND_MS });
+      expect(check.stdout, describeCommandResult(check)).toMatch(/error TS1479/);
+      const otherErrors = check.stdout.match(/error TS\d+/g)?.filter((code) => code !== 'error TS1479') ?? [];
+      expect(otherErrors, describeCommandResult(check)).toEqual([]);
+    },
+    TSC_BOUND_MS,
+  );
+});
