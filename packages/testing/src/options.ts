@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AssertTrue, OptionsSchema, ParsedBy, TypesEqual } from '@zk-recipes/core';
-import { testingSaslOptionsSchema, type ResolvedSaslOptions, type TestingSaslOptions } from './sasl.js';
-import { testingTlsOptionSchema, type ResolvedTlsOption, type TestingTlsOption } from './tls/testingTls.js';
+import type { ResolvedSaslOptions, TestingSaslOptions } from './sasl.js';
+import type { ResolvedTlsOption, TestingTlsOption } from './tls/testingTls.js';
 
 /** Options of {@link TestingServer.start}. */
 export interface TestingServerOptions {
@@ -75,6 +75,32 @@ export interface ResolvedClusterOptions {
   tls: ResolvedTlsOption;
   sasl?: ResolvedSaslOptions | undefined;
 }
+
+// The schemas of the tls and sasl options live here, private, with the servers' own: exported from
+// their modules they would put zod's types in this package's declarations.
+const testingTlsOptionSchema = z
+  .union([z.boolean(), z.object({ clientAuth: z.enum(['need', 'want', 'none']).optional() }).strict()])
+  .optional()
+  .transform((v): ResolvedTlsOption => (v === undefined || v === false ? false : { clientAuth: v === true ? 'need' : (v.clientAuth ?? 'need') }));
+
+type _SchemaMatchesTestingTlsOption = AssertTrue<TypesEqual<z.input<typeof testingTlsOptionSchema>, TestingTlsOption | undefined>>;
+type _SchemaGivesResolvedTlsOption = AssertTrue<TypesEqual<z.output<typeof testingTlsOptionSchema>, ResolvedTlsOption>>;
+
+const testingSaslOptionsSchema = z
+  .object({
+    users: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9_]+$/, 'a SASL user name is letters, digits and _'),
+        z.string().regex(/^[^"\\\r\n]*$/, 'a SASL password may not hold ", \\ or a line break'),
+      )
+      .refine((users) => Object.keys(users).length > 0, { message: 'at least one SASL user' }),
+    requireClientAuth: z.boolean().default(false),
+  })
+  .strict();
+
+// The schema accepts exactly the public type and gives exactly the resolved one.
+type _SchemaMatchesTestingSaslOptions = AssertTrue<TypesEqual<z.input<typeof testingSaslOptionsSchema>, TestingSaslOptions>>;
+type _SchemaGivesResolvedSaslOptions = AssertTrue<TypesEqual<z.output<typeof testingSaslOptionsSchema>, ResolvedSaslOptions>>;
 
 const testingServerOptionsSchema = z
   .object({

@@ -4,10 +4,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
-import type { AssertTrue, TypesEqual } from '@zk-recipes/core';
 
-/** The `sasl` option of `TestingServer.start` and `TestingCluster.start`. */
+/** The `sasl` option of `TestingServer.start` and `TestingCluster.start` (its schema is in options.ts, private). */
 export interface TestingSaslOptions {
   /**
    * User name → password, written into the JAAS `Server` section as `user_<name>="<password>"`.
@@ -29,22 +27,6 @@ export interface ResolvedSaslOptions {
   users: Record<string, string>;
   requireClientAuth: boolean;
 }
-
-export const testingSaslOptionsSchema = z
-  .object({
-    users: z
-      .record(
-        z.string().regex(/^[A-Za-z0-9_]+$/, 'a SASL user name is letters, digits and _'),
-        z.string().regex(/^[^"\\\r\n]*$/, 'a SASL password may not hold ", \\ or a line break'),
-      )
-      .refine((users) => Object.keys(users).length > 0, { message: 'at least one SASL user' }),
-    requireClientAuth: z.boolean().default(false),
-  })
-  .strict();
-
-// The schema accepts exactly the public type and gives exactly the resolved one.
-type _SchemaMatchesTestingSaslOptions = AssertTrue<TypesEqual<z.input<typeof testingSaslOptionsSchema>, TestingSaslOptions>>;
-type _SchemaGivesResolvedSaslOptions = AssertTrue<TypesEqual<z.output<typeof testingSaslOptionsSchema>, ResolvedSaslOptions>>;
 
 /** The login module of ZooKeeper's server that checks DIGEST-MD5 passwords against its options. */
 const DIGEST_LOGIN_MODULE = 'org.apache.zookeeper.server.auth.DigestLoginModule';

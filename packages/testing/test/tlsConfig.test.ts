@@ -3,7 +3,7 @@ import { delimiter } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withTlsJars } from '../src/tls/nettyJars.js';
 import { serverTlsConfig } from '../src/tls/serverTlsConfig.js';
-import { testingTlsOptionSchema } from '../src/tls/testingTls.js';
+import { parseTestingServerOptions } from '../src/options.js';
 
 describe('serverTlsConfig', () => {
   it('adds a TLS client port on loopback, Netty, PEM stores, client certificates and x509 identities', () => {
@@ -42,12 +42,13 @@ describe('the tls option of test servers', () => {
     [{ clientAuth: 'want' }, { clientAuth: 'want' }],
     [{ clientAuth: 'none' }, { clientAuth: 'none' }],
   ] as const)('%j resolves to %j', (input, resolved) => {
-    expect(testingTlsOptionSchema.parse(input)).toEqual(resolved);
+    expect(parseTestingServerOptions({ tls: input }, 'test').tls).toEqual(resolved);
   });
 
   it('refuses what it does not know', () => {
-    expect(testingTlsOptionSchema.safeParse({ clientAuth: 'maybe' }).success).toBe(false);
-    expect(testingTlsOptionSchema.safeParse({ port: 1 }).success).toBe(false);
-    expect(testingTlsOptionSchema.safeParse('yes').success).toBe(false);
+    const invalid = expect.objectContaining({ code: 'INVALID_ARGUMENT' });
+    expect(() => parseTestingServerOptions({ tls: { clientAuth: 'maybe' } }, 'test')).toThrow(invalid);
+    expect(() => parseTestingServerOptions({ tls: { port: 1 } }, 'test')).toThrow(invalid);
+    expect(() => parseTestingServerOptions({ tls: 'yes' }, 'test')).toThrow(invalid);
   });
 });

@@ -5,8 +5,8 @@ import { validatePath } from '../nodes/paths.js';
 import type { RetryPolicy } from '../retry/RetryPolicy.js';
 import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 import { missingLockPermissions } from './acl.js';
-import { saslOptionsSchema, type SaslOptions } from './sasl/options.js';
-import { tlsOptionsSchema, type TlsOptions } from './tlsOptions.js';
+import type { SaslOptions } from './sasl/options.js';
+import type { TlsOptions } from './tlsOptions.js';
 import type { AclEntry } from './types.js';
 
 /** The open, unsafe ACL (world:anyone, all permissions): ZooKeeper's OPEN_ACL_UNSAFE. */
@@ -151,6 +151,42 @@ export interface ZkSessionOptions {
   tls?: TlsOptions | undefined;
   sasl?: SaslOptions | undefined;
 }
+
+// The schemas of the tls and sasl options live here, private, with the session's: exported from
+// their own modules they would put zod's types in our declarations.
+const pem = z.union([z.string().min(1, 'a PEM string must not be empty'), z.instanceof(Buffer)]);
+const pems = z.union([pem, z.array(pem).min(1)]);
+
+const tlsOptionsSchema = z
+  .object({
+    ca: pems.optional(),
+    cert: pems.optional(),
+    key: pems.optional(),
+    passphrase: z.string().optional(),
+    servername: z.string().min(1).optional(),
+    rejectUnauthorized: z.boolean().optional(),
+  })
+  .strict()
+  .refine((o) => (o.cert === undefined) === (o.key === undefined), {
+    message: 'tls.cert and tls.key go together: a client certificate needs its key',
+  });
+
+// The schema accepts and gives exactly the public type: the build stops if one changes alone.
+type _SchemaMatchesTlsOptions = AssertTrue<TypesEqual<z.input<typeof tlsOptionsSchema>, TlsOptions>>;
+type _SchemaGivesTlsOptions = AssertTrue<TypesEqual<z.output<typeof tlsOptionsSchema>, TlsOptions>>;
+
+/** Strict: a misspelt or extra field is refused by `connect()`. */
+const saslOptionsSchema = z
+  .object({
+    mechanism: z.literal('DIGEST-MD5', { message: "sasl.mechanism must be 'DIGEST-MD5' (Kerberos/GSSAPI is not supported)" }),
+    username: z.string().min(1),
+    password: z.string(),
+  })
+  .strict();
+
+// The schema accepts and gives exactly the public type: this stops the build if one changes alone.
+type _SchemaMatchesSaslOptions = AssertTrue<TypesEqual<z.input<typeof saslOptionsSchema>, SaslOptions>>;
+type _SchemaGivesSaslOptions = AssertTrue<TypesEqual<z.output<typeof saslOptionsSchema>, SaslOptions>>;
 
 const zkSessionOptionsSchema = z
   .object({

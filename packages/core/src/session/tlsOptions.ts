@@ -1,6 +1,8 @@
-/** The session's `tls` option: what every connection of a TLS session is secured with (docs/security.md). */
-import { z } from 'zod';
-import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
+/**
+ * The session's `tls` option: what every connection of a TLS session is secured with
+ * (docs/security.md). Its schema is private to `options.ts`: a schema exported from here would put
+ * the validation library's types in our declarations.
+ */
 
 /** PEM text, or its bytes. */
 export type Pem = string | Buffer;
@@ -32,24 +34,3 @@ export interface TlsOptions {
    */
   rejectUnauthorized?: boolean | undefined;
 }
-
-const pem = z.union([z.string().min(1, 'a PEM string must not be empty'), z.instanceof(Buffer)]);
-const pems = z.union([pem, z.array(pem).min(1)]);
-
-export const tlsOptionsSchema = z
-  .object({
-    ca: pems.optional(),
-    cert: pems.optional(),
-    key: pems.optional(),
-    passphrase: z.string().optional(),
-    servername: z.string().min(1).optional(),
-    rejectUnauthorized: z.boolean().optional(),
-  })
-  .strict()
-  .refine((o) => (o.cert === undefined) === (o.key === undefined), {
-    message: 'tls.cert and tls.key go together: a client certificate needs its key',
-  });
-
-// The schema accepts and gives exactly the public type: the build stops if one changes alone.
-type _SchemaMatchesTlsOptions = AssertTrue<TypesEqual<z.input<typeof tlsOptionsSchema>, TlsOptions>>;
-type _SchemaGivesTlsOptions = AssertTrue<TypesEqual<z.output<typeof tlsOptionsSchema>, TlsOptions>>;

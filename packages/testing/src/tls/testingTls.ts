@@ -2,8 +2,6 @@
  * The `tls` option of `TestingServer.start` / `TestingCluster.start`, and what a TLS server
  * exposes to tests: where to connect and the certificates to connect with.
  */
-import { z } from 'zod';
-import type { AssertTrue, TypesEqual } from '@zk-recipes/core';
 import type { ClientAuth } from './serverTlsConfig.js';
 import { testCertificates, type PemPair } from './testCertificates.js';
 
@@ -15,14 +13,6 @@ export type TestingTlsOption = boolean | { clientAuth?: ClientAuth | undefined }
 
 /** {@link TestingTlsOption} resolved: `false`, or how client certificates are handled. */
 export type ResolvedTlsOption = false | { clientAuth: ClientAuth };
-
-export const testingTlsOptionSchema = z
-  .union([z.boolean(), z.object({ clientAuth: z.enum(['need', 'want', 'none']).optional() }).strict()])
-  .optional()
-  .transform((v): ResolvedTlsOption => (v === undefined || v === false ? false : { clientAuth: v === true ? 'need' : (v.clientAuth ?? 'need') }));
-
-type _SchemaMatchesTestingTlsOption = AssertTrue<TypesEqual<z.input<typeof testingTlsOptionSchema>, TestingTlsOption | undefined>>;
-type _SchemaGivesResolvedTlsOption = AssertTrue<TypesEqual<z.output<typeof testingTlsOptionSchema>, ResolvedTlsOption>>;
 
 /**
  * A TLS test server's (or ensemble's) secure side. Connect with
