@@ -132,9 +132,9 @@ export class TestingCluster {
         peerPort: ports[i * perServer + 1]!,
         electionPort: ports[i * perServer + 2]!,
       }));
-      const secure = clientAuth === undefined ? undefined : await Promise.all(peers.map((_, i) => planServerTls(install, clientAuth, ports[i * perServer + 3]!)));
-      const members = peers.map((peer) => {
+      const members = peers.map((peer, i) => {
         const dir = mkdtempSync(join(tmpdir(), `zkr-cluster-${peer.id}-`));
+        const secure = clientAuth === undefined ? undefined : planServerTls(install, clientAuth, dir, ports[i * perServer + 3]!);
         const configFile = writeServerConfig({
           dir,
           dataDir: dir,
@@ -143,11 +143,11 @@ export class TestingCluster {
           minSessionTimeoutMs: opts.minSessionTimeoutMs,
           maxSessionTimeoutMs: opts.maxSessionTimeoutMs,
           forceSync: opts.forceSync,
-          extraConfig: { ...secure?.[peer.id - 1]?.config, ...opts.extraConfig },
+          extraConfig: { ...secure?.config, ...opts.extraConfig },
           quorum: { myId: peer.id, peers },
         });
         const proc = new ZooKeeperProcess({
-          install: secure?.[peer.id - 1]?.install ?? install,
+          install: secure?.install ?? install,
           dir,
           configFile,
           clientPort: peer.clientPort,
@@ -155,14 +155,15 @@ export class TestingCluster {
           removeDirOnOrphan: true,
           servingModes: QUORUM_MODES,
         });
-        return { proc, member: new ClusterMember(proc, peer.id, dir, peer.clientPort, opts.startTimeoutMs, secure?.[peer.id - 1]?.securePort) };
+        return { proc, securePort: secure?.securePort, member: new ClusterMember(proc, peer.id, dir, peer.clientPort, opts.startTimeoutMs, secure?.securePort) };
       });
       const processes = members.map((m) => m.proc);
       try {
         for (const p of processes) p.spawn();
         await Promise.all(processes.map((p) => p.waitServing(opts.startTimeoutMs)));
-        if (secure !== undefined) await Promise.all(secure.map((plan) => waitSecurePort(plan.securePort, opts.startTimeoutMs)));
-        const tls = secure === undefined || clientAuth === undefined ? undefined : testingTls(secure.map((plan) => plan.securePort), clientAuth);
+        const securePorts = members.flatMap((m) => (m.securePort === undefined ? [] : [m.securePort]));
+        await Promise.all(securePorts.map((securePort) => waitSecurePort(securePort, opts.startTimeoutMs)));
+        const tls = clientAuth === undefined ? undefined : testingTls(securePorts, clientAuth);
         const cluster = new TestingCluster(members.map((m) => m.member), tls);
         await cluster.leader(opts.startTimeoutMs);
         return cluster;

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseTestingServerOptions, type ResolvedServerOptions, type TestingServerOptions } from './options.js';
-import { freePort } from './ports.js';
+import { freePorts } from './ports.js';
 import { removeOnExit } from './processGuard.js';
 import { saslServerProperties } from './sasl.js';
 import { writeServerConfig } from './serverConfig.js';
@@ -55,9 +55,11 @@ export class TestingServer {
     const opts = parseTestingServerOptions(options, 'TestingServer.start');
     const install = findZooKeeper();
     for (let attempt = 1; ; attempt++) {
-      const port = opts.port ?? (await freePort());
-      const secure = opts.tls === false ? undefined : await planServerTls(install, opts.tls.clientAuth);
+      // With TLS, a second free port: the secureClientPort.
+      const [free, spare] = await freePorts(opts.tls === false ? 1 : 2);
+      const port = opts.port ?? free!;
       const dir = mkdtempSync(join(tmpdir(), 'zkr-server-'));
+      const secure = opts.tls === false ? undefined : planServerTls(install, opts.tls.clientAuth, dir, port === free ? spare! : free!);
       const configFile = writeServerConfig({
         dir,
         dataDir: dir,

@@ -1,8 +1,10 @@
 /**
- * One test server's TLS side, planned before it starts: its secure port, its zoo.cfg lines and
- * the class path a TLS server needs. TestingServer and TestingCluster call this per server.
+ * One test server's TLS side, set up in its data directory before it starts (so the files go with
+ * the directory): its key store and trust store, its zoo.cfg lines and the class path a TLS server
+ * needs. TestingServer and TestingCluster call this per server.
  */
-import { freePort } from '../ports.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ZooKeeperInstall } from '../zookeeperInstall.js';
 import { withTlsJars } from './nettyJars.js';
 import { serverTlsConfig, type ClientAuth } from './serverTlsConfig.js';
@@ -17,13 +19,17 @@ export interface ServerTlsPlan {
   install: ZooKeeperInstall;
 }
 
-/** A plan for a server with `clientAuth`, on `securePort` or a free port. Makes the test certificates on first use. */
-export async function planServerTls(install: ZooKeeperInstall, clientAuth: ClientAuth, securePort?: number): Promise<ServerTlsPlan> {
+/** Writes the stores of a server with `clientAuth` on `securePort` into `dir` and returns its plan. Makes the test certificates on first use. */
+export function planServerTls(install: ZooKeeperInstall, clientAuth: ClientAuth, dir: string, securePort: number): ServerTlsPlan {
   const certs = testCertificates();
-  const port = securePort ?? (await freePort());
+  const keyStoreFile = join(dir, 'tls-keystore.pem');
+  const trustStoreFile = join(dir, 'tls-truststore.pem');
+  // ZooKeeper's PEM key store: the private key and the certificate in one file.
+  writeFileSync(keyStoreFile, certs.server.key + certs.server.cert, { mode: 0o600 });
+  writeFileSync(trustStoreFile, certs.ca);
   return {
-    securePort: port,
-    config: serverTlsConfig({ securePort: port, keyStoreFile: certs.serverKeyStoreFile, trustStoreFile: certs.caFile, clientAuth }),
+    securePort,
+    config: serverTlsConfig({ securePort, keyStoreFile, trustStoreFile, clientAuth }),
     install: withTlsJars(install),
   };
 }

@@ -1,15 +1,16 @@
 /**
  * A throwaway certificate authority for TLS test servers, made once per process with the
- * `openssl` command in a temporary directory that is removed at exit: a server certificate for
- * 127.0.0.1 and localhost, client certificates `CN=alice` and `CN=bob`, and a second CA the servers
- * do not trust with a client certificate of its own. P-256 keys: made in milliseconds.
+ * `openssl` command: a server certificate for 127.0.0.1 and localhost, client certificates
+ * `CN=alice` and `CN=bob`, and a second CA the servers do not trust with a client certificate of
+ * its own. P-256 keys: made in milliseconds. openssl works in a scratch directory removed as soon
+ * as the PEM texts are read (a test worker may end without an `exit` event); each server gets the
+ * files it reads in its own data directory (`serverTls.ts`).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { removeOnExit } from '../processGuard.js';
 
 /** A certificate and its private key, PEM. */
 export interface PemPair {
@@ -17,16 +18,12 @@ export interface PemPair {
   key: string;
 }
 
-/** Everything {@link testCertificates} made: PEM texts, and the files the servers read. */
+/** Everything {@link testCertificates} made, PEM. */
 export interface TestCertificates {
-  /** The directory holding the files (removed when the process exits). */
-  dir: string;
-  /** The trusted CA's certificate, PEM. */
+  /** The trusted CA's certificate: the servers' trust store, and the clients' `tls.ca`. */
   ca: string;
-  /** Its file: the servers' trust store (`ssl.trustStore.location`). */
-  caFile: string;
-  /** The servers' key and certificate (SAN IP:127.0.0.1, DNS:localhost) in one file: their key store. */
-  serverKeyStoreFile: string;
+  /** The servers' certificate (SAN IP:127.0.0.1, DNS:localhost) and key. */
+  server: PemPair;
   /** Client certificates signed by `ca`. */
   clients: { alice: PemPair; bob: PemPair };
   /** Another CA (`ca`, not trusted by the servers) and a client certificate `CN=mallory` it signed. */
@@ -43,7 +40,14 @@ export function testCertificates(): TestCertificates {
 
 function makeCertificates(): TestCertificates {
   const dir = mkdtempSync(join(tmpdir(), 'zkr-tls-'));
-  removeOnExit(dir);
+  try {
+    return makeIn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function makeIn(dir: string): TestCertificates {
   const openssl = (...args: string[]): void => {
     try {
       execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -72,13 +76,9 @@ function makeCertificates(): TestCertificates {
   makeLeaf('mallory', '/CN=mallory', 'untrusted-ca', 'clientAuth');
   const read = (file: string): string => readFileSync(join(dir, file), 'utf8');
   const pair = (name: string): PemPair => ({ cert: read(`${name}.pem`), key: read(`${name}.key`) });
-  const serverKeyStoreFile = join(dir, 'server-keystore.pem');
-  writeFileSync(serverKeyStoreFile, read('server.key') + read('server.pem'));
   return {
-    dir,
     ca: read('ca.pem'),
-    caFile: join(dir, 'ca.pem'),
-    serverKeyStoreFile,
+    server: pair('server'),
     clients: { alice: pair('alice'), bob: pair('bob') },
     untrusted: { ca: read('untrusted-ca.pem'), ...pair('mallory') },
   };
