@@ -6,10 +6,11 @@
  *    (it must exit by itself, with 0),
  *  - type-checks a TypeScript consumer, strict and without skipLibCheck, under each module
  *    resolution we support,
- *  - loads the packages from CommonJS (require(esm)) and type-checks a CommonJS TypeScript consumer.
+ *  - loads the packages from CommonJS (require(esm)) and type-checks a CommonJS TypeScript consumer,
+ *  - finds no declaration that names zod.
  * One pack, one install, one project for all of it.
  */
-import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -116,7 +117,7 @@ describe('the packed packages in a fresh project', () => {
         timeoutMs: INSTALL_BOUND_MS,
       });
       for (const file of ['esm-consumer.ts']) copyFileSync(join(fixtures, file), join(consumerDir, file));
-      for (const file of ['cjs-consumer.ts', 'require-mutex.cjs']) copyFileSync(join(fixtures, file), join(cjsDir, file));
+      for (const file of ['cjs-consumer.ts', 'require-packages.cjs']) copyFileSync(join(fixtures, file), join(cjsDir, file));
     } finally {
       server = await starting;
     }
@@ -135,6 +136,15 @@ describe('the packed packages in a fresh project', () => {
     }
   });
 
+  it('no declaration file names zod (a runtime dependency only: its types would be type-checked in every consumer)', () => {
+    const naming = PUBLISHED.flatMap((name) => {
+      const dist = join(consumerDir, 'node_modules/@zk-recipes', name, 'dist');
+      const declarations = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.d.ts'));
+      return declarations.filter((file) => readFileSync(join(dist, file), 'utf8').includes('zod')).map((file) => `@zk-recipes/${name}/dist/${file}`);
+    });
+    expect(naming).toEqual([]);
+  });
+
   it.each(WITH_EXAMPLE)("%s: the README's first example runs under plain node and exits by itself", async (name) => {
     const example = firstCodeBlock(readFileSync(join(repoRoot, 'packages', name, 'README.md'), 'utf8'), 'js');
     expect(example, `packages/${name}/README.md has no \`\`\`js block`).toBeDefined();
@@ -147,8 +157,8 @@ describe('the packed packages in a fresh project', () => {
     expect(run.exitCode === 0 && !run.timedOut, `packages/${name}/README.md's first example:\n${describeCommandResult(run)}`).toBe(true);
   });
 
-  it('require() from CommonJS gets InterProcessMutex (the ES module loaded synchronously) and locks with it', async () => {
-    const run = await runCommandOrFail(process.execPath, ['require-mutex.cjs'], {
+  it('require() from CommonJS gets every package (the ES modules loaded synchronously) and locks with InterProcessMutex', async () => {
+    const run = await runCommandOrFail(process.execPath, ['require-packages.cjs'], {
       cwd: cjsDir,
       env: userEnvironment({ ZK_CONNECT: server.connectString }),
       timeoutMs: EXAMPLE_BOUND_MS,
