@@ -3,39 +3,22 @@
  * the other members are released, the refused one and the handle stay held, and a release after
  * the ACL is fixed gives back the rest.
  */
-import { createHash } from 'node:crypto';
-import { ZkSession, type AclEntry, type MultiReleaseError } from '@zk-recipes/core';
-import { testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { ZkSession, type MultiReleaseError } from '@zk-recipes/core';
+import { type AclCast, connectAclCast, NO_DELETE_ACL as NO_DELETE, SECURE_ACL_STORED as SECURE_STORED, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterProcessMultiLock } from '../src/index.js';
 
-const APP = 'app:secret';
-const OPS = 'ops:secret';
-const digestOf = (credentials: string): string => `${credentials.split(':')[0]}:${createHash('sha1').update(credentials).digest('base64')}`;
-const entry = (perms: number, scheme: string, id: string): AclEntry => ({ perms, scheme, id });
-const SECURE: AclEntry[] = [entry(31, 'auth', ''), entry(31, 'digest', digestOf(OPS)), entry(1, 'world', 'anyone')];
-const SECURE_STORED: AclEntry[] = [entry(31, 'digest', digestOf(APP)), entry(31, 'digest', digestOf(OPS)), entry(1, 'world', 'anyone')];
-
 const root = uniqueRoot('multi-lock-acl');
-const sessions: ZkSession[] = [];
 let anonymous: ZkSession;
 let ops: ZkSession;
 let app: ZkSession;
+let cast: AclCast | undefined;
 
 beforeAll(async () => {
-  const connect = async (options: Omit<Parameters<typeof ZkSession.connect>[0], 'connectString'> = {}) => {
-    const session = await ZkSession.connect({ connectString: testConnectString(), sessionTimeoutMs: 4000, ...options });
-    sessions.push(session);
-    return session;
-  };
-  anonymous = await connect();
-  ops = await connect({ auth: [{ scheme: 'digest', credentials: OPS }] });
-  app = await connect({ auth: [{ scheme: 'digest', credentials: APP }], acl: SECURE });
-  await anonymous.mkdirp(root, 'persistent'); // open: the shared parents stay usable by other tests
+  cast = await connectAclCast(testConnectString(), root);
+  ({ anonymous, ops, app } = cast);
 });
-afterAll(async () => {
-  await Promise.all(sessions.map((s) => s.close()));
-});
+afterAll(() => cast?.close());
 
 describe('InterProcessMultiLock release refused by the server', () => {
   it('releases the members it can, keeps the refused one and the handle held, and finishes on a later release', async () => {
@@ -43,7 +26,7 @@ describe('InterProcessMultiLock release refused by the server', () => {
     const multi = InterProcessMultiLock.fromPaths(app, [a, b]);
     const handle = await multi.acquire();
     const [memberA, memberB] = handle.members;
-    await ops.setACL(b, [entry(1 | 4, 'digest', digestOf(APP)), ...SECURE_STORED.slice(1)]);
+    await ops.setACL(b, NO_DELETE);
     const err = (await handle.release().catch((e: unknown) => e)) as MultiReleaseError;
     expect(err).toMatchObject({ code: 'MULTI_RELEASE_FAILED' });
     expect(err.errors).toEqual([expect.objectContaining({ code: 'NO_AUTH' })]);

@@ -3,20 +3,10 @@
  * digest-protected mutex, reproduced where it still can be (the open default, `aclCheck: 'off'`)
  * and shown closed.
  */
-import { createHash } from 'node:crypto';
-import { isZkError, waitUntilGone, ZkSession, type AclEntry, type ZkSessionOptionsInput } from '@zk-recipes/core';
+import { isZkError, waitUntilGone, ZkSession, type ZkSessionOptionsInput } from '@zk-recipes/core';
 import { InterProcessMutex } from '@zk-recipes/mutex';
-import { childrenOf, testConnectString, TestingServer, uniqueRoot } from '@zk-recipes/testing';
+import { aclEntry, APP_CREDENTIALS as APP, childrenOf, digestIdOf, NO_DELETE_ACL as NO_DELETE, OPS_CREDENTIALS as OPS, reaperRound, SECURE_ACL as SECURE, SECURE_ACL_STORED as SECURE_STORED, testConnectString, TestingServer, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const APP = 'app:secret';
-const OPS = 'ops:secret';
-const digestOf = (credentials: string): string => `${credentials.split(':')[0]}:${createHash('sha1').update(credentials).digest('base64')}`;
-const entry = (perms: number, scheme: string, id: string): AclEntry => ({ perms, scheme, id });
-/** The app's ACL: everything for itself and for the operators, reading for anyone. */
-const SECURE: AclEntry[] = [entry(31, 'auth', ''), entry(31, 'digest', digestOf(OPS)), entry(1, 'world', 'anyone')];
-/** The same as the server stores it (auth expanded): what an operator sets to repair a directory. */
-const SECURE_STORED: AclEntry[] = [entry(31, 'digest', digestOf(APP)), entry(31, 'digest', digestOf(OPS)), entry(1, 'world', 'anyone')];
 
 const root = uniqueRoot('acl');
 const sessions: ZkSession[] = [];
@@ -59,15 +49,15 @@ describe('a lock directory someone else left open', () => {
     await anonymous.mkdirp(dir, 'persistent');
     const err: unknown = await new InterProcessMutex(await app(), dir).acquire({ timeoutMs: 10_000 }).catch((e: unknown) => e);
     expect(isZkError(err, 'INSECURE_ACL')).toBe(true);
-    expect(err).toMatchObject({ path: dir, acl: [entry(31, 'world', 'anyone')] });
+    expect(err).toMatchObject({ path: dir, acl: [aclEntry(31, 'world', 'anyone')] });
     expect((err as Error).message).toContain('world:anyone=cdrwa');
     expect(await childrenOf(anonymous, dir)).toEqual([]);
   });
 
   it('CREATE for anyone, or everything for a stranger, is refused too; READ for anyone is fine', async () => {
-    const stranger = entry(31, 'digest', digestOf('mallory:x'));
+    const stranger = aclEntry(31, 'digest', digestIdOf('mallory:x'));
     for (const [name, acl, refused] of [
-      ['create', [...SECURE_STORED.slice(0, 2), entry(5, 'world', 'anyone')], true],
+      ['create', [...SECURE_STORED.slice(0, 2), aclEntry(5, 'world', 'anyone')], true],
       ['stranger', [...SECURE_STORED, stranger], true],
       ['read', SECURE_STORED, false],
     ] as const) {
@@ -91,7 +81,7 @@ describe('a lock directory someone else left open', () => {
     // A node without a sequence (ignored by the locks) keeps this incarnation from being reaped.
     await ops.create(`${dir}/keep`, null);
     // Opened by hand while the same incarnation lives: not seen again by this object...
-    await ops.setACL(dir, [entry(31, 'world', 'anyone')]);
+    await ops.setACL(dir, [aclEntry(31, 'world', 'anyone')]);
     await holder.release();
     await (await mutex.acquire({ timeoutMs: 10_000 })).release();
     // ...but by a new lock object, on its first use.
@@ -99,7 +89,7 @@ describe('a lock directory someone else left open', () => {
     // A new incarnation (the old one removed, as the container reaper does) is checked again.
     await ops.delete(`${dir}/keep`);
     await ops.delete(dir);
-    await ops.create(dir, null, { acl: [entry(31, 'world', 'anyone')] });
+    await ops.create(dir, null, { acl: [aclEntry(31, 'world', 'anyone')] });
     await expect(mutex.acquire({ timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'INSECURE_ACL' });
   });
 
@@ -142,11 +132,13 @@ describe('the directories a restrictive ACL creates', () => {
   it('are persistent ancestors with the ACL, and only the lock directory is a container: they survive its removal', async () => {
     const dir = `${root}/tree/a/b/lock`;
     const session = await appThere();
-    await (await new InterProcessMutex(session, dir).acquire()).release();
-    expect((await opsThere.getACL(dir)).acl).toEqual(SECURE_STORED);
+    const held = await new InterProcessMutex(session, dir).acquire();
+    expect((await opsThere.getACL(dir)).acl).toEqual(SECURE_STORED); // read while held: the reaper may take it once free
+    await held.release();
     expect(await gone(dir)).toBe('gone');
-    // Ten reaper rounds later the protected tree is still there, with our ACL.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // A reaper round that began after the lock directory went would have taken an empty container
+    // parent too: a canary container emptied now is removed by such a round.
+    await reaperRound(anonymousThere, root);
     for (const ancestor of [`${root}/tree`, `${root}/tree/a`, `${root}/tree/a/b`]) {
       expect((await opsThere.getACL(ancestor)).acl).toEqual(SECURE_STORED);
     }
@@ -158,12 +150,12 @@ describe('the directories a restrictive ACL creates', () => {
 
 describe('an ACL that would lock us out of our own nodes', () => {
   it('is refused by connect(), naming the missing permission', async () => {
-    const noDelete = [entry(31 & ~8, 'auth', ''), entry(1, 'world', 'anyone')];
+    const noDelete = [aclEntry(31 & ~8, 'auth', ''), aclEntry(1, 'world', 'anyone')];
     await expect(connect({ auth: [{ scheme: 'digest', credentials: APP }], acl: noDelete })).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
       message: expect.stringMatching(/acl: grants this session no DELETE permission/) as unknown,
     });
-    const noCreate = [entry(31 & ~4, 'auth', '')];
+    const noCreate = [aclEntry(31 & ~4, 'auth', '')];
     await expect(connect({ auth: [{ scheme: 'digest', credentials: APP }], acl: noCreate })).rejects.toMatchObject({
       message: expect.stringMatching(/no CREATE permission/) as unknown,
     });
@@ -177,7 +169,7 @@ describe('a release the server refuses', () => {
     const mutex = new InterProcessMutex(session, dir);
     const handle = await mutex.acquire();
     // An operator takes DELETE away from the app (deleting a child needs DELETE on its parent).
-    await ops.setACL(dir, [entry(1 | 4, 'digest', digestOf(APP)), ...SECURE_STORED.slice(1)]);
+    await ops.setACL(dir, NO_DELETE);
     await expect(handle.release()).rejects.toMatchObject({ code: 'NO_AUTH' });
     expect(handle.held).toBe(true);
     expect(handle.signal.aborted).toBe(false);
@@ -196,7 +188,7 @@ describe('a release the server refuses', () => {
   it('still tells the holder when someone else deletes the node after the refusal', async () => {
     const dir = `${root}/refused-then-deleted/lock`;
     const handle = await new InterProcessMutex(await app(), dir).acquire();
-    await ops.setACL(dir, [entry(1 | 4, 'digest', digestOf(APP)), ...SECURE_STORED.slice(1)]);
+    await ops.setACL(dir, NO_DELETE);
     await expect(handle.release()).rejects.toMatchObject({ code: 'NO_AUTH' });
     await ops.delete(handle.path);
     await expect.poll(() => handle.signal.aborted).toBe(true);

@@ -2,39 +2,22 @@
  * A read or write lock's release that the server refuses (docs/errors.md, "Releasing"): the handle
  * stays held and releases once the ACL is fixed.
  */
-import { createHash } from 'node:crypto';
-import { ZkSession, type AclEntry } from '@zk-recipes/core';
-import { testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { ZkSession } from '@zk-recipes/core';
+import { type AclCast, connectAclCast, NO_DELETE_ACL as NO_DELETE, SECURE_ACL_STORED as SECURE_STORED, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterProcessReadWriteLock } from '../src/index.js';
 
-const APP = 'app:secret';
-const OPS = 'ops:secret';
-const digestOf = (credentials: string): string => `${credentials.split(':')[0]}:${createHash('sha1').update(credentials).digest('base64')}`;
-const entry = (perms: number, scheme: string, id: string): AclEntry => ({ perms, scheme, id });
-const SECURE: AclEntry[] = [entry(31, 'auth', ''), entry(31, 'digest', digestOf(OPS)), entry(1, 'world', 'anyone')];
-const SECURE_STORED: AclEntry[] = [entry(31, 'digest', digestOf(APP)), entry(31, 'digest', digestOf(OPS)), entry(1, 'world', 'anyone')];
-
 const root = uniqueRoot('rwlock-acl');
-const sessions: ZkSession[] = [];
 let anonymous: ZkSession;
 let ops: ZkSession;
 let app: ZkSession;
+let cast: AclCast | undefined;
 
 beforeAll(async () => {
-  const connect = async (options: Omit<Parameters<typeof ZkSession.connect>[0], 'connectString'> = {}) => {
-    const session = await ZkSession.connect({ connectString: testConnectString(), sessionTimeoutMs: 4000, ...options });
-    sessions.push(session);
-    return session;
-  };
-  anonymous = await connect();
-  ops = await connect({ auth: [{ scheme: 'digest', credentials: OPS }] });
-  app = await connect({ auth: [{ scheme: 'digest', credentials: APP }], acl: SECURE });
-  await anonymous.mkdirp(root, 'persistent'); // open: the shared parents stay usable by other tests
+  cast = await connectAclCast(testConnectString(), root);
+  ({ anonymous, ops, app } = cast);
 });
-afterAll(async () => {
-  await Promise.all(sessions.map((s) => s.close()));
-});
+afterAll(() => cast?.close());
 
 describe.each(['read', 'write'] as const)('%s lock release refused by the server', (kind) => {
   it('keeps the handle held and releases once the ACL is fixed', async () => {
@@ -42,7 +25,7 @@ describe.each(['read', 'write'] as const)('%s lock release refused by the server
     const rw = new InterProcessReadWriteLock(app, path);
     const lock = kind === 'read' ? rw.readLock() : rw.writeLock();
     const handle = await lock.acquire();
-    await ops.setACL(path, [entry(1 | 4, 'digest', digestOf(APP)), ...SECURE_STORED.slice(1)]);
+    await ops.setACL(path, NO_DELETE);
     await expect(handle.release()).rejects.toMatchObject({ code: 'NO_AUTH' });
     expect(handle.held).toBe(true);
     expect(lock.isOwnedByCurrentContext()).toBe(true);

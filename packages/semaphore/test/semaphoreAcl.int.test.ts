@@ -3,20 +3,10 @@
  * container a restrictive ACL leaves (the `curator` layout's parent is persistent), an open lease
  * directory is refused, and a lease whose release the server refuses stays held.
  */
-import { createHash } from 'node:crypto';
 import { waitUntilGone, ZkSession, type AclEntry } from '@zk-recipes/core';
-import { testConnectString, TestingServer, uniqueRoot } from '@zk-recipes/testing';
+import { APP_CREDENTIALS as APP, NO_DELETE_ACL as NO_DELETE, OPS_CREDENTIALS as OPS, reaperRound, SECURE_ACL as SECURE, SECURE_ACL_STORED as SECURE_STORED, testConnectString, TestingServer, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterProcessSemaphore } from '../src/index.js';
-
-const APP = 'app:secret';
-const OPS = 'ops:secret';
-const digestOf = (credentials: string): string => `${credentials.split(':')[0]}:${createHash('sha1').update(credentials).digest('base64')}`;
-const entry = (perms: number, scheme: string, id: string): AclEntry => ({ perms, scheme, id });
-const SECURE: AclEntry[] = [entry(31, 'auth', ''), entry(31, 'digest', digestOf(OPS)), entry(1, 'world', 'anyone')];
-const SECURE_STORED: AclEntry[] = [entry(31, 'digest', digestOf(APP)), entry(31, 'digest', digestOf(OPS)), entry(1, 'world', 'anyone')];
-/** SECURE_STORED without DELETE for the app. */
-const NO_DELETE: AclEntry[] = [entry(1 | 4, 'digest', digestOf(APP)), ...SECURE_STORED.slice(1)];
 
 const root = uniqueRoot('semaphore-acl');
 const sessions: ZkSession[] = [];
@@ -65,7 +55,7 @@ describe.each(['queue', 'curator'] as const)('%s layout with a restrictive ACL',
     await (await new InterProcessSemaphore(appThere, path, { maxLeases: 2, layout }).acquire()).release();
     const containers = layout === 'queue' ? [path] : [`${path}/leases`, `${path}/locks`];
     for (const dir of containers) expect(await waitUntilGone(anonymousThere, dir, AbortSignal.timeout(30_000))).toBe('gone');
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // ten reaper rounds
+    await reaperRound(anonymousThere, root); // a round that began after they went would take empty container parents
     const persistent = layout === 'queue' ? [`${root}/${layout}-tree`] : [`${root}/${layout}-tree`, path];
     for (const dir of persistent) expect((await opsThere.getACL(dir)).acl).toEqual(SECURE_STORED);
   });

@@ -3,8 +3,8 @@ import type { AssertTrue, OptionsSchema, ParsedBy, TypesEqual } from '@zk-recipe
 import type { ResolvedSaslOptions, TestingSaslOptions } from './sasl.js';
 import type { ResolvedTlsOption, TestingTlsOption } from './tls/testingTls.js';
 
-/** Options of {@link TestingServer.start}. */
-export interface TestingServerOptions {
+/** What a standalone server and a cluster's members are both started with. */
+export interface ServerBasics {
   /** ZooKeeper's tick, in ms (default 200); session timeouts are bounded by 2..20 ticks unless set below. */
   tickTimeMs?: number | undefined;
   /** Smallest session timeout the server grants, in ms (ZooKeeper's default: 2 ticks). */
@@ -17,11 +17,7 @@ export interface TestingServerOptions {
   systemProperties?: Record<string, string> | undefined;
   /** Extra `key=value` lines for zoo.cfg; they override ours. */
   extraConfig?: Record<string, string> | undefined;
-  /** Client port; a free loopback port when omitted. */
-  port?: number | undefined;
-  /** How long to wait for the server to serve, in ms (default 45000). */
-  startTimeoutMs?: number | undefined;
-  /** Serve TLS too, on a second client port, with test certificates (`server.tls`). Default false. */
+  /** Serve TLS too, on a second client port, with test certificates (`server.tls`, `cluster.tls`). Default false. */
   tls?: TestingTlsOption | undefined;
   /**
    * SASL DIGEST-MD5 with these users (`{ users: { alice: 'pw-a' } }`): a JAAS `Server` section
@@ -30,50 +26,43 @@ export interface TestingServerOptions {
   sasl?: TestingSaslOptions | undefined;
 }
 
-/** {@link TestingServerOptions} with defaults applied. */
-export interface ResolvedServerOptions {
+/** Options of {@link TestingServer.start}. */
+export interface TestingServerOptions extends ServerBasics {
+  /** Client port; a free loopback port when omitted. */
+  port?: number | undefined;
+  /** How long to wait for the server to serve, in ms (default 45000). */
+  startTimeoutMs?: number | undefined;
+}
+
+/** Options of `TestingCluster.start`. */
+export interface TestingClusterOptions extends ServerBasics {
+  /** Number of servers, 1..9 (default 3; a quorum is a majority of them). */
+  size?: number | undefined;
+  /** How long to wait for the servers to serve and elect a leader, in ms (default 60000). */
+  startTimeoutMs?: number | undefined;
+}
+
+/** {@link ServerBasics} with defaults applied. */
+export interface ResolvedServerBasics {
   tickTimeMs: number;
   minSessionTimeoutMs?: number | undefined;
   maxSessionTimeoutMs: number;
   forceSync: boolean;
   systemProperties: Record<string, string>;
   extraConfig: Record<string, string>;
-  port?: number | undefined;
   startTimeoutMs: number;
   tls: ResolvedTlsOption;
   sasl?: ResolvedSaslOptions | undefined;
 }
 
-/** Options of `TestingCluster.start` (the fields they share with {@link TestingServerOptions} mean the same). */
-export interface TestingClusterOptions {
-  /** Number of servers, 1..9 (default 3; a quorum is a majority of them). */
-  size?: number | undefined;
-  tickTimeMs?: number | undefined;
-  minSessionTimeoutMs?: number | undefined;
-  maxSessionTimeoutMs?: number | undefined;
-  forceSync?: boolean | undefined;
-  systemProperties?: Record<string, string> | undefined;
-  extraConfig?: Record<string, string> | undefined;
-  /** How long to wait for the servers to serve and elect a leader, in ms (default 60000). */
-  startTimeoutMs?: number | undefined;
-  /** Every member serves TLS too, on a second client port, with test certificates (`cluster.tls`). Default false. */
-  tls?: TestingTlsOption | undefined;
-  /** Every member accepts SASL DIGEST-MD5 with these users (as {@link TestingServerOptions.sasl}). Default: no SASL. */
-  sasl?: TestingSaslOptions | undefined;
+/** {@link TestingServerOptions} with defaults applied. */
+export interface ResolvedServerOptions extends ResolvedServerBasics {
+  port?: number | undefined;
 }
 
 /** {@link TestingClusterOptions} with defaults applied. */
-export interface ResolvedClusterOptions {
+export interface ResolvedClusterOptions extends ResolvedServerBasics {
   size: number;
-  tickTimeMs: number;
-  minSessionTimeoutMs?: number | undefined;
-  maxSessionTimeoutMs: number;
-  forceSync: boolean;
-  systemProperties: Record<string, string>;
-  extraConfig: Record<string, string>;
-  startTimeoutMs: number;
-  tls: ResolvedTlsOption;
-  sasl?: ResolvedSaslOptions | undefined;
 }
 
 // The schemas of the tls and sasl options live here, private, with the servers' own: exported from

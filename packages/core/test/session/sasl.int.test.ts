@@ -11,7 +11,7 @@ import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { InterProcessSemaphore } from '@zk-recipes/semaphore';
 import { FaultProxy, TestingCluster, TestingServer, testConnectString } from '@zk-recipes/testing';
 import { OP_SASL } from '../../src/session/sasl/saslPacket.js';
-import { serverOfSession } from './support.js';
+import { failedConnect, serverOfSession } from './support.js';
 
 /** The timeout the fail-fast tests must beat by far. */
 const CONNECTION_TIMEOUT_MS = 10_000;
@@ -37,19 +37,6 @@ async function open(options: Omit<ZkSessionOptionsInput, 'connectString'> & { co
   const session = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4_000, ...options });
   sessions.push(session);
   return session;
-}
-
-/** How `connect()` ends with these options, and how long it took. */
-async function failedConnect(options: ZkSessionOptionsInput): Promise<{ error: unknown; elapsedMs: number }> {
-  const started = performance.now();
-  const error = await ZkSession.connect({ connectionTimeoutMs: CONNECTION_TIMEOUT_MS, ...options }).then(
-    async (session) => {
-      await session.close();
-      return new Error('connected');
-    },
-    (err: unknown) => err,
-  );
-  return { error, elapsedMs: performance.now() - started };
 }
 
 /** How a promise ends (its error, or 'resolved'), and how long it took. */
@@ -116,7 +103,7 @@ describe('credentials the server refuses', () => {
     // the user who authenticated last on that server (docs/security.md).
     ['an unknown user', { mechanism: 'DIGEST-MD5', username: 'mallory', password: 'pw-m' } as const],
   ])('%s fails connect() at once with AUTH_FAILED, naming the user and never the password', async (_what, sasl) => {
-    const { error, elapsedMs } = await failedConnect({ connectString: server.connectString, sasl });
+    const { error, elapsedMs } = await failedConnect(CONNECTION_TIMEOUT_MS, { connectString: server.connectString, sasl });
     expect(error).toBeInstanceOf(AuthFailedError);
     expect(error).toMatchObject({ code: 'AUTH_FAILED', mechanism: 'DIGEST-MD5', username: sasl.username, zkCode: -115 });
     expect((error as Error).message).toContain(`'${sasl.username}'`);
@@ -125,7 +112,7 @@ describe('credentials the server refuses', () => {
   });
 
   it('a server without SASL fails connect() at once too', async () => {
-    const { error, elapsedMs } = await failedConnect({ connectString: testConnectString(), sasl: ALICE });
+    const { error, elapsedMs } = await failedConnect(CONNECTION_TIMEOUT_MS, { connectString: testConnectString(), sasl: ALICE });
     expect(error).toBeInstanceOf(AuthFailedError);
     expect((error as Error).message).toMatch(/offers no SASL/);
     expect(elapsedMs).toBeLessThan(CONNECTION_TIMEOUT_MS / 4);

@@ -12,7 +12,7 @@ import {
   testConnectString,
   uniqueRoot,
 } from '@zk-recipes/testing';
-import type { ZkSession } from '../../src/session/index.js';
+import { ZkSession, type ZkSessionOptionsInput } from '../../src/session/index.js';
 import type { ZkSessionEvents } from '../../src/session/types.js';
 
 export { expireSession, uniqueRoot };
@@ -110,4 +110,17 @@ export async function serverOfSession(servers: readonly ServerHandle[], sessionI
     if ((await fourLetter(servers[i]!.port, 'cons', 500)).includes(sid)) return i;
   }
   return -1;
+}
+
+/** How `connect()` ends with these options and a connection timeout, and how long it took. */
+export async function failedConnect(connectionTimeoutMs: number, options: ZkSessionOptionsInput): Promise<{ error: unknown; elapsedMs: number }> {
+  const started = performance.now();
+  const error = await ZkSession.connect({ connectionTimeoutMs, ...options }).then(
+    async (session) => {
+      await session.close();
+      return new Error('connected');
+    },
+    (err: unknown) => err,
+  );
+  return { error, elapsedMs: performance.now() - started };
 }

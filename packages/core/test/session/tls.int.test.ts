@@ -10,7 +10,7 @@ import { InterProcessMutex } from '@zk-recipes/mutex';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { InterProcessSemaphore } from '@zk-recipes/semaphore';
 import { TestingCluster, TestingServer, type TestingTls } from '@zk-recipes/testing';
-import { pollUntil } from './support.js';
+import { failedConnect, pollUntil } from './support.js';
 
 /** The timeout the fail-fast tests must beat by far. */
 const CONNECTION_TIMEOUT_MS = 10_000;
@@ -35,19 +35,6 @@ async function open(options: ZkSessionOptionsInput): Promise<ZkSession> {
   const session = await ZkSession.connect({ sessionTimeoutMs: 4_000, ...options });
   sessions.push(session);
   return session;
-}
-
-/** How `connect()` ends with these options, and how long it took. */
-async function failedConnect(options: ZkSessionOptionsInput): Promise<{ error: unknown; elapsedMs: number }> {
-  const started = performance.now();
-  const error = await ZkSession.connect({ connectionTimeoutMs: CONNECTION_TIMEOUT_MS, ...options }).then(
-    async (session) => {
-      await session.close();
-      return new Error('connected');
-    },
-    (err: unknown) => err,
-  );
-  return { error, elapsedMs: performance.now() - started };
 }
 
 describe('recipes over TLS', () => {
@@ -104,7 +91,7 @@ describe('connect() fails at once, saying why', () => {
   const expectFast = (elapsedMs: number): void => expect(elapsedMs).toBeLessThan(CONNECTION_TIMEOUT_MS / 4);
 
   it('when the servers are signed by a CA we do not trust', async () => {
-    const { error, elapsedMs } = await failedConnect({ connectString: tls.connectString, tls: { ca: tls.untrusted.ca, ...tls.clients.alice } });
+    const { error, elapsedMs } = await failedConnect(CONNECTION_TIMEOUT_MS, { connectString: tls.connectString, tls: { ca: tls.untrusted.ca, ...tls.clients.alice } });
     expect(error).toBeInstanceOf(TlsHandshakeError);
     expect(error).toMatchObject({ code: 'TLS_HANDSHAKE', reason: 'untrusted-server-certificate', address: tls.connectString });
     expect((error as Error).cause).toMatchObject({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
@@ -112,22 +99,22 @@ describe('connect() fails at once, saying why', () => {
   });
 
   it('when our client certificate is not one the servers trust, or missing', async () => {
-    const untrusted = await failedConnect({ connectString: tls.connectString, tls: { ca: tls.ca, cert: tls.untrusted.cert, key: tls.untrusted.key } });
+    const untrusted = await failedConnect(CONNECTION_TIMEOUT_MS, { connectString: tls.connectString, tls: { ca: tls.ca, cert: tls.untrusted.cert, key: tls.untrusted.key } });
     expect(untrusted.error).toMatchObject({ code: 'TLS_HANDSHAKE', reason: 'client-certificate-refused' });
     expectFast(untrusted.elapsedMs);
-    const anonymous = await failedConnect({ connectString: tls.connectString, tls: { ca: tls.ca } });
+    const anonymous = await failedConnect(CONNECTION_TIMEOUT_MS, { connectString: tls.connectString, tls: { ca: tls.ca } });
     expect(anonymous.error).toMatchObject({ code: 'TLS_HANDSHAKE', reason: 'client-certificate-refused' });
     expectFast(anonymous.elapsedMs);
   });
 
   it('when a TLS client reaches the plaintext port', async () => {
-    const { error, elapsedMs } = await failedConnect({ connectString: server.connectString, tls: as('alice') });
+    const { error, elapsedMs } = await failedConnect(CONNECTION_TIMEOUT_MS, { connectString: server.connectString, tls: as('alice') });
     expect(error).toMatchObject({ code: 'TLS_HANDSHAKE', reason: 'not-a-tls-port', address: server.connectString });
     expectFast(elapsedMs);
   });
 
   it('when a plaintext client reaches the TLS port', async () => {
-    const { error, elapsedMs } = await failedConnect({ connectString: tls.connectString });
+    const { error, elapsedMs } = await failedConnect(CONNECTION_TIMEOUT_MS, { connectString: tls.connectString });
     expect(error).toMatchObject({ code: 'TLS_HANDSHAKE', reason: 'tls-port', address: tls.connectString });
     expectFast(elapsedMs);
   });
