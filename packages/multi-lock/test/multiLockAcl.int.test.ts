@@ -4,7 +4,8 @@
  * the ACL is fixed gives back the rest.
  */
 import { ZkSession, type MultiReleaseError } from '@zk-recipes/core';
-import { type AclCast, connectAclCast, NO_DELETE_ACL as NO_DELETE, SECURE_ACL_STORED as SECURE_STORED, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { type AclCast, connectAclCast, NO_DELETE_ACL as NO_DELETE, SECURE_ACL_STORED as SECURE_STORED } from '../../testing/test-support/aclCast.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterProcessMultiLock } from '../src/index.js';
 

@@ -5,7 +5,8 @@
  */
 import { isZkError, waitUntilGone, ZkSession, type ZkSessionOptionsInput } from '@zk-recipes/core';
 import { InterProcessMutex } from '@zk-recipes/mutex';
-import { aclEntry, APP_CREDENTIALS as APP, childrenOf, digestIdOf, NO_DELETE_ACL as NO_DELETE, OPS_CREDENTIALS as OPS, reaperRound, SECURE_ACL as SECURE, SECURE_ACL_STORED as SECURE_STORED, testConnectString, TestingServer, uniqueRoot } from '@zk-recipes/testing';
+import { aclEntry, childrenOf, digestIdOf, reaperRound, testConnectString, TestingServer, uniqueRoot } from '@zk-recipes/testing';
+import { APP_CREDENTIALS as APP, NO_DELETE_ACL as NO_DELETE, OPS_CREDENTIALS as OPS, SECURE_ACL as SECURE, SECURE_ACL_STORED as SECURE_STORED } from '../../testing/test-support/aclCast.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = uniqueRoot('acl');

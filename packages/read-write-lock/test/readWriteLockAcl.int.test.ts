@@ -3,7 +3,8 @@
  * stays held and releases once the ACL is fixed.
  */
 import { ZkSession } from '@zk-recipes/core';
-import { type AclCast, connectAclCast, NO_DELETE_ACL as NO_DELETE, SECURE_ACL_STORED as SECURE_STORED, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { type AclCast, connectAclCast, NO_DELETE_ACL as NO_DELETE, SECURE_ACL_STORED as SECURE_STORED } from '../../testing/test-support/aclCast.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterProcessReadWriteLock } from '../src/index.js';
 

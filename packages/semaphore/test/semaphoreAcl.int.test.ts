@@ -4,7 +4,8 @@
  * directory is refused, and a lease whose release the server refuses stays held.
  */
 import { waitUntilGone, ZkSession, type AclEntry } from '@zk-recipes/core';
-import { APP_CREDENTIALS as APP, NO_DELETE_ACL as NO_DELETE, OPS_CREDENTIALS as OPS, reaperRound, SECURE_ACL as SECURE, SECURE_ACL_STORED as SECURE_STORED, testConnectString, TestingServer, uniqueRoot } from '@zk-recipes/testing';
+import { reaperRound, testConnectString, TestingServer, uniqueRoot } from '@zk-recipes/testing';
+import { APP_CREDENTIALS as APP, NO_DELETE_ACL as NO_DELETE, OPS_CREDENTIALS as OPS, SECURE_ACL as SECURE, SECURE_ACL_STORED as SECURE_STORED } from '../../testing/test-support/aclCast.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterProcessSemaphore } from '../src/index.js';
 

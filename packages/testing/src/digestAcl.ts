@@ -1,12 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ZkSession, type AclEntry, type ZkSessionOptionsInput } from '@zk-recipes/core';
-
-/**
- * The cast of the ACL tests (docs/security.md, "ACLs"): an application and its operators, each
- * with digest credentials, and anonymous clients who may only read.
- */
-export const APP_CREDENTIALS = 'app:secret';
-export const OPS_CREDENTIALS = 'ops:secret';
+import type { AclEntry } from '@zk-recipes/core';
 
 /** ZooKeeper's digest identity for `user:password`: `user:base64(sha1(user:password))`. */
 export function digestIdOf(credentials: string): string {
@@ -16,46 +9,4 @@ export function digestIdOf(credentials: string): string {
 /** One ACL entry. */
 export function aclEntry(perms: number, scheme: string, id: string): AclEntry {
   return { perms, scheme, id };
-}
-
-/** The app's ACL as configured: everything for itself (`auth`) and the operators, reading for anyone. */
-export const SECURE_ACL: AclEntry[] = [aclEntry(31, 'auth', ''), aclEntry(31, 'digest', digestIdOf(OPS_CREDENTIALS)), aclEntry(1, 'world', 'anyone')];
-
-/** {@link SECURE_ACL} as the server stores it (`auth` expanded): what an operator sets to repair a node. */
-export const SECURE_ACL_STORED: AclEntry[] = [
-  aclEntry(31, 'digest', digestIdOf(APP_CREDENTIALS)),
-  aclEntry(31, 'digest', digestIdOf(OPS_CREDENTIALS)),
-  aclEntry(1, 'world', 'anyone'),
-];
-
-/** {@link SECURE_ACL_STORED} with READ and CREATE only for the app: its deletes are refused (NO_AUTH). */
-export const NO_DELETE_ACL: AclEntry[] = [aclEntry(1 | 4, 'digest', digestIdOf(APP_CREDENTIALS)), ...SECURE_ACL_STORED.slice(1)];
-
-/** One session per member of the cast, connected to one server. */
-export interface AclCast {
-  /** No credentials: what a stranger on the network can do. */
-  readonly anonymous: ZkSession;
-  /** The operators' credentials, no ACL of its own. */
-  readonly ops: ZkSession;
-  /** The app's credentials, creating nodes with {@link SECURE_ACL}. */
-  readonly app: ZkSession;
-  close(): Promise<void>;
-}
-
-/**
- * Connects the cast and creates `root` open and persistent (the tests' shared parents stay usable
- * by other tests).
- */
-export async function connectAclCast(connectString: string, root: string): Promise<AclCast> {
-  const sessions: ZkSession[] = [];
-  const connect = async (options: Partial<ZkSessionOptionsInput> = {}): Promise<ZkSession> => {
-    const session = await ZkSession.connect({ connectString, sessionTimeoutMs: 4000, ...options });
-    sessions.push(session);
-    return session;
-  };
-  const anonymous = await connect();
-  const ops = await connect({ auth: [{ scheme: 'digest', credentials: OPS_CREDENTIALS }] });
-  const app = await connect({ auth: [{ scheme: 'digest', credentials: APP_CREDENTIALS }], acl: SECURE_ACL });
-  await anonymous.mkdirp(root, 'persistent');
-  return { anonymous, ops, app, close: async () => void (await Promise.all(sessions.map((s) => s.close()))) };
 }
