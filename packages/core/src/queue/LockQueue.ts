@@ -2,6 +2,7 @@ import { InvalidArgumentError, isZkError, NodeDeletedError, SessionLostError } f
 import { joinPath, newProtectedName, sortedChildren, type QueueEntry } from '../nodes/index.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Stat } from '../session/types.js';
+import { timerDelayMs } from '../retry/timerLimit.js';
 import { listAndWatchChildren } from '../watch/waitForChildrenChange.js';
 import { announcementOf } from './announcement.js';
 import { checkDirectoryAcl, checksDirectoryAcl } from './directoryAcl.js';
@@ -564,7 +565,9 @@ export class LockQueue {
   private async pauseBeforeRetry(attempt: number, err: unknown, signal: AbortSignal): Promise<void> {
     const delay = this.session.retryPolicy.nextDelayMs(attempt, 0, err) ?? 1000;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, Math.min(delay, 1000));
+      // A custom policy may return NaN, a negative (a timer fires those at once, with a warning)
+      // or a huge delay: pause a second at most, then wait to be connected.
+      const timer = setTimeout(done, Math.min(timerDelayMs(delay), 1000));
       function done() {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);

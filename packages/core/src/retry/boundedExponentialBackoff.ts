@@ -1,15 +1,17 @@
 import { z } from 'zod';
 import type { RetryPolicy } from './RetryPolicy.js';
 import { EXPONENTIAL_BACKOFF_MAX_RETRIES, backoffPolicy } from './exponentialBackoff.js';
+import { MAX_TIMER_MS } from '../session/options.js';
+import { tooLongForATimer } from './timerLimit.js';
 import { parseOptions } from '../validation.js';
 import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 
 /** Options of {@link boundedExponentialBackoff}. */
 export interface BoundedExponentialBackoffOptions {
-  /** Unit of the randomised delay, in ms (a positive integer). */
+  /** Unit of the randomised delay, in ms (a positive integer, at most 2^31-1: what a timer can wait). */
   baseSleepMs: number;
   /**
-   * Upper bound of any single delay, in ms (a positive integer, at least `baseSleepMs`). Required
+   * Upper bound of any single delay, in ms (a positive integer, at least `baseSleepMs`, at most 2^31-1). Required
    * here: the whole point of this variant is a bounded delay.
    */
   maxSleepMs: number;
@@ -21,8 +23,8 @@ export interface BoundedExponentialBackoffOptions {
 
 const boundedExponentialBackoffOptionsSchema = z
   .strictObject({
-    baseSleepMs: z.number().int().positive(),
-    maxSleepMs: z.number().int().positive(),
+    baseSleepMs: z.number().int().positive().max(MAX_TIMER_MS, tooLongForATimer('baseSleepMs')),
+    maxSleepMs: z.number().int().positive().max(MAX_TIMER_MS, tooLongForATimer('maxSleepMs')),
     maxRetries: z.number().int().min(0).max(EXPONENTIAL_BACKOFF_MAX_RETRIES),
     random: z.custom<() => number>((v) => typeof v === 'function', 'must be a function').optional(),
   })

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { RetryPolicy } from './RetryPolicy.js';
+import { MAX_TIMER_MS } from '../session/options.js';
+import { tooLongForATimer } from './timerLimit.js';
 import { parseOptions } from '../validation.js';
 import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 
@@ -11,20 +13,20 @@ export const EXPONENTIAL_BACKOFF_MAX_RETRIES = 29;
 
 /** Options of {@link exponentialBackoff}. */
 export interface ExponentialBackoffOptions {
-  /** Unit of the randomised delay, in ms (a positive integer). */
+  /** Unit of the randomised delay, in ms (a positive integer, at most 2^31-1: what a timer can wait). */
   baseSleepMs: number;
   /** Retries before giving up (0..29). */
   maxRetries: number;
-  /** Upper bound of any single delay, in ms (a positive integer). Unbounded (2^31-1) by default. */
+  /** Upper bound of any single delay, in ms (a positive integer, at most 2^31-1: what a timer can wait). 2^31-1 by default. */
   maxSleepMs?: number | undefined;
   /** Source of randomness in [0, 1); injectable for tests. */
   random?: (() => number) | undefined;
 }
 
 const exponentialBackoffOptionsSchema = z.strictObject({
-  baseSleepMs: z.number().int().positive(),
+  baseSleepMs: z.number().int().positive().max(MAX_TIMER_MS, tooLongForATimer('baseSleepMs')),
   maxRetries: z.number().int().min(0).max(EXPONENTIAL_BACKOFF_MAX_RETRIES),
-  maxSleepMs: z.number().int().positive().default(2 ** 31 - 1),
+  maxSleepMs: z.number().int().positive().max(MAX_TIMER_MS, tooLongForATimer('maxSleepMs')).default(MAX_TIMER_MS),
   random: z.custom<() => number>((v) => typeof v === 'function', 'must be a function').optional(),
 });
 

@@ -1,5 +1,6 @@
 import { AbortedError, InvalidArgumentError, isZkError } from '../errors.js';
 import type { RetryPolicy } from './RetryPolicy.js';
+import { timerDelayMs } from './timerLimit.js';
 
 /** Options of {@link runWithRetry}. */
 export interface RetryLoopOptions {
@@ -68,8 +69,8 @@ export async function runWithRetry<T>(
       const delay = policy.nextDelayMs(attemptNo, now() - startedAt, err);
       if (delay === null) throw err;
       try {
-        // A policy bug (NaN, negative) must not turn into a tight loop or a timer error.
-        await sleep(Number.isFinite(delay) && delay > 0 ? delay : 0, signal);
+        // A policy bug (NaN, negative, more than a timer holds) must not turn into a tight loop.
+        await sleep(timerDelayMs(delay), signal);
       } catch (sleepErr) {
         if (signal?.aborted) throw abortedError(signal);
         throw sleepErr;
@@ -89,7 +90,8 @@ function abortedError(signal: AbortSignal): AbortedError {
 }
 
 /**
- * Resolves after `ms`, or rejects with an {@link AbortedError} as soon as `signal` aborts.
+ * Resolves after `ms` (at most 2^31-1 ms: a timer cannot wait longer), or rejects with
+ * an {@link AbortedError} as soon as `signal` aborts.
  * Removes its abort listener either way, so long-lived signals do not accumulate listeners.
  */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -105,7 +107,7 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
-    }, ms);
+    }, timerDelayMs(ms));
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { RetryPolicy } from './RetryPolicy.js';
+import { MAX_TIMER_MS } from '../session/options.js';
+import { tooLongForATimer } from './timerLimit.js';
 import { parseOptions } from '../validation.js';
 import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 
@@ -7,13 +9,13 @@ import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 export interface RetryNTimesOptions {
   /** Retries before giving up (an integer, 0 or more). */
   n: number;
-  /** Fixed delay before each retry, in ms (an integer, 0 or more). */
+  /** Fixed delay before each retry, in ms (an integer, 0 up to 2^31-1: what a timer can wait). */
   sleepMs: number;
 }
 
 const retryNTimesOptionsSchema = z.strictObject({
   n: z.number().int().min(0),
-  sleepMs: z.number().int().min(0),
+  sleepMs: z.number().int().min(0).max(MAX_TIMER_MS, tooLongForATimer('sleepMs')),
 });
 
 // The schema accepts exactly the public type: this stops the build if one changes without the other.

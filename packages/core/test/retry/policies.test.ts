@@ -146,6 +146,23 @@ describe('retryForever', () => {
   });
 });
 
+describe('every delay option: at most what a timer can wait (2^31-1 ms)', () => {
+  const limit = 2 ** 31 - 1;
+  it.each([
+    ['retryNTimes sleepMs', (ms: number) => retryNTimes({ n: 1, sleepMs: ms }), 'sleepMs'],
+    ['retryOneTime sleepMs', (ms: number) => retryOneTime({ sleepMs: ms }), 'sleepMs'],
+    ['retryForever sleepMs', (ms: number) => retryForever({ sleepMs: ms }), 'sleepMs'],
+    ['retryUntilElapsed sleepMs', (ms: number) => retryUntilElapsed({ maxElapsedMs: 1, sleepMs: ms }), 'sleepMs'],
+    ['exponentialBackoff baseSleepMs', (ms: number) => exponentialBackoff({ baseSleepMs: ms, maxRetries: 1 }), 'baseSleepMs'],
+    ['exponentialBackoff maxSleepMs', (ms: number) => exponentialBackoff({ baseSleepMs: 1, maxRetries: 1, maxSleepMs: ms }), 'maxSleepMs'],
+    ['boundedExponentialBackoff baseSleepMs', (ms: number) => boundedExponentialBackoff({ baseSleepMs: ms, maxSleepMs: limit, maxRetries: 1 }), 'baseSleepMs'],
+    ['boundedExponentialBackoff maxSleepMs', (ms: number) => boundedExponentialBackoff({ baseSleepMs: 1, maxSleepMs: ms, maxRetries: 1 }), 'maxSleepMs'],
+  ])('%s: 2^31-1 is accepted, one more is refused naming the maximum', (_what, make, option) => {
+    expect(make(limit).nextDelayMs(0, 0, connectionLoss)).toBeLessThanOrEqual(limit);
+    expectInvalid(() => make(limit + 1), `${option} must be at most 2147483647 ms`);
+  });
+});
+
 describe('sessionFailedRetryPolicy', () => {
   const inner: RetryPolicy = retryNTimes({ n: 5, sleepMs: 1 });
 

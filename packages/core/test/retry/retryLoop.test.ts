@@ -14,6 +14,7 @@ import {
   sessionFailedRetryPolicy,
   type RetryPolicy,
 } from '../../src/retry/index.js';
+import { MAX_TIMER_MS } from '../../src/session/options.js';
 
 const connectionLoss = (): ZkRecipesError => new ZkRecipesError('CONNECTION_LOSS', 'connection lost');
 const opTimeout = (): ZkRecipesError => new ZkRecipesError('OPERATION_TIMEOUT', 'timed out');
@@ -242,6 +243,22 @@ describe('runWithRetry', () => {
     expect(time.slept).toEqual([0, 0]);
   });
 
+  it('sleeps at most 2^31-1 ms when a custom policy asks for longer (a longer timer would fire at once)', async () => {
+    const time = fakeTime();
+    let n = 0;
+    const policy: RetryPolicy = { nextDelayMs: (c) => (c === 0 ? 3e9 : c === 1 ? Number.POSITIVE_INFINITY : null) };
+    await expect(
+      runWithRetry(
+        async () => {
+          if (n++ < 2) throw connectionLoss();
+          return 'ok';
+        },
+        { policy, ...time },
+      ),
+    ).resolves.toBe('ok');
+    expect(time.slept).toEqual([MAX_TIMER_MS, MAX_TIMER_MS]);
+  });
+
   it('rejects a missing policy', async () => {
     await expect(runWithRetry(async () => 1, {} as never)).rejects.toBeInstanceOf(InvalidArgumentError);
   });
@@ -255,6 +272,22 @@ describe('abortableSleep', () => {
     for (let i = 0; i < 20; i++) await abortableSleep(0, controller.signal);
     expect(add).toHaveBeenCalledTimes(20);
     expect(remove).toHaveBeenCalledTimes(20);
+  });
+
+  it('sets no timer longer than 2^31-1 ms (Node would fire it at once): 3e9 ms still waits, until aborted', async () => {
+    const setTimer = vi.spyOn(globalThis, 'setTimeout');
+    const controller = new AbortController();
+    try {
+      let settled = false;
+      const sleeping = abortableSleep(3e9, controller.signal).finally(() => (settled = true));
+      expect(setTimer).toHaveBeenLastCalledWith(expect.any(Function), MAX_TIMER_MS);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(settled).toBe(false);
+      controller.abort();
+      await expect(sleeping).rejects.toBeInstanceOf(AbortedError);
+    } finally {
+      setTimer.mockRestore();
+    }
   });
 
   it('rejects at once for an aborted signal', async () => {

@@ -6,6 +6,7 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boundedExponentialBackoff, exponentialBackoff, retryForever, retryNTimes, retryOneTime, retryUntilElapsed } from '../../src/retry/index.js';
 import { ZkSession } from '../../src/session/index.js';
 import type { ConnectionState } from '../../src/session/types.js';
 import { sharedServer, uniqueRoot } from './support.js';
@@ -58,6 +59,26 @@ describe('ZkSession: misuse is refused at once', () => {
     ['a malformed chroot (/a//b)', { connectString: '127.0.0.1:2181/a//b' }, /connectString must be host:port/],
   ])('connect() with %s rejects with INVALID_ARGUMENT', async (_what, options, message) => {
     await expect(ZkSession.connect({ connectString: server.connectString, ...options } as never)).rejects.toEqual(refusal(message));
+  });
+
+  // Built before connect(): the policy factories throw at once, like constructors.
+  it.each([
+    ['retryNTimes', () => retryNTimes({ n: 3, sleepMs: 3e9 }), /sleepMs must be at most 2147483647 ms/],
+    ['retryOneTime', () => retryOneTime({ sleepMs: 3e9 }), /sleepMs must be at most 2147483647 ms/],
+    ['retryForever', () => retryForever({ sleepMs: 3e9 }), /sleepMs must be at most 2147483647 ms/],
+    ['retryUntilElapsed', () => retryUntilElapsed({ maxElapsedMs: 60_000, sleepMs: 3e9 }), /sleepMs must be at most 2147483647 ms/],
+    ['exponentialBackoff (baseSleepMs)', () => exponentialBackoff({ baseSleepMs: 3e9, maxRetries: 3 }), /baseSleepMs must be at most 2147483647 ms/],
+    ['exponentialBackoff (maxSleepMs)', () => exponentialBackoff({ baseSleepMs: 100, maxRetries: 3, maxSleepMs: 3e9 }), /maxSleepMs must be at most 2147483647 ms/],
+    ['boundedExponentialBackoff (baseSleepMs)', () => boundedExponentialBackoff({ baseSleepMs: 3e9, maxSleepMs: 3e9, maxRetries: 3 }), /baseSleepMs must be at most 2147483647 ms/],
+    ['boundedExponentialBackoff (maxSleepMs)', () => boundedExponentialBackoff({ baseSleepMs: 100, maxSleepMs: 3e9, maxRetries: 3 }), /maxSleepMs must be at most 2147483647 ms/],
+  ])('a retry policy sleeping longer than a timer can (%s, 3e9 ms) throws INVALID_ARGUMENT', (_what, make, message) => {
+    let thrown: unknown;
+    try {
+      make();
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toEqual(refusal(message));
   });
 
   it('a chroot that does not exist yet is created on connect (with its ancestors), and the session works inside it', async () => {
