@@ -7,6 +7,8 @@
  *  - type-checks a TypeScript consumer, strict and without skipLibCheck, under each module
  *    resolution we support,
  *  - loads the packages from CommonJS (require(esm)) and type-checks a CommonJS TypeScript consumer,
+ *  - runs a first test of @zk-recipes/testing: a TestingServer started, used and stopped, and the
+ *    process exits by itself (Java and ZooKeeper are here: this check's own server needs them),
  *  - finds no declaration that names zod.
  * One pack, one install, one project for all of it.
  */
@@ -23,14 +25,16 @@ const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const fixtures = fileURLToPath(new URL('./fixtures/consumer/', import.meta.url));
 const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
 
-/** The packages users install (`@zk-recipes/testing` is for our own tests). */
-const PUBLISHED = ['core', 'mutex', 'read-write-lock', 'semaphore', 'multi-lock'];
+/** The packages users install: the recipes, and the test servers and fault helpers for their tests. */
+const PUBLISHED = ['core', 'mutex', 'read-write-lock', 'semaphore', 'multi-lock', 'testing'];
 /** Packages whose README starts with a runnable example. */
 const WITH_EXAMPLE = ['mutex', 'read-write-lock', 'semaphore', 'multi-lock'];
 
 /** A README example gets this long to connect, lock, unlock and exit by itself. */
 const EXAMPLE_BOUND_MS = 30_000;
 const INSTALL_BOUND_MS = 240_000;
+/** A ZooKeeper JVM starts in seconds on an idle machine; two busy cores make it slower. */
+const TESTING_SERVER_BOUND_MS = 60_000;
 /** Type-checking without skipLibCheck reads all of @types/node: seconds of CPU per configuration. */
 const TSC_BOUND_MS = 300_000;
 
@@ -116,7 +120,7 @@ describe('the packed packages in a fresh project', () => {
         env: userEnvironment(),
         timeoutMs: INSTALL_BOUND_MS,
       });
-      for (const file of ['esm-consumer.ts']) copyFileSync(join(fixtures, file), join(consumerDir, file));
+      for (const file of ['esm-consumer.ts', 'testing-server.mjs']) copyFileSync(join(fixtures, file), join(consumerDir, file));
       for (const file of ['cjs-consumer.ts', 'require-packages.cjs']) copyFileSync(join(fixtures, file), join(cjsDir, file));
     } finally {
       server = await starting;
@@ -157,7 +161,13 @@ describe('the packed packages in a fresh project', () => {
     expect(run.exitCode === 0 && !run.timedOut, `packages/${name}/README.md's first example:\n${describeCommandResult(run)}`).toBe(true);
   });
 
-  it('require() from CommonJS gets every package (the ES modules loaded synchronously) and locks with InterProcessMutex', async () => {
+  it('@zk-recipes/testing: a program starts a TestingServer, connects, stops it and exits by itself', async () => {
+    const run = await runCommand(process.execPath, ['testing-server.mjs'], { cwd: consumerDir, env: userEnvironment(), timeoutMs: TESTING_SERVER_BOUND_MS });
+    expect(run.exitCode === 0 && !run.timedOut, `testing-server.mjs:\n${describeCommandResult(run)}`).toBe(true);
+    expect(run.stdout).toMatch(/^TestingServer 127\.0\.0\.1:\d+ answered, stopped$/m);
+  });
+
+  it('require() from CommonJS gets core and every recipe package (the ES modules loaded synchronously) and locks with InterProcessMutex', async () => {
     const run = await runCommandOrFail(process.execPath, ['require-packages.cjs'], {
       cwd: cjsDir,
       env: userEnvironment({ ZK_CONNECT: server.connectString }),

@@ -44,10 +44,12 @@ describe('package tarballs', () => {
     expect(packed.map((p) => p.name).sort()).toEqual([...PACKAGES].sort());
   });
 
-  it.each(PACKAGES)('%s: LICENSE, README.md, dist/index.js and its types; no build cache', (name) => {
+  it.each(PACKAGES)('%s: LICENSE, README.md, dist/index.js and its types; no build cache, no tests or test fixtures', (name) => {
     const files = packed.find((p) => p.name === name)!.files.map((f) => f.path);
     expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'package.json']));
     expect(files.filter((f) => f.includes('tsbuildinfo'))).toEqual([]);
+    // Tests and this repository's own fixtures (the ACL tests' credentials) stay out of it.
+    expect(files.filter((f) => /^(test|test-support)\//.test(f))).toEqual([]);
   });
 });
 
