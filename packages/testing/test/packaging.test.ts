@@ -6,7 +6,7 @@
  * Needs the build (`npm test` runs `tsc -b` first).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -133,6 +133,34 @@ describe('versions and changelogs (docs/releasing.md)', () => {
     expect(config.access).toBe('public');
     expect(config.baseBranch).toBe('main');
     expect(config.privatePackages).toEqual({ version: false, tag: false });
+  });
+
+  // Each pending changeset (.changeset/*.md but the README): front matter naming packages and
+  // bumps, then the text users read in the changelog.
+  const changesets = readdirSync(`${repoRoot}/.changeset`)
+    .filter((file) => file.endsWith('.md') && file !== 'README.md')
+    .map((file) => {
+      const match = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(readRepoFile(`.changeset/${file}`));
+      const releases = (match?.[1] ?? '').split('\n').filter((line) => line.trim() !== '').map((line) => {
+        const entry = /^\s*['"]?([^'":]+)['"]?\s*:\s*(\w+)\s*$/.exec(line);
+        return { name: entry?.[1] ?? line, bump: entry?.[2] ?? '' };
+      });
+      return { file, releases, text: match?.[2]?.trim() ?? '' };
+    });
+
+  it('changesets: each names only our packages, patch or minor while at 0.x, says something, and a minor one (breaking) says "Breaking:"', () => {
+    const zeroX = (JSON.parse(readRepoFile('packages/core/package.json')) as { version: string }).version.startsWith('0.');
+    expect(changesets.length).toBeGreaterThan(0);
+    for (const { file, releases, text } of changesets) {
+      expect(releases.length, file).toBeGreaterThan(0);
+      for (const { name, bump } of releases) {
+        expect(PACKAGES, `${file}: ${name}`).toContain(name);
+        expect(zeroX ? ['patch', 'minor'] : ['patch', 'minor', 'major'], `${file}: ${name}: ${bump}`).toContain(bump);
+      }
+      expect(text, file).not.toBe('');
+      const breaking = releases.some(({ bump }) => bump === (zeroX ? 'minor' : 'major'));
+      if (breaking) expect(text, `${file} is breaking: say "Breaking:" and how to migrate`).toMatch(/\bBreaking( \([^)]*\))?:/);
+    }
   });
 
   it.each(PACKAGES)('%s: a CHANGELOG.md with an entry for its current version, the same version as every other package', (name) => {
