@@ -74,6 +74,24 @@ describe('a lock directory someone else left open', () => {
     }
   });
 
+  it('whose ACL this session sees masked (no ADMIN) is refused: a masked digest id may be anyone who claims the user name', async () => {
+    const dir = `${root}/masked/lock`;
+    // Digest identities are self-asserted: anyone may authenticate as app:evil. Without ADMIN the
+    // server shows the app both its own id and that one as app:x.
+    const evil = aclEntry(31, 'digest', digestIdOf('app:evil'));
+    await ops.mkdirp(dir, 'persistent');
+    await ops.setACL(dir, [aclEntry(1 | 4 | 8, 'digest', digestIdOf(APP)), evil, SECURE_STORED[1]!]);
+    const session = await app();
+    expect((await session.getACL(dir)).acl).toContainEqual(aclEntry(31, 'digest', 'app:x'));
+    const err: unknown = await new InterProcessMutex(session, dir).acquire({ timeoutMs: 10_000 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'INSECURE_ACL', path: dir });
+    expect((err as Error).message).toMatch(/could not be verified because this session lacks ADMIN on the directory.*recommends giving our identity ADMIN/);
+    expect(await childrenOf(ops, dir)).toEqual([]);
+    // What it would have let through: the impostor may take the lock away.
+    const impostor = await connect({ auth: [{ scheme: 'digest', credentials: 'app:evil' }] });
+    await impostor.create(`${dir}/evil-`, null, { mode: 'persistent_sequential' });
+  });
+
   it('is checked once per lock object and directory incarnation, not per acquire', async () => {
     const dir = `${root}/once/lock`;
     const session = await app();
@@ -160,6 +178,53 @@ describe('an ACL that would lock us out of our own nodes', () => {
     await expect(connect({ auth: [{ scheme: 'digest', credentials: APP }], acl: noCreate })).rejects.toMatchObject({
       message: expect.stringMatching(/no CREATE permission/) as unknown,
     });
+  });
+});
+
+describe('an ACL that protects nothing', () => {
+  it('with ADMIN for anyone is refused by connect(): anyone could setACL the nodes open', async () => {
+    const adminForAnyone = [aclEntry(31, 'auth', ''), aclEntry(1 | 16, 'world', 'anyone')];
+    await expect(connect({ auth: [{ scheme: 'digest', credentials: APP }], acl: adminForAnyone })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringMatching(/acl: grants world:anyone ADMIN/) as unknown,
+    });
+  });
+});
+
+describe('sasl and x509 ACLs, judged against the session up front', () => {
+  let secure: TestingServer;
+  beforeAll(async () => {
+    secure = await TestingServer.start({ forceSync: false, tls: true, sasl: { users: { alice: 'pw-a', bob: 'pw-b' } } });
+    // Open parents, so that each identity's nodes below do not shut the other out.
+    await (await connect({ connectString: secure.connectString })).mkdirp(root, 'persistent');
+  });
+  afterAll(async () => {
+    await Promise.all(sessions.filter((s) => [secure?.connectString, secure?.tls?.connectString].includes(s.options.connectString)).map((s) => s.close()));
+    await secure?.stop();
+  });
+  const alice = { mechanism: 'DIGEST-MD5' as const, username: 'alice', password: 'pw-a' };
+  const tlsAs = (who: 'alice' | 'bob') => ({ ca: secure.tls!.ca, ...secure.tls!.clients[who] });
+
+  it("an ACL naming only another SASL user is refused with INVALID_ARGUMENT, naming what it lacks; the session's own is accepted", async () => {
+    const bobOnly = [aclEntry(31, 'sasl', 'bob'), aclEntry(1, 'world', 'anyone')];
+    const err: unknown = await connect({ connectString: secure.connectString, sasl: alice, acl: bobOnly }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect((err as Error).message).toMatch(/no CREATE permission.*no DELETE permission/);
+    expect((err as Error).message).not.toMatch(/no READ/);
+    const session = await connect({ connectString: secure.connectString, sasl: alice, acl: [aclEntry(31, 'sasl', 'alice')] });
+    await (await new InterProcessMutex(session, `${root}/sasl/lock`).acquire()).release();
+  });
+
+  it("an ACL naming only another certificate's subject is refused; the session's own subject is accepted as the server writes it", async () => {
+    const tls = secure.tls!;
+    const err: unknown = await connect({ connectString: tls.connectString, tls: tlsAs('alice'), acl: [aclEntry(31, 'x509', 'CN=bob')] }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    for (const name of ['READ', 'CREATE', 'DELETE']) expect((err as Error).message).toContain(`no ${name} permission`);
+    const session = await connect({ connectString: tls.connectString, tls: tlsAs('alice'), acl: [aclEntry(31, 'x509', 'CN=alice')] });
+    const dir = `${root}/x509/lock`;
+    const handle = await new InterProcessMutex(session, dir).acquire();
+    expect((await session.getACL(handle.path)).acl).toEqual([aclEntry(31, 'x509', 'CN=alice')]);
+    await handle.release();
   });
 });
 

@@ -1,5 +1,6 @@
 import { InsecureAclError } from '../errors.js';
-import { foreignTakeoverGrants, formatAcl, isOpenAcl } from '../session/acl.js';
+import { foreignGrants, formatAcl, isOpenAcl, LOCK_TAKEOVER } from '../session/acl.js';
+import { sessionIdentities } from '../session/identities.js';
 import type { ZkSession } from '../session/ZkSession.js';
 
 /**
@@ -22,11 +23,15 @@ export function checksDirectoryAcl(session: ZkSession): boolean {
  */
 export async function checkDirectoryAcl(session: ZkSession, dir: string, ownNode: string): Promise<bigint> {
   const [found, own] = await Promise.all([session.getACL(dir), session.getACL(ownNode)]);
-  const foreign = foreignTakeoverGrants(found.acl, own.acl);
+  const { foreign, unverifiable } = foreignGrants(found.acl, own.acl, sessionIdentities(session.options), LOCK_TAKEOVER);
   if (foreign.length > 0) {
+    const why = unverifiable
+      ? `it could not be verified because this session lacks ADMIN on the directory: the server then shows digest ids as user:x, ` +
+        `and [${formatAcl(foreign)}] may be anyone who authenticates with that user name (docs/security.md recommends giving our identity ADMIN)`
+      : `[${formatAcl(foreign)}] lets someone else create or delete lock nodes there, so anyone could take the lock away`;
     throw new InsecureAclError(
-      `lock directory ${dir} has the ACL [${formatAcl(found.acl)}]: [${formatAcl(foreign)}] lets someone else create or delete ` +
-        `lock nodes there, so anyone could take the lock away. Give it this session's ACL (setACL), or pass aclCheck: 'off' to use it anyway (docs/security.md)`,
+      `lock directory ${dir} has the ACL [${formatAcl(found.acl)}]: ${why}. ` +
+        `Give it this session's ACL (setACL), or pass aclCheck: 'off' to use it anyway (docs/security.md)`,
       found.acl,
       { op: 'getACL', path: dir },
     );

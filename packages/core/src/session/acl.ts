@@ -2,7 +2,8 @@
  * Who an ACL lets do what, as far as a client can tell (docs/security.md, "ACLs"). Pure functions:
  * the session checks its own ACL with them up front, the lock engine a lock directory's ACL.
  */
-import { createHash } from 'node:crypto';
+import { namesUs, type SessionIdentities } from './identities.js';
+import { mayBeSubject } from './x509Subject.js';
 import type { AclEntry } from './types.js';
 
 /** ZooKeeper's permission bits (ZooDefs.Perms). */
@@ -19,7 +20,7 @@ const NEEDED = [
  * Rights that let their holder take a lock away from us: CREATE (a node ahead of ours), DELETE (the
  * holder's node), ADMIN (a setACL that grants itself the other two).
  */
-const TAKEOVER = PERMS.CREATE | PERMS.DELETE | PERMS.ADMIN;
+export const LOCK_TAKEOVER = PERMS.CREATE | PERMS.DELETE | PERMS.ADMIN;
 
 const isAnyone = (e: AclEntry): boolean => e.scheme === 'world' && e.id === 'anyone';
 
@@ -39,50 +40,67 @@ export function formatAcl(acl: readonly AclEntry[]): string {
 
 /**
  * An ACL that lets anyone create or delete (the default, `OPEN_ACL_UNSAFE`, among them): it protects
- * no lock, so nothing is checked against it and lock directories' ancestors stay containers.
+ * no lock, so nothing is checked against it and lock directories' ancestors stay containers. ADMIN
+ * for anyone alone is not open but useless (anyone could setACL the rest to themselves):
+ * {@link adminForAnyone} finds it, and `connect()` refuses it.
  */
 export function isOpenAcl(acl: readonly AclEntry[]): boolean {
   return acl.some((e) => isAnyone(e) && (e.perms & (PERMS.CREATE | PERMS.DELETE)) !== 0);
 }
 
-/** The `digest` id ZooKeeper derives from `user:password`: `user:base64(sha1(user:password))`. */
-export function digestId(credentials: string): string {
-  const user = credentials.slice(0, credentials.indexOf(':'));
-  return `${user}:${createHash('sha1').update(credentials).digest('base64')}`;
+/** An ACL that looks restrictive but gives `world:anyone` ADMIN: anyone may open it with setACL. */
+export function adminForAnyone(acl: readonly AclEntry[]): boolean {
+  return !isOpenAcl(acl) && acl.some((e) => isAnyone(e) && (e.perms & PERMS.ADMIN) !== 0);
 }
 
 /**
- * The permissions a lock needs that `acl` does not grant a session authenticated with `digests`
- * (`user:password` each). An entry counts for us when it is `world:anyone`, `auth` (the server
- * fills in our own identities), a `digest` id of our credentials, or of a scheme we cannot judge
- * from here (`ip`, `x509`, `sasl`...: never refuse what may work). Empty when nothing is missing.
+ * The permissions a lock needs that `acl` does not grant a session with `identities`. An entry
+ * counts for us when it is `world:anyone` or names one of our identities (see {@link namesUs}):
+ * `auth`, a `digest` id of our credentials, `sasl` of our SASL user, `x509` of our certificate's
+ * subject, or a scheme a client cannot judge (`ip`). Empty when nothing is missing.
  */
-export function missingLockPermissions(acl: readonly AclEntry[], digests: readonly string[]): Array<{ name: string; why: string }> {
-  const ours = new Set(digests.map(digestId));
+export function missingLockPermissions(acl: readonly AclEntry[], identities: SessionIdentities): Array<{ name: string; why: string }> {
   let granted = 0;
-  for (const e of acl) {
-    const forUs = e.scheme === 'digest' ? ours.has(e.id) : e.scheme !== 'world' || e.id === 'anyone';
-    if (forUs) granted |= e.perms;
-  }
+  for (const e of acl) if (isAnyone(e) || namesUs(e, identities)) granted |= e.perms;
   return NEEDED.filter((n) => (granted & n.perm) === 0).map(({ name, why }) => ({ name, why }));
 }
 
-/** The server shows a digest id as `user:x` to a session without ADMIN on the node (ZOOKEEPER-1392). */
+/**
+ * A digest id as the server shows it to a session without ADMIN on the node: `user:x`, the hash
+ * withheld (so that nobody without ADMIN can try passwords against it offline).
+ */
 const isMaskedDigest = (e: AclEntry): boolean => e.scheme === 'digest' && e.id.endsWith(':x');
-const digestUser = (id: string): string => id.slice(0, id.indexOf(':'));
+
+/** A `sasl` entry of our SASL user, or an `x509` entry that surely names our certificate's subject. */
+function namesOurCertificateOrSaslUser(e: AclEntry, identities: SessionIdentities): boolean {
+  if (e.scheme === 'sasl') return identities.sasl !== undefined && e.id === identities.sasl;
+  return e.scheme === 'x509' && identities.x509?.comparable === true && mayBeSubject(e.id, identities.x509);
+}
+
+/** What {@link foreignGrants} found. */
+export interface ForeignGrants {
+  /** The entries that give someone other than us one of the rights asked about. */
+  readonly foreign: AclEntry[];
+  /**
+   * Some of them are digest ids the server masked (`user:x`): they may be ours, but a masked id
+   * cannot be told from anyone's who picked the same user name, so they count as foreign.
+   */
+  readonly unverifiable: boolean;
+}
 
 /**
- * The entries of a lock directory's ACL that let someone other than us take the lock away:
- * CREATE, DELETE or ADMIN for `world:anyone`, or for an identity that is not ours. `ownAcl` is the
- * ACL the server stored on a node we created with our configured ACL: its identities are exactly
- * ours, `auth` expanded by the server whatever the scheme (digest, x509, sasl). READ for anyone is
- * fine. A digest id the server masked on either side can only be matched by its user name.
+ * The entries of a node's ACL that give someone other than us any of `rights`: `world:anyone`, or
+ * an identity that is not ours. Ours are the identities of `ownAcl` (the ACL the server stored on
+ * a node we created with our configured ACL: `auth` expanded by the server, whatever the scheme),
+ * and `identities` (our digest ids computed from our credentials, our SASL user, our certificate's
+ * subject when it can surely be compared). Digest identities are
+ * self-asserted (anyone may `addauth digest app:anything`), so a digest entry is ours only if it
+ * matches exactly; a masked one (`user:x`) with any of `rights` is foreign.
  */
-export function foreignTakeoverGrants(directoryAcl: readonly AclEntry[], ownAcl: readonly AclEntry[]): AclEntry[] {
-  const ours = new Set(ownAcl.filter((e) => !isAnyone(e)).map((e) => `${e.scheme}:${e.id}`));
-  const ownDigests = ownAcl.filter((e) => e.scheme === 'digest');
-  const isOurs = (e: AclEntry): boolean =>
-    ours.has(`${e.scheme}:${e.id}`) ||
-    (e.scheme === 'digest' && ownDigests.some((o) => (isMaskedDigest(o) || isMaskedDigest(e)) && digestUser(o.id) === digestUser(e.id)));
-  return directoryAcl.filter((e) => (e.perms & TAKEOVER) !== 0 && (isAnyone(e) || !isOurs(e)));
+export function foreignGrants(nodeAcl: readonly AclEntry[], ownAcl: readonly AclEntry[], identities: SessionIdentities, rights: number): ForeignGrants {
+  const ours = new Set(ownAcl.filter((e) => !isAnyone(e) && !isMaskedDigest(e)).map((e) => `${e.scheme}:${e.id}`));
+  for (const id of identities.digests) ours.add(`digest:${id}`);
+  const isOurs = (e: AclEntry): boolean => ours.has(`${e.scheme}:${e.id}`) || namesOurCertificateOrSaslUser(e, identities);
+  const foreign = nodeAcl.filter((e) => (e.perms & rights) !== 0 && (isAnyone(e) || isMaskedDigest(e) || !isOurs(e)));
+  return { foreign, unverifiable: foreign.some(isMaskedDigest) };
 }

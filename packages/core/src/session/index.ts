@@ -11,5 +11,6 @@ export {
 export type { Pem, TlsOptions } from './tlsOptions.js';
 export type { SaslOptions } from './sasl/options.js';
 export { ZK_CODES } from './errorMapping.js';
+export { digestId } from './identities.js';
 export { WIRE_CLIENT_VERSION } from './wire.js';
 export type * from './types.js';

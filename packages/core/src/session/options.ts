@@ -4,7 +4,8 @@ import { InvalidArgumentError } from '../errors.js';
 import { validatePath } from '../nodes/paths.js';
 import type { RetryPolicy } from '../retry/RetryPolicy.js';
 import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
-import { missingLockPermissions } from './acl.js';
+import { adminForAnyone, missingLockPermissions } from './acl.js';
+import { sessionIdentities } from './identities.js';
 import type { SaslOptions } from './sasl/options.js';
 import type { TlsOptions } from './tlsOptions.js';
 import type { AclEntry } from './types.js';
@@ -50,11 +51,14 @@ function validConnectString(s: string): boolean {
   return parts.length > 0 && parts.every((p) => HOST_PORT.test(p.trim()) && Number(p.trim().split(':').pop()) <= 65535);
 }
 
-const AclEntrySchema = z.object({
-  perms: z.number().int().min(0).max(31),
-  scheme: z.string().min(1),
-  id: z.string(),
-});
+/** Strict: a misspelt field (`perm`, `ids`) is refused rather than dropped from the ACL. */
+const AclEntrySchema = z
+  .object({
+    perms: z.number().int().min(0).max(31),
+    scheme: z.string().min(1),
+    id: z.string(),
+  })
+  .strict();
 
 const RetryPolicySchema = z.custom<RetryPolicy>(
   (v) => typeof v === 'object' && v !== null && typeof (v as { nextDelayMs?: unknown }).nextDelayMs === 'function',
@@ -212,9 +216,13 @@ const zkSessionOptionsSchema = z
   // An ACL that locks our own session out of its lock nodes would fail every acquire or release
   // with NO_AUTH, or leave a node nobody can delete: refused here, before anything is created.
   .superRefine((o, ctx) => {
-    const digests = o.auth.filter((a) => a.scheme === 'digest').map((a) => a.credentials);
-    for (const missing of missingLockPermissions(o.acl, digests)) {
+    for (const missing of missingLockPermissions(o.acl, sessionIdentities(o))) {
       ctx.addIssue({ code: 'custom', path: ['acl'], message: `grants this session no ${missing.name} permission, needed ${missing.why}` });
+    }
+    // Refused rather than taken as open: whoever wrote it meant to restrict, and would silently lose
+    // the directory check and the persistent parents.
+    if (adminForAnyone(o.acl)) {
+      ctx.addIssue({ code: 'custom', path: ['acl'], message: 'grants world:anyone ADMIN: anyone could setACL the nodes open. Drop ADMIN for anyone (docs/security.md, "ACLs")' });
     }
   });
 
