@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'INCONSISTENT_MAX_LEASES'
   | 'INSECURE_ACL'
   | 'MULTI_RELEASE_FAILED'
+  | 'RELEASE_FAILED'
   | 'TLS_HANDSHAKE';
 
 export interface ZkRecipesErrorOptions {
@@ -166,14 +167,51 @@ export class AuthFailedError extends ZkRecipesError {
   }
 }
 
-/** Several members of a multi-lock failed to release; each failure is in `errors`. */
+/**
+ * Members of a multi-lock failed to release; each failure is in `errors`. From a `release()`,
+ * `released` and `stillHeld` name the members' lock directories given back and kept (the handle's
+ * `signal` aborts with this error: the multi-lock is no longer held as a whole).
+ */
 export class MultiReleaseError extends ZkRecipesError {
   readonly errors: readonly unknown[];
-  constructor(message: string, errors: readonly unknown[]) {
+  /** Lock directories of the members this release gave back (empty for a failed acquisition's clean-up). */
+  readonly released: readonly string[];
+  /** Lock directories of the members still held: `release()` again gives them back. */
+  readonly stillHeld: readonly string[];
+  constructor(message: string, errors: readonly unknown[], members: { released?: readonly string[]; stillHeld?: readonly string[] } = {}) {
     super('MULTI_RELEASE_FAILED', message, { cause: errors[0] });
     this.errors = errors;
+    this.released = members.released ?? [];
+    this.stillHeld = members.stillHeld ?? [];
   }
 }
+
+/**
+ * A release the server refused at the end of `withLock` or of an `await using` block: the lock is
+ * still held, and `handle` is the way to release it (call `handle.release()` again once the cause
+ * is fixed, or close the session). `error` is the release's failure (also `cause`). When `fn` threw
+ * too, its error is `suppressed` and `fnFailed` is true: the shape of the standard `SuppressedError`
+ * (which Node 20 lacks), so neither failure is lost. See docs/errors.md, "Releasing".
+ */
+export class ReleaseFailedError<H = unknown> extends ZkRecipesError {
+  /** The handle still held: release it again. */
+  readonly handle: H;
+  /** Why the release failed (`NO_AUTH`, `MULTI_RELEASE_FAILED`...). */
+  readonly error: unknown;
+  /** What `fn` threw, when it did (`fnFailed`); `undefined` otherwise. */
+  readonly suppressed: unknown;
+  /** True when `fn` threw (its error is `suppressed`): it may have thrown `undefined`. */
+  readonly fnFailed: boolean;
+  constructor(message: string, handle: H, error: unknown, fn?: { thrown: unknown }) {
+    super('RELEASE_FAILED', message, { cause: error, ...pathOf(error) });
+    this.handle = handle;
+    this.error = error;
+    this.suppressed = fn?.thrown;
+    this.fnFailed = fn !== undefined;
+  }
+}
+
+const pathOf = (error: unknown): { path?: string } => (error instanceof ZkRecipesError && error.path !== undefined ? { path: error.path } : {});
 
 /**
  * Why a TLS connection failed: the server's certificate is not trusted (`untrusted-server-certificate`)

@@ -20,5 +20,7 @@ export { parseAcquireOptions, type AcquireOptions } from './queue/acquireOptions
 export { OwnerFrame, currentFrame, continueInFrame, runInFrame } from './context/ownerContext.js';
 export { QueueLock, type Acquisition, type LockEvents, type QueueLockConfig } from './lock/QueueLock.js';
 export type { LockHandle } from './lock/LockHandle.js';
+/** @internal `withLock` and `await using` for the recipes' own handles (multi-lock, semaphore lease). */
+export { disposeHandle, runThenRelease } from './lock/releaseAfter.js';
 /** @internal the recipes' compile-time checks that a schema accepts exactly its public type. */
 export type { AssertTrue, TypesEqual } from './support/typeEquality.js';

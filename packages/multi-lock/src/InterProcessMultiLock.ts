@@ -2,12 +2,14 @@ import {
   AbortedError,
   continueInFrame,
   currentFrame,
+  disposeHandle,
   isZkError,
   LockTimeoutError,
   MultiReleaseError,
   NodeDeletedError,
   NotOwnerError,
   parseAcquireOptions,
+  runThenRelease,
   SessionClosedError,
   SessionLostError,
   type AcquireOptions,
@@ -32,10 +34,13 @@ const NAME = 'InterProcessMultiLock';
 
 /** One acquisition of all members, held by one owner context. */
 class Holding implements MultiLockHandle {
+  /** Every member held: false once released, or partly released. */
   held = true;
   /** A release is on its way: not re-entered meanwhile. */
   releasing = false;
-  /** Aborts with the first member's signal, until released. */
+  /** Aborted when a release gave back only some members: the whole is no longer held. */
+  private readonly partly = new AbortController();
+  /** Aborts with the first member's signal (or a partial release), until released. */
   private readonly linked: LinkedSignal;
   constructor(
     private readonly lock: InterProcessMultiLock,
@@ -43,7 +48,20 @@ class Holding implements MultiLockHandle {
     readonly lockPaths: readonly string[],
     readonly members: readonly LockHandle[],
   ) {
-    this.linked = followFirst(members.map((member) => member.signal));
+    this.linked = followFirst([...members.map((member) => member.signal), this.partly.signal]);
+  }
+  /** Some members were released and some are still held: `release()` gives back the rest. */
+  get partlyReleased(): boolean {
+    return this.partly.signal.aborted && this.holdsAny();
+  }
+  /** A release gave back only some members: the guarded work must stop, as after a loss. */
+  markPartlyReleased(reason: MultiReleaseError): void {
+    this.held = false;
+    this.partly.abort(reason);
+  }
+  /** True while some member is still held (after a partial release too). */
+  holdsAny(): boolean {
+    return this.members.some((member) => member.held);
   }
   get signal(): AbortSignal {
     return this.linked.signal;
@@ -65,7 +83,7 @@ class Holding implements MultiLockHandle {
     return this.lock.releaseHolding(this);
   }
   async [Symbol.asyncDispose](): Promise<void> {
-    if (this.held) await this.release();
+    if (this.held || this.partlyReleased) await disposeHandle(this, `${NAME}: await using`, () => this.holdsAny());
   }
 }
 
@@ -165,26 +183,28 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
    * MultiReleaseError (`MULTI_RELEASE_FAILED`) if any member failed to release.
    */
   release(): Promise<void> {
-    const holding = this.holdingOfCurrentContext();
+    const holding = this.holdingOfCurrentContext(true);
     if (holding === undefined) {
       return Promise.reject(new NotOwnerError(`${NAME}.release: [${this.paths.join(', ')}] is not held by this async context`));
     }
     return this.releaseHolding(holding);
   }
 
-  /** Acquires, runs `fn` with the handle, and always releases; returns what `fn` returns. */
+  /**
+   * Acquires, runs `fn` with the handle, and always releases; returns what `fn` returns, or rejects
+   * with what it threw. If some member's release is refused, the members it holds stay held: it
+   * rejects with ReleaseFailedError (`RELEASE_FAILED`, the MultiReleaseError as `error`), whose
+   * `handle` releases the rest and whose `suppressed` is what `fn` threw, if it did.
+   */
   async withLock<T>(fn: (handle: MultiLockHandle) => T | Promise<T>, options?: AcquireOptions): Promise<T> {
     const handle = await this.acquire(options);
-    try {
-      return await fn(handle);
-    } finally {
-      await handle.release();
-    }
+    return runThenRelease(handle, fn, `${NAME}.withLock [${this.paths.join(', ')}]`, () => handle.members.some((member) => member.held));
   }
 
-  /** True if any async context of this process holds the multi-lock through this object. */
+  /** True if any async context of this process holds the multi-lock (every member) through this object. */
   isAcquiredInThisProcess(): boolean {
-    return this.holdings.size > 0;
+    for (const holding of this.holdings) if (holding.held) return true;
+    return false;
   }
 
   /** True if the calling async context holds the multi-lock. */
@@ -194,11 +214,12 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
 
   /**
    * @internal Releases one acquisition: every member still held, last first, all attempted. A
-   * member whose delete the server refused is still held, and so is this handle until a later
-   * release gives back the rest.
+   * member whose delete the server refused is still held; the handle is then held no longer as a
+   * whole (its signal aborts with the error naming the members), and a later release gives back
+   * the rest.
    */
   async releaseHolding(holding: Holding): Promise<void> {
-    if (!holding.held) throw new NotOwnerError(`${NAME}.release: this handle was already released`);
+    if (!holding.held && !holding.partlyReleased) throw new NotOwnerError(`${NAME}.release: this handle was already released`);
     if (holding.releasing) throw new NotOwnerError(`${NAME}.release: this handle is being released`);
     holding.releasing = true;
     let failures: unknown[];
@@ -208,10 +229,20 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
       holding.releasing = false;
     }
     if (failures.length > 0) {
-      throw new MultiReleaseError(
-        `${NAME}.release: ${failures.length} of ${holding.members.length} members failed to release (the others were released; the handle stays held: release again)`,
+      const released = holding.lockPaths.filter((_, i) => !holding.members[i]!.held);
+      const stillHeld = holding.lockPaths.filter((_, i) => holding.members[i]!.held);
+      const whole =
+        released.length === 0
+          ? 'none released: the multi-lock is still held; release again'
+          : `[${released.join(', ')}] released (someone else may hold them now): the multi-lock is no longer held; release again for the rest`;
+      const err = new MultiReleaseError(
+        `${NAME}.release: ${failures.length} of ${holding.members.length} members failed to release: [${stillHeld.join(', ')}] still held, ${whole}`,
         failures,
+        { released, stillHeld },
       );
+      // Released members may be someone else's now: the handle must not claim the whole.
+      if (holding.held && released.length > 0) holding.markPartlyReleased(err);
+      throw err;
     }
     holding.held = false;
     holding.unlink();
@@ -319,11 +350,14 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
     return holding;
   }
 
-  private holdingOfCurrentContext(): Holding | undefined {
+  /** The calling context's holding; with `partly`, one a release gave back only in part too. */
+  private holdingOfCurrentContext(partly = false): Holding | undefined {
     const frame = currentFrame();
     if (frame === undefined) return undefined;
     for (const ancestor of frame.chain()) {
-      for (const holding of this.holdings) if (holding.frame === ancestor && holding.held && !holding.releasing) return holding;
+      for (const holding of this.holdings) {
+        if (holding.frame === ancestor && (holding.held || (partly && holding.partlyReleased)) && !holding.releasing) return holding;
+      }
     }
     return undefined;
   }

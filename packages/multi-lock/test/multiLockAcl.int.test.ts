@@ -3,11 +3,11 @@
  * the other members are released, the refused one and the handle stay held, and a release after
  * the ACL is fixed gives back the rest.
  */
-import { ZkSession, type MultiReleaseError } from '@zk-recipes/core';
+import { ZkSession, type MultiReleaseError, type ReleaseFailedError } from '@zk-recipes/core';
 import { testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { type AclCast, connectAclCast, NO_DELETE_ACL as NO_DELETE, SECURE_ACL_STORED as SECURE_STORED } from '../../testing/test-support/aclCast.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InterProcessMultiLock } from '../src/index.js';
+import { InterProcessMultiLock, type MultiLockHandle } from '../src/index.js';
 
 const root = uniqueRoot('multi-lock-acl');
 let anonymous: ZkSession;
@@ -31,8 +31,13 @@ describe('InterProcessMultiLock release refused by the server', () => {
     const err = (await handle.release().catch((e: unknown) => e)) as MultiReleaseError;
     expect(err).toMatchObject({ code: 'MULTI_RELEASE_FAILED' });
     expect(err.errors).toEqual([expect.objectContaining({ code: 'NO_AUTH' })]);
-    expect(handle.held).toBe(true);
-    expect(multi.isAcquiredInThisProcess()).toBe(true);
+    // a is released (someone else may hold it now): the multi-lock is held no longer as a whole.
+    expect(err).toMatchObject({ released: [a], stillHeld: [b] });
+    expect(handle.held).toBe(false);
+    expect(handle.signal.aborted).toBe(true);
+    expect(handle.signal.reason).toBe(err);
+    expect(multi.isAcquiredInThisProcess()).toBe(false);
+    expect(multi.isOwnedByCurrentContext()).toBe(false);
     expect(memberA!.held).toBe(false);
     expect(memberB!.held).toBe(true);
     expect(await anonymous.exists(memberA!.path)).toBeNull();
@@ -44,5 +49,51 @@ describe('InterProcessMultiLock release refused by the server', () => {
     expect(multi.isAcquiredInThisProcess()).toBe(false);
     expect(await anonymous.exists(memberB!.path)).toBeNull();
     await expect(handle.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
+  });
+});
+
+describe('InterProcessMultiLock.withLock and await using, release refused', () => {
+  it('withLock rejects with RELEASE_FAILED carrying the handle and what fn threw; the handle releases the rest', async () => {
+    const [a, b] = [`${root}/with-a`, `${root}/with-b`];
+    const multi = InterProcessMultiLock.fromPaths(app, [a, b]);
+    const thrown = new Error('the work failed');
+    const err = (await multi
+      .withLock(async () => {
+        await ops.setACL(b, NO_DELETE);
+        throw thrown;
+      })
+      .catch((e: unknown) => e)) as ReleaseFailedError<MultiLockHandle>;
+    expect(err).toMatchObject({ code: 'RELEASE_FAILED', fnFailed: true, error: expect.objectContaining({ code: 'MULTI_RELEASE_FAILED', stillHeld: [b] }) as unknown });
+    expect(err.suppressed).toBe(thrown);
+    expect(err.handle.members.map((m) => m.held)).toEqual([false, true]);
+    await ops.setACL(b, SECURE_STORED);
+    await err.handle.release();
+    expect(await anonymous.exists(err.handle.paths[1]!)).toBeNull();
+  });
+
+  it('await using rejects with RELEASE_FAILED carrying the handle', async () => {
+    const [a, b] = [`${root}/using-a`, `${root}/using-b`];
+    const multi = InterProcessMultiLock.fromPaths(app, [a, b]);
+    const block = async (): Promise<void> => {
+      await using _held = await multi.acquire();
+      await ops.setACL(a, NO_DELETE);
+    };
+    const err = (await block().catch((e: unknown) => e)) as ReleaseFailedError<MultiLockHandle>;
+    expect(err).toMatchObject({ code: 'RELEASE_FAILED', error: expect.objectContaining({ released: [b], stillHeld: [a] }) as unknown });
+    await ops.setACL(a, SECURE_STORED);
+    await err.handle.release();
+    expect(multi.isAcquiredInThisProcess()).toBe(false);
+  });
+});
+
+describe('InterProcessMultiLock with a member directory someone else left open', () => {
+  it('is refused with INSECURE_ACL and leaves no node in any member', async () => {
+    const [a, b] = [`${root}/a-secure`, `${root}/b-open`]; // taken in this order
+    await anonymous.mkdirp(b, 'persistent');
+    const multi = InterProcessMultiLock.fromPaths(app, [a, b]);
+    await expect(multi.acquire({ timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'INSECURE_ACL', path: b });
+    expect((await anonymous.getChildren(b)).children).toEqual([]);
+    expect(await anonymous.exists(a).then(async (stat) => (stat === null ? [] : (await anonymous.getChildren(a)).children))).toEqual([]);
+    expect(multi.isAcquiredInThisProcess()).toBe(false);
   });
 });

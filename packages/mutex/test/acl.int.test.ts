@@ -3,7 +3,7 @@
  * digest-protected mutex, reproduced where it still can be (the open default, `aclCheck: 'off'`)
  * and shown closed.
  */
-import { isZkError, waitUntilGone, ZkSession, type ZkSessionOptionsInput } from '@zk-recipes/core';
+import { isZkError, waitUntilGone, ZkSession, type LockHandle, type ReleaseFailedError, type ZkSessionOptionsInput } from '@zk-recipes/core';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import { aclEntry, childrenOf, digestIdOf, reaperRound, testConnectString, TestingServer, uniqueRoot } from '@zk-recipes/testing';
 import { APP_CREDENTIALS as APP, NO_DELETE_ACL as NO_DELETE, OPS_CREDENTIALS as OPS, SECURE_ACL as SECURE, SECURE_ACL_STORED as SECURE_STORED } from '../../testing/test-support/aclCast.js';
@@ -249,6 +249,52 @@ describe('a release the server refuses', () => {
     await expect(handle.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
     // The lock is free again for everyone.
     await (await new InterProcessMutex(await app(), dir).acquire({ timeoutMs: 10_000 })).release();
+  });
+
+  it('in withLock rejects with RELEASE_FAILED carrying the handle, keeping what fn threw; releasing the handle again works', async () => {
+    const dir = `${root}/refused-with-lock/lock`;
+    const mutex = new InterProcessMutex(await app(), dir);
+    const thrown = new Error('the work failed');
+    const err = (await mutex
+      .withLock(async () => {
+        await ops.setACL(dir, NO_DELETE);
+        throw thrown;
+      })
+      .catch((e: unknown) => e)) as ReleaseFailedError<LockHandle>;
+    expect(err).toMatchObject({ code: 'RELEASE_FAILED', fnFailed: true, error: expect.objectContaining({ code: 'NO_AUTH' }) as unknown });
+    expect(err.suppressed).toBe(thrown);
+    expect(err.handle.held).toBe(true);
+    expect(await anonymous.exists(err.handle.path)).not.toBeNull();
+    await ops.setACL(dir, SECURE_STORED);
+    await err.handle.release();
+    expect(await anonymous.exists(err.handle.path)).toBeNull();
+    expect(mutex.isAcquiredInThisProcess()).toBe(false);
+
+    // fn returned: the same error, nothing suppressed.
+    const returned = (await mutex
+      .withLock(async () => {
+        await ops.setACL(dir, NO_DELETE);
+        return 'done';
+      })
+      .catch((e: unknown) => e)) as ReleaseFailedError<LockHandle>;
+    expect(returned).toMatchObject({ code: 'RELEASE_FAILED', fnFailed: false, suppressed: undefined });
+    await ops.setACL(dir, SECURE_STORED);
+    await returned.handle.release();
+  });
+
+  it('at the end of an await using block rejects with RELEASE_FAILED carrying the handle', async () => {
+    const dir = `${root}/refused-await-using/lock`;
+    const mutex = new InterProcessMutex(await app(), dir);
+    const block = async (): Promise<void> => {
+      await using _held = await mutex.acquire();
+      await ops.setACL(dir, NO_DELETE);
+    };
+    const err = (await block().catch((e: unknown) => e)) as ReleaseFailedError<LockHandle>;
+    expect(err).toMatchObject({ code: 'RELEASE_FAILED', error: expect.objectContaining({ code: 'NO_AUTH' }) as unknown });
+    expect(err.handle.held).toBe(true);
+    await ops.setACL(dir, SECURE_STORED);
+    await err.handle.release();
+    expect(mutex.isAcquiredInThisProcess()).toBe(false);
   });
 
   it('still tells the holder when someone else deletes the node after the refusal', async () => {

@@ -1,8 +1,9 @@
-import { NotOwnerError } from '@zk-recipes/core';
+import { disposeHandle, NotOwnerError } from '@zk-recipes/core';
 
 /**
  * One lease of an {@link InterProcessSemaphore}. Release it exactly once: with `release()`, or by
- * `await using` (`Symbol.asyncDispose` releases it if still held).
+ * `await using` (`Symbol.asyncDispose` releases it if still held; a release the server refuses then
+ * rejects with ReleaseFailedError, `RELEASE_FAILED`, carrying this lease).
  */
 export interface Lease extends AsyncDisposable {
   /** Full path of the ZooKeeper node backing this lease (shared by the leases of one `acquireMany` in the `queue` layout). */
@@ -101,6 +102,7 @@ class NodeLease implements Lease {
     this.held = false;
   }
   async [Symbol.asyncDispose](): Promise<void> {
-    if (this.held) await this.release();
+    // A refused release keeps the lease: the error carries it, since `await using` hid it.
+    if (this.held) await disposeHandle(this, `lease ${this.node.path}: await using`, () => this.held);
   }
 }

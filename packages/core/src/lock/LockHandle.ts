@@ -1,6 +1,7 @@
 /**
  * Proof of holding a lock, returned by every `acquire()`. Release it exactly once: with
- * `release()`, or by `await using` (`Symbol.asyncDispose` releases it if still held).
+ * `release()`, or by `await using` (`Symbol.asyncDispose` releases it if still held; a release the
+ * server refuses then rejects with ReleaseFailedError, `RELEASE_FAILED`, carrying this handle).
  */
 export interface LockHandle extends AsyncDisposable {
   /** Full path of the ZooKeeper node that holds the lock for us. */

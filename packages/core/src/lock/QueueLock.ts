@@ -7,6 +7,7 @@ import type { LockQueue } from '../queue/LockQueue.js';
 import type { OrderingRule } from '../queue/OrderingRule.js';
 import type { QueueSeat } from '../queue/QueueSeat.js';
 import type { LockHandle } from './LockHandle.js';
+import { disposeHandle, runThenRelease } from './releaseAfter.js';
 
 /** Events a lock emits while it is held in this process. */
 export interface LockEvents {
@@ -80,7 +81,7 @@ class Handle implements LockHandle {
     return this.lock.releaseHandle(this.holding, this);
   }
   async [Symbol.asyncDispose](): Promise<void> {
-    if (this.held) await this.release();
+    if (this.held) await disposeHandle(this, `${this.lock.path}: await using`, () => this.held);
   }
 }
 
@@ -155,14 +156,15 @@ export class QueueLock extends EventEmitter<LockEvents> {
     return this.releaseHandle(holding, handle);
   }
 
-  /** Acquires, runs `fn` with the handle, and always releases; returns what `fn` returns. */
+  /**
+   * Acquires, runs `fn` with the handle, and always releases; returns what `fn` returns, or rejects
+   * with what it threw. A release the server refuses leaves the lock held: then it rejects with
+   * ReleaseFailedError (`RELEASE_FAILED`), whose `handle` releases it again and whose `suppressed`
+   * is what `fn` threw, if it did (docs/errors.md, "Releasing").
+   */
   async withLock<T>(fn: (handle: LockHandle) => T | Promise<T>, options?: AcquireOptions): Promise<T> {
     const handle = await this.acquire(options);
-    try {
-      return await fn(handle);
-    } finally {
-      await handle.release();
-    }
+    return runThenRelease(handle, fn, `${this.config.name}.withLock ${this.path}`, () => handle.held);
   }
 
   /** True if any async context of this process holds the lock through this object. */
