@@ -197,6 +197,8 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
    * our own clients), then release it.
    */
   private async takeCuratorStyle(quantity: number, wait: Wait): Promise<Lease[]> {
+    // Before the internal lock creates the semaphore's directories: a refused lease leaves none.
+    this.leases.assertFits(LEASE_KIND, this.data);
     const lock = this.internalLock!;
     const lockSeat = await lock.enter({
       prepare: this.preparation(),

@@ -71,6 +71,17 @@ describe.each(['queue', 'curator'] as const)('%s layout with a restrictive ACL',
     expect((await anonymous.getChildren(leasesOf(path))).children).toEqual([]);
   });
 
+  it("a lease whose data is over the servers' limit is refused before any directory is created", async () => {
+    const path = `${root}/${layout}-oversized/sem`;
+    const semaphore = new InterProcessSemaphore(app, path, { maxLeases: 2, layout, data: Buffer.alloc(1_100_000) });
+    await expect(semaphore.acquire({ timeoutMs: 10_000 })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringMatching(/over the servers' limit of 1048575.*no lock directory created/) as unknown,
+    });
+    // Nothing made for it: with our ACL the parents would be persistent, and stay.
+    expect(await anonymous.exists(`${root}/${layout}-oversized`)).toBeNull();
+  });
+
   it('a release the server refuses keeps the lease held; after the ACL is fixed, releasing again works', async () => {
     const path = `${root}/${layout}-refused`;
     const semaphore = new InterProcessSemaphore(app, path, { maxLeases: 3, layout });

@@ -9,6 +9,7 @@ import { checkDirectoryAcl, checksDirectoryAcl } from './directoryAcl.js';
 import { namesWithGuid, nextListing } from './directoryListing.js';
 import { agreeOnRecord, createRecordedDirectory, type DirectoryRecord } from './directoryRecord.js';
 import { createLockDirectory } from './lockDirectory.js';
+import { assertLockNodeFits } from './lockNodeSize.js';
 import { localSeats, type LocalSeatState } from './localSeats.js';
 import { beginHolding } from './holding.js';
 import { OwnNodeWatch, type OwnNodeSink } from './OwnNodeWatch.js';
@@ -198,6 +199,16 @@ export class LockQueue {
     return { path, name: path.slice(path.lastIndexOf('/') + 1), fencingToken, generation, signal, grantedAt };
   }
 
+  /**
+   * Refuses now a node of `kind` with `data` that the session would refuse to send (over its
+   * `maxRequestBytes`): for a recipe that creates other directories before entering this queue (a
+   * `curator`-layout semaphore's internal lock), so that a refused acquisition creates none.
+   * @throws InvalidArgumentError (`INVALID_ARGUMENT`)
+   */
+  assertFits(kind: string, data: Uint8Array | null | undefined): void {
+    assertLockNodeFits(this.session, joinPath(this.path, newProtectedName(kind).name), data);
+  }
+
   /** The queue's current children, sorted by sequence (full entries, names only). */
   async participants(): Promise<QueueEntry[]> {
     try {
@@ -221,11 +232,13 @@ export class LockQueue {
    */
   /** @internal */
   async enqueue(options: EnterOptions, stop: StopSignal): Promise<Created> {
+    const { guid, name: protectedName } = newProtectedName(options.kind);
+    const requested = joinPath(this.path, protectedName);
+    assertLockNodeFits(this.session, requested, options.data); // before any directory is made
     if (options.prepare !== undefined) await this.untilAnswered(stop, options.prepare);
     // The session our creates go to: a clean-up never runs on a later one (its nodes went with it).
     const generation = this.session.generation;
-    const { guid, name: protectedName } = newProtectedName(options.kind);
-    const created = await this.createOwnNode(joinPath(this.path, protectedName), guid, generation, options, stop);
+    const created = await this.createOwnNode(requested, guid, generation, options, stop);
     try {
       await this.checkIncarnation(created, stop);
     } catch (err) {
