@@ -37,3 +37,15 @@ describe.each(['read', 'write'] as const)('%s lock release refused by the server
     expect(await anonymous.exists(handle.path)).toBeNull();
   });
 });
+
+describe.each(['read', 'write'] as const)('%s lock in a directory someone else left open', (kind) => {
+  it('is refused with INSECURE_ACL naming the directory, and leaves no node behind', async () => {
+    const path = `${root}/open-${kind}`;
+    await anonymous.mkdirp(path, 'persistent');
+    const rw = new InterProcessReadWriteLock(app, path);
+    const lock = kind === 'read' ? rw.readLock() : rw.writeLock();
+    await expect(lock.acquire({ timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'INSECURE_ACL', path, acl: [{ perms: 31, scheme: 'world', id: 'anyone' }] });
+    expect((await anonymous.getChildren(path)).children).toEqual([]);
+    expect(lock.isAcquiredInThisProcess()).toBe(false);
+  });
+});
