@@ -214,14 +214,16 @@ export class ReleaseFailedError<H = unknown> extends ZkRecipesError {
 const pathOf = (error: unknown): { path?: string } => (error instanceof ZkRecipesError && error.path !== undefined ? { path: error.path } : {});
 
 /**
- * Why a TLS connection failed: the server's certificate is not trusted (`untrusted-server-certificate`)
- * or does not name the host (`server-name-mismatch`); the server refused or required our client
- * certificate (`client-certificate-refused`); the port does not speak TLS (`not-a-tls-port`); a
- * session without `tls` reached a port that speaks only TLS (`tls-port`); anything else (`tls-error`).
- * See docs/security.md.
+ * Why a TLS connection failed: the server's certificate is not trusted (`untrusted-server-certificate`),
+ * has expired or is not valid yet (`expired-server-certificate`), or does not name the host
+ * (`server-name-mismatch`); the server refused or required our client certificate
+ * (`client-certificate-refused`); the port does not speak TLS (`not-a-tls-port`); a session
+ * without `tls` reached a port that speaks only TLS (`tls-port`); no protocol version or cipher
+ * both sides accept (`tls-error`). See docs/security.md.
  */
 export type TlsFailureReason =
   | 'untrusted-server-certificate'
+  | 'expired-server-certificate'
   | 'server-name-mismatch'
   | 'client-certificate-refused'
   | 'not-a-tls-port'

@@ -6,24 +6,17 @@
  * serving or not (or says it is not whitelisted), which a TLS port never does. See docs/security.md.
  */
 import { connect } from 'node:net';
-
-/** How long the probe waits for an answer. */
-const PROBE_TIMEOUT_MS = 2_000;
+import { PROBE_TIMEOUT_MS, probe } from './portProbe.js';
 
 /** Resolves true when `host:port` answers `srvr` with plaintext bytes; false on silence, a close, or a TLS record. */
 export function speaksPlaintextZooKeeper(host: string, port: number, timeoutMs = PROBE_TIMEOUT_MS): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    const done = (answer: boolean): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(answer);
-    };
-    const timer = setTimeout(() => done(false), timeoutMs);
-    socket.once('connect', () => socket.write('srvr'));
-    // 0x14-0x17 then 0x03: a TLS record (an alert), not text.
-    socket.once('data', (chunk: Buffer) => done(!(chunk[0]! >= 0x14 && chunk[0]! <= 0x17 && chunk[1] === 0x03)));
-    socket.once('error', () => done(false));
-    socket.once('close', () => done(false));
-  });
+  return probe(
+    connect({ host, port }),
+    (socket, answer) => {
+      socket.once('connect', () => socket.write('srvr'));
+      // 0x14-0x17 then 0x03: a TLS record (an alert), not text.
+      socket.once('data', (chunk: Buffer) => answer(!(chunk[0]! >= 0x14 && chunk[0]! <= 0x17 && chunk[1] === 0x03)));
+    },
+    timeoutMs,
+  );
 }

@@ -8,10 +8,9 @@
  */
 import { connect as tlsConnect } from 'node:tls';
 import { TlsHandshakeError } from '../errors.js';
+import { PROBE_TIMEOUT_MS, probe } from './portProbe.js';
+import { TLS_ALERT } from './tlsFailure.js';
 import { CM_STATES, type ConnectionManager } from './wire.js';
-
-/** How long the probe waits for a TLS answer. */
-const PROBE_TIMEOUT_MS = 2_000;
 
 /**
  * Whether `host:port` answers a TLS ClientHello as a TLS server does: the handshake completes, or
@@ -19,19 +18,15 @@ const PROBE_TIMEOUT_MS = 2_000;
  * ZooKeeper port closes the connection on the hello; silence counts as no.
  */
 export function speaksTls(host: string, port: number, timeoutMs = PROBE_TIMEOUT_MS): Promise<boolean> {
-  return new Promise((resolve) => {
-    // Only whether it speaks TLS, not whom: no certificate is checked and nothing is sent.
-    const socket = tlsConnect({ host, port, rejectUnauthorized: false });
-    const done = (answer: boolean): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(answer);
-    };
-    const timer = setTimeout(() => done(false), timeoutMs);
-    socket.once('secureConnect', () => done(true));
-    socket.once('error', (err: Error & { code?: string }) => done(/^ERR_SSL_(SSLV3|TLSV1|TLSV13)_ALERT_/.test(err.code ?? '')));
-    socket.once('close', () => done(false));
-  });
+  // Only whether it speaks TLS, not whom: no certificate is checked and nothing is sent.
+  return probe(
+    tlsConnect({ host, port, rejectUnauthorized: false }),
+    (socket, answer) => {
+      socket.once('secureConnect', () => answer(true));
+      socket.once('error', (err: Error & { code?: string }) => answer(TLS_ALERT.test(err.code ?? '')));
+    },
+    timeoutMs,
+  );
 }
 
 /**

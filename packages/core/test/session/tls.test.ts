@@ -54,14 +54,18 @@ describe('tlsFailureOf', () => {
     ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'untrusted-server-certificate'],
     ['SELF_SIGNED_CERT_IN_CHAIN', 'untrusted-server-certificate'],
     ['DEPTH_ZERO_SELF_SIGNED_CERT', 'untrusted-server-certificate'],
-    ['CERT_HAS_EXPIRED', 'untrusted-server-certificate'],
+    ['CERT_HAS_EXPIRED', 'expired-server-certificate'],
+    ['CERT_NOT_YET_VALID', 'expired-server-certificate'],
     ['ERR_TLS_CERT_ALTNAME_INVALID', 'server-name-mismatch'],
     ['ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED', 'client-certificate-refused'],
     ['ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE', 'client-certificate-refused'],
     ['ERR_SSL_TLSV1_ALERT_UNKNOWN_CA', 'client-certificate-refused'],
+    ['ERR_SSL_SSLV3_ALERT_CERTIFICATE_EXPIRED', 'client-certificate-refused'],
     ['ERR_SSL_WRONG_VERSION_NUMBER', 'not-a-tls-port'],
     ['ERR_SSL_PACKET_LENGTH_TOO_LONG', 'not-a-tls-port'],
     ['ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE', 'tls-error'],
+    ['ERR_SSL_NO_PROTOCOLS_AVAILABLE', 'tls-error'],
+    ['ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION', 'tls-error'],
   ] as const)('%s is %s', (code, reason) => {
     const cause = nodeError(code, `node says ${code}`);
     const failure = tlsFailureOf(cause, '127.0.0.1:2281');
@@ -69,6 +73,21 @@ describe('tlsFailureOf', () => {
     expect(failure).toMatchObject({ code: 'TLS_HANDSHAKE', reason, address: '127.0.0.1:2281', tlsCode: code, op: 'connect', cause });
     expect(failure!.message).toContain('127.0.0.1:2281');
     expect(failure!.message).toContain(code);
+  });
+
+  it('says what is wrong with a certificate out of its validity period, rather than "pass the CA"', () => {
+    const expired = tlsFailureOf(nodeError('CERT_HAS_EXPIRED'), 'h:1')!;
+    expect(expired.message).toMatch(/has expired/);
+    expect(expired.message).not.toMatch(/pass the CA/);
+    expect(tlsFailureOf(nodeError('CERT_NOT_YET_VALID'), 'h:1')!.message).toMatch(/not valid yet.*clock/);
+    expect(tlsFailureOf(nodeError('ERR_SSL_SSLV3_ALERT_CERTIFICATE_EXPIRED'), 'h:1')!.message).toMatch(/our client certificate has expired/);
+    expect(tlsFailureOf(nodeError('UNABLE_TO_VERIFY_LEAF_SIGNATURE'), 'h:1')!.message).toMatch(/pass the CA/);
+  });
+
+  it('leaves TLS errors that may not repeat (a corrupted record, a server hiccup, a timeout) to the reconnection logic', () => {
+    for (const code of ['ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC', 'ERR_SSL_SSLV3_ALERT_BAD_RECORD_MAC', 'ERR_SSL_TLSV1_ALERT_INTERNAL_ERROR', 'ERR_TLS_HANDSHAKE_TIMEOUT', 'ERR_SSL_SOMETHING_NEW']) {
+      expect(tlsFailureOf(nodeError(code), 'h:1')).toBeUndefined();
+    }
   });
 
   it('leaves ordinary network errors to the reconnection logic', () => {
