@@ -1,11 +1,11 @@
 /** ZkSession options: the public types, one schema that checks them, defaults in one place. */
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
-import { validatePath } from '../nodes/paths.js';
 import type { RetryPolicy } from '../retry/RetryPolicy.js';
 import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 import { adminForAnyone, missingLockPermissions } from './acl.js';
 import { sessionIdentities } from './identities.js';
+import { chrootIssue, hostListIssue, normalizedConnectString } from './connectString.js';
 import type { SaslOptions } from './sasl/options.js';
 import type { TlsOptions } from './tlsOptions.js';
 import type { AclEntry } from './types.js';
@@ -30,27 +30,6 @@ export const ZK_SESSION_DEFAULTS = {
   aclCheck: 'on',
 } as const;
 
-// host:port[,host:port...][/chroot]; host may be a name, IPv4, or [IPv6].
-const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
-
-/** A chroot is a znode path other than `/` (no `//`, no `.` segments, nothing ZooKeeper refuses). */
-function validChroot(chroot: string): boolean {
-  try {
-    return validatePath(chroot) !== '/';
-  } catch {
-    return false;
-  }
-}
-
-function validConnectString(s: string): boolean {
-  const slash = s.indexOf('/');
-  const hosts = slash === -1 ? s : s.slice(0, slash);
-  const chroot = slash === -1 ? '' : s.slice(slash);
-  if (chroot !== '' && !validChroot(chroot)) return false;
-  const parts = hosts.split(',');
-  return parts.length > 0 && parts.every((p) => HOST_PORT.test(p.trim()) && Number(p.trim().split(':').pop()) <= 65535);
-}
-
 /** Strict: a misspelt field (`perm`, `ids`) is refused rather than dropped from the ACL. */
 const AclEntrySchema = z
   .object({
@@ -64,15 +43,6 @@ const RetryPolicySchema = z.custom<RetryPolicy>(
   (v) => typeof v === 'object' && v !== null && typeof (v as { nextDelayMs?: unknown }).nextDelayMs === 'function',
   { message: 'retryPolicy must have a nextDelayMs(retryCount, elapsedMs, error) method' },
 );
-
-/** `a:1, b:2 /chroot ` → `a:1,b:2/chroot`: spaces around the parts of a connect string mean nothing. */
-function normalizedConnectString(s: string): string {
-  const trimmed = s.trim();
-  const slash = trimmed.indexOf('/');
-  const hosts = slash === -1 ? trimmed : trimmed.slice(0, slash);
-  const chroot = slash === -1 ? '' : trimmed.slice(slash);
-  return hosts.split(',').map((part) => part.trim()).join(',') + chroot;
-}
 
 const timerMs = (what: string) =>
   z
@@ -197,15 +167,15 @@ const zkSessionOptionsSchema = z
     connectString: z
       .string()
       .transform(normalizedConnectString)
-      .refine(validConnectString, {
-        message: 'connectString must be host:port[,host:port...][/chroot]',
+      .superRefine((s, ctx) => {
+        for (const message of [hostListIssue(s), chrootIssue(s)]) if (message !== undefined) ctx.addIssue({ code: 'custom', message });
       }),
     sessionTimeoutMs: timerMs('sessionTimeoutMs').default(ZK_SESSION_DEFAULTS.sessionTimeoutMs),
     connectionTimeoutMs: timerMs('connectionTimeoutMs').default(ZK_SESSION_DEFAULTS.connectionTimeoutMs),
     maxRequestBytes: z.number().int().min(1024).default(ZK_SESSION_DEFAULTS.maxRequestBytes),
     retryPolicy: RetryPolicySchema.optional(),
     auth: z
-      .array(z.object({ scheme: z.literal('digest'), credentials: z.string().regex(/^[^:]+:.*$/, 'user:pass') }))
+      .array(z.object({ scheme: z.literal('digest'), credentials: z.string().regex(/^[^:]+:.*$/, 'user:pass') }).strict())
       .default([]),
     acl: z.array(AclEntrySchema).min(1).default(() => [...ZK_SESSION_DEFAULTS.acl]),
     aclCheck: z.enum(['on', 'off']).default(ZK_SESSION_DEFAULTS.aclCheck),

@@ -56,7 +56,8 @@ describe('ZkSession: misuse is refused at once', () => {
     ['a connection timeout no timer can hold (3e9 ms)', { connectionTimeoutMs: 3e9 }, /connectionTimeoutMs must be at most 2147483647/],
     ['a misspelt option (sessionTimeout)', { sessionTimeout: 500 }, /Unrecognized key.*sessionTimeout/],
     ['a connect string that is not host:port', { connectString: 'localhost' }, /connectString must be host:port/],
-    ['a malformed chroot (/a//b)', { connectString: '127.0.0.1:2181/a//b' }, /connectString must be host:port/],
+    ['a malformed chroot (/a//b)', { connectString: '127.0.0.1:2181/a//b' }, /connectString: chroot must not contain an empty segment \("\/\/"\): "\/a\/\/b"/],
+    ['a chroot with a relative segment (/a/../b)', { connectString: '127.0.0.1:2181/a/../b' }, /chroot must not contain a relative segment/],
   ])('connect() with %s rejects with INVALID_ARGUMENT', async (_what, options, message) => {
     await expect(ZkSession.connect({ connectString: server.connectString, ...options } as never)).rejects.toEqual(refusal(message));
   });

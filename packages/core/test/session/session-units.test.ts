@@ -99,6 +99,24 @@ describe('options', () => {
       expect(() => parseZkSessionOptions({ connectString: bad })).toThrow(InvalidArgumentError);
     }
   });
+  it('names what is wrong with a chroot, apart from the host list', () => {
+    const message = (connectString: string): string => {
+      try {
+        parseZkSessionOptions({ connectString });
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(message('h:1/a//b')).toMatch(/connectString: chroot must not contain an empty segment \("\/\/"\): "\/a\/\/b"/);
+    expect(message('h:1/a//b')).not.toMatch(/host:port/);
+    expect(message('h:1/')).toMatch(/chroot "\/" is the root/);
+    expect(message('h:1/a/')).toMatch(/chroot must not end with "\/"/);
+    expect(message('localhost/a')).toMatch(/connectString must be host:port/);
+  });
+  it('auth entries are strict: a misspelt or extra field is refused', () => {
+    expect(() => parseZkSessionOptions({ connectString: 'h:1', auth: [{ scheme: 'digest', credentials: 'u:p', password: 'p' }] as never })).toThrow(/auth\.0.*password/);
+  });
   it('pins the wire client version', () => {
     expect(WIRE_CLIENT_VERSION).toBe('1.1.3');
   });
