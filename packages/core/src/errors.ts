@@ -148,14 +148,15 @@ export class ZooKeeperError extends ZkRecipesError {
 }
 
 /**
- * SASL authentication failed: the server refused the credentials, could not prove it knows them
- * (DIGEST-MD5's `rspauth`), or offers no SASL. `connect()` rejects with it at once; on a
- * reconnection the session emits it as `error` and the session ends (`lost`). The message names
- * the mechanism and the user, never the password. See docs/security.md.
+ * Authentication failed: the server refused the SASL or digest (`auth`) credentials, could not
+ * prove it knows them (DIGEST-MD5's `rspauth`), or offers no SASL. `connect()` rejects with it at
+ * once; on a reconnection the session emits it as `error` and the session ends (`lost`). The
+ * message names the mechanism and the user, never the password. See docs/security.md.
  */
 export class AuthFailedError extends ZkRecipesError {
-  /** The SASL mechanism, e.g. `DIGEST-MD5`. */
+  /** `DIGEST-MD5` (the `sasl` option) or `digest` (the `auth` option). */
   readonly mechanism: string;
+  /** The user (for `digest`, every user of `auth`, comma-separated: the server does not say which it refused). */
   readonly username: string;
   /** The server's error code when it answered with one (-115 AUTH_FAILED, -124 SESSION_CLOSED_REQUIRE_SASL_AUTH). */
   readonly zkCode: number | undefined;

@@ -50,10 +50,14 @@ import type {
   Watcher,
   ZkSessionEvents,
 } from './types.js';
-import { CM_STATES, createWireClient, forgetWireWatcher, type ConnectionManager, type WireClient, type WireEvent } from './wire.js';
+import { CM_STATES, createWireClient, currentServer, forgetWireWatcher, type ConnectionManager, type WireClient, type WireEvent } from './wire.js';
 import { OwnRequest, PING_REQUEST, installHardening } from './wireHardening.js';
 import { WireClock } from './wireClock.js';
 import { connectOverTls } from './tlsSocket.js';
+import { createChroot, type ChrootSession } from './chroot.js';
+import { ConnectFailFast } from './connectFailFast.js';
+import { digestAuthFailed } from './digestAuthFailure.js';
+import { pathAndAncestors } from '../nodes/pathAndAncestors.js';
 import { detectTlsPorts } from './tlsPortProbe.js';
 import { WatchRegistry, type WatchClass, type WatchKind } from './watchRegistry.js';
 import { SaslHandshake } from './sasl/saslHandshake.js';
@@ -110,10 +114,8 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   /** Validated options, defaults applied. */
   readonly options: ZkSessionOptions;
   private _state: ConnectionState = 'connecting';
-  /** Set by connect() while it waits for the first session: a server frame that cannot be ZooKeeper's. */
-  private onProtocolError: ((err: Error) => void) | undefined;
-  /** Set by connect() while it waits for the first session: the servers refused our SASL credentials. */
-  private onAuthFailed: ((err: AuthFailedError) => void) | undefined;
+  /** Set by connect() while it waits for the first session: failures that end the wait at once. */
+  private failFast: ConnectFailFast | undefined;
   private gen: Generation;
   private closing: Promise<void> | undefined;
   private readonly watchdog: LivenessWatchdog;
@@ -123,63 +125,35 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   private stateWaiters = new Set<() => void>();
 
   /**
-   * Connects and resolves once the first ZooKeeper session is established. Rejects with an
-   * InvalidArgumentError on bad options, or with a CONNECTION_LOSS ZooKeeperError (and closes
-   * everything it opened) when no server answered within `connectionTimeoutMs`.
+   * Connects and resolves once the first ZooKeeper session is established (and its chroot exists).
+   * Rejects, closing everything it opened, with:
+   * - `INVALID_ARGUMENT` on bad options, or when every server answered with bytes that are not
+   *   ZooKeeper's protocol;
+   * - `TLS_HANDSHAKE` ({@link TlsHandshakeError}) when every server failed the TLS handshake in a
+   *   way that would repeat (certificate, port), or the plaintext session reached TLS-only ports;
+   * - `AUTH_FAILED` ({@link AuthFailedError}) as soon as a server refuses the SASL or digest credentials;
+   * - `CONNECTION_LOSS` ({@link ZooKeeperError}) when no server answered within `connectionTimeoutMs`;
+   * - the server's error when the missing chroot cannot be created (`NO_AUTH`...).
+   * See docs/security.md.
    */
   static async connect(options: ZkSessionOptionsInput): Promise<ZkSession> {
     const session = new ZkSession(parseZkSessionOptions(options));
-    const timeoutMs = session.options.connectionTimeoutMs;
-    const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(), timeoutMs);
-    // A server that answers with bytes that are not ZooKeeper's protocol: a wrong port in the
-    // connect string. Trying again would only repeat it (a reconnection and a warning each time).
-    // Only once every server of the connect string has answered so: with one wrong host among
-    // good ones, the client moves on to the next.
-    let notZooKeeper: Error | undefined;
-    let protocolErrors = 0;
-    const hosts = session.options.connectString.split('/')[0]!.split(',').length;
-    session.onProtocolError = (err) => {
-      if (++protocolErrors < hosts) return;
-      notZooKeeper ??= err;
-      ac.abort();
-    };
-    // Credentials one server refuses, every server refuses: fail now, not at the connection timeout.
-    let authFailure: AuthFailedError | undefined;
-    session.onAuthFailed = (err) => {
-      authFailure ??= err;
-      ac.abort();
-    };
+    const failFast = new ConnectFailFast(session.options.connectString, session.options.connectionTimeoutMs);
+    session.failFast = failFast;
     try {
-      await session.waitForConnected(ac.signal);
-      session.onProtocolError = undefined;
-      session.onAuthFailed = undefined;
-      await session.createChroot();
+      await session.waitForConnected(failFast.signal);
+      // Digest credentials are answered after the connect response: wait for the verdict (the
+      // server answers them before any later request), so refused ones fail here, not later.
+      if (session.options.auth.length > 0) await failFast.guard(session.exists('/'));
+      await createChroot(session.gen.cm.chrootPath, session.chrootSession());
+      session.failFast = undefined;
       return session;
     } catch (err) {
-      session.onProtocolError = undefined;
-      session.onAuthFailed = undefined;
+      session.failFast = undefined;
       await session.close();
-      if (authFailure !== undefined) throw authFailure;
-      // A TLS failure says why itself (certificate, port): it is our error, cause included.
-      if (notZooKeeper instanceof TlsHandshakeError) throw notZooKeeper;
-      if (notZooKeeper !== undefined) {
-        throw new InvalidArgumentError(
-          `could not connect to ${session.options.connectString}: a server answered with bytes that are not ZooKeeper's protocol (is this a ZooKeeper client port?)`,
-          { op: 'connect', cause: notZooKeeper },
-        );
-      }
-      if (ac.signal.aborted) {
-        throw new ZooKeeperError(
-          'CONNECTION_LOSS',
-          -4,
-          `could not connect to ${session.options.connectString} within ${timeoutMs} ms`,
-          { op: 'connect', cause: err },
-        );
-      }
-      throw err;
+      throw failFast.errorFor(err);
     } finally {
-      clearTimeout(timer);
+      failFast.dispose();
     }
   }
 
@@ -491,28 +465,16 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     }
   }
 
-  /**
-   * Creates the connect string's chroot and its ancestors if they are missing (persistent, with the
-   * session's ACL), as Curator's namespace does: every path of this session lives under it, and a
-   * missing one would fail every create with NO_NODE.
-   */
-  private async createChroot(): Promise<void> {
-    const chroot = this.gen.cm.chrootPath;
-    if (chroot === undefined || chroot === '' || chroot === '/') return;
-    // Present already (the usual case): nothing to create, and no create to be refused by an
-    // ancestor's ACL (ZooKeeper checks the parent's permission before the node's existence).
-    if ((await this.exists('/')) !== null) return;
-    const prefixes = pathAndAncestors(chroot);
-    const results = await Promise.allSettled(
-      prefixes.map((p) =>
-        this.call<CreateResult>('create', p, () => {
-          const { type, body } = createRequest(undefined, p, null, this.options.acl, 'persistent'); // outside the chroot
+  /** What `createChroot` needs: creates outside the chroot, with the session's ACL. */
+  private chrootSession(): ChrootSession {
+    return {
+      exists: (path) => this.exists(path),
+      createOutsideChroot: (path) =>
+        this.call<CreateResult>('create', path, () => {
+          const { type, body } = createRequest(undefined, path, null, this.options.acl, 'persistent');
           return new OwnRequest(type, body, (r) => decodeCreated(r, undefined));
         }),
-      ),
-    );
-    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && !(r.reason instanceof ZkRecipesError && r.reason.code === 'NODE_EXISTS'));
-    if (failure !== undefined) throw failure.reason;
+    };
   }
 
   /** Resolves at once if connected; otherwise when (re)connected. Rejects on abort or close. */
@@ -653,8 +615,11 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     const onWireError = (err: Error): void => {
       if (gen.retired) return;
       // Before the first session, during connect(): connect() fails with one clear error.
-      if (!gen.established && this.onProtocolError !== undefined) this.onProtocolError(err);
-      else this.emitSafe('error', err);
+      if (!gen.established && this.failFast !== undefined) {
+        this.failFast.serverFailed(err, err instanceof TlsHandshakeError ? err.address : currentServer(gen.cm).address);
+      } else {
+        this.emitSafe('error', err);
+      }
     };
     installHardening(gen.cm, {
       clock: gen.clock,
@@ -668,7 +633,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     // TLS on every connection of the generation; without it, a TLS-only port is named as such.
     const tls = this.options.tls;
     if (tls !== undefined) connectOverTls(gen.cm, tls, onWireError);
-    else detectTlsPorts(gen.cm, () => !gen.retired && !gen.established && this.onProtocolError !== undefined, onWireError);
+    else detectTlsPorts(gen.cm, () => !gen.retired && !gen.established && this.failFast !== undefined, onWireError);
     gen.cm.on('state', (s) => this.onWireState(gen, s));
     for (const a of this.options.auth) client.addAuthInfo(a.scheme, Buffer.from(a.credentials));
     if (connectDelayMs > 0) gen.connectTimer = setTimeout(() => client.connect(), connectDelayMs);
@@ -683,21 +648,21 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       cm: gen.cm,
       clock: gen.clock,
       now: () => performance.now(),
-      onFailed: (err) => this.saslFailed(gen, err),
+      onFailed: (err) => this.authFailed(gen, err),
     }).onConnectingFrame;
   }
 
   /**
-   * The servers refused our SASL credentials (or could not prove they know them). While connect()
-   * waits, it rejects at once. Later (the servers' users changed): an `error` event, and the
-   * session ends, since its holders can no longer act as themselves; the next one is tried a
-   * session timeout later, not at once: every refused attempt leaves a server session behind
-   * until it expires.
+   * The servers refused our SASL or digest credentials (or could not prove they know the SASL
+   * password). While connect() waits, it rejects at once. Later (the servers' users changed): an
+   * `error` event, and the session ends, since its holders can no longer act as themselves; the
+   * next one is tried a session timeout later, not at once: every refused attempt leaves a
+   * server session behind until it expires.
    */
-  private saslFailed(gen: Generation, err: AuthFailedError): void {
+  private authFailed(gen: Generation, err: AuthFailedError): void {
     if (gen.retired || gen !== this.gen || this.closing) return;
-    if (!gen.established && this.onAuthFailed !== undefined) {
-      this.onAuthFailed(err);
+    if (this.failFast !== undefined) {
+      this.failFast.authFailed(err);
       return;
     }
     this.emitSafe('error', err);
@@ -731,8 +696,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
         this.declareLost(gen, new SessionLostError(`ZooKeeper session 0x${this.sessionId} expired (the server said so)`));
         break;
       case CM_STATES.AUTHENTICATION_FAILED:
-        this.emitSafe('error', new ZooKeeperError('AUTH_FAILED', -115, 'authentication failed'));
-        this.declareLost(gen, new SessionLostError('ZooKeeper session ended: authentication failed'));
+        this.authFailed(gen, digestAuthFailed(this.options.auth));
         break;
       default:
         break;
@@ -898,13 +862,4 @@ function lostCallError(reason: SessionLostError): (call: { op: string; path: str
       ...(call.path === undefined ? {} : { path: call.path }),
       cause: reason,
     });
-}
-
-/** `/a/b/c` → `['/a', '/a/b', '/a/b/c']`: the creates that make a path, parents first. */
-function pathAndAncestors(path: string): string[] {
-  const prefixes: string[] = [];
-  let i = 0;
-  while ((i = path.indexOf('/', i + 1)) !== -1) prefixes.push(path.slice(0, i));
-  prefixes.push(path);
-  return prefixes;
 }

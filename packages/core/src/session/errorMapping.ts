@@ -10,6 +10,11 @@ import {
   type ErrorCode,
 } from '../errors.js';
 
+/** Code.AUTHFAILED: the server refused credentials (an auth packet, or a SASL exchange). */
+export const ZK_AUTH_FAILED = -115;
+/** Code.SESSIONCLOSEDREQUIRESASLAUTH: a server enforcing SASL closed an unauthenticated session. */
+export const ZK_SESSION_CLOSED_REQUIRE_SASL_AUTH = -124;
+
 /** ZooKeeper's KeeperException.Code values we name. */
 export const ZK_CODES: Readonly<Record<number, { name: string; code: ErrorCode }>> = {
   [-1]: { name: 'SYSTEM_ERROR', code: 'ZOOKEEPER_ERROR' },
@@ -32,14 +37,14 @@ export const ZK_CODES: Readonly<Record<number, { name: string; code: ErrorCode }
   [-112]: { name: 'SESSION_EXPIRED', code: 'SESSION_LOST' },
   [-113]: { name: 'INVALID_CALLBACK', code: 'ZOOKEEPER_ERROR' },
   [-114]: { name: 'INVALID_ACL', code: 'ZOOKEEPER_ERROR' },
-  [-115]: { name: 'AUTH_FAILED', code: 'AUTH_FAILED' },
+  [ZK_AUTH_FAILED]: { name: 'AUTH_FAILED', code: 'AUTH_FAILED' },
   [-118]: { name: 'SESSION_MOVED', code: 'CONNECTION_LOSS' },
   [-119]: { name: 'NOT_READ_ONLY', code: 'ZOOKEEPER_ERROR' },
   [-120]: { name: 'EPHEMERAL_ON_LOCAL_SESSION', code: 'ZOOKEEPER_ERROR' },
   [-121]: { name: 'NO_WATCHER', code: 'ZOOKEEPER_ERROR' },
   [-122]: { name: 'REQUEST_TIMEOUT', code: 'OPERATION_TIMEOUT' },
   [-123]: { name: 'RECONFIG_DISABLED', code: 'ZOOKEEPER_ERROR' },
-  [-124]: { name: 'SESSION_CLOSED_REQUIRE_SASL_AUTH', code: 'ZOOKEEPER_ERROR' },
+  [ZK_SESSION_CLOSED_REQUIRE_SASL_AUTH]: { name: 'SESSION_CLOSED_REQUIRE_SASL_AUTH', code: 'ZOOKEEPER_ERROR' },
   [-125]: { name: 'QUOTA_EXCEEDED', code: 'ZOOKEEPER_ERROR' },
   [-127]: { name: 'THROTTLED_OP', code: 'ZOOKEEPER_ERROR' },
 };

@@ -10,7 +10,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { TlsHandshakeError } from '../errors.js';
 import { PROBE_TIMEOUT_MS, probe } from './portProbe.js';
 import { TLS_ALERT } from './tlsFailure.js';
-import { CM_STATES, type ConnectionManager } from './wire.js';
+import { CM_STATES, currentServer, type ConnectionManager } from './wire.js';
 
 /**
  * Whether `host:port` answers a TLS ClientHello as a TLS server does: the handshake completes, or
@@ -41,10 +41,8 @@ export function detectTlsPorts(cm: ConnectionManager, probing: () => boolean, on
     const socket = this.socket;
     connected.call(this);
     if (socket === undefined || !probing()) return;
-    const host = socket.remoteAddress;
-    const port = socket.remotePort;
-    if (host === undefined || port === undefined) return;
-    const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+    // Named as in the connect string, as TLS failures are: connect() counts servers by it.
+    const { host, port, address } = currentServer(this);
     let answered = false;
     socket.once('data', () => (answered = true));
     socket.once('close', () => {

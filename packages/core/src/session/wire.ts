@@ -61,7 +61,10 @@ export interface ConnectionManager {
   pendingQueue: PendingPacket[];
   /** Requests not yet written (queued while disconnected). */
   packetQueue: { queue: PendingPacket[] };
-  servers: unknown[];
+  /** The connect string's servers, shuffled (lib/ConnectionStringParser.js). */
+  servers: Array<{ host: string; port: number | string }>;
+  /** Index of the server after the one connected to or being tried (lib/ConnectionManager.js findNextServer). */
+  nextServerIndex: number;
   onSocketData(this: ConnectionManager, buffer: Buffer): void;
   onSocketConnected(this: ConnectionManager): void;
   connect(): void;
@@ -90,6 +93,16 @@ export function forgetWireWatcher(cm: ConnectionManager, kind: 'data' | 'exist' 
   if (emitter === undefined) return;
   emitter.removeListener('notification', watcher);
   if (emitter.listenerCount('notification') === 0) delete table[path];
+}
+
+/**
+ * The server `cm`'s current connection goes to (findNextServer moved its index past it), named as
+ * in the connect string: `host:port`.
+ */
+export function currentServer(cm: ConnectionManager): { host: string; port: number; address: string } {
+  const n = cm.servers.length;
+  const server = cm.servers[(((cm.nextServerIndex - 1) % n) + n) % n]!;
+  return { host: server.host, port: Number(server.port), address: `${server.host}:${server.port}` };
 }
 
 /** lib/Event.js */

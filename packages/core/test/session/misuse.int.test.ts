@@ -4,12 +4,14 @@
  * disturb the session (a server closes the connection of a client that sends more than its
  * jute.maxbuffer, and the wire client would send it again after every reconnection).
  */
+import { createHash } from 'node:crypto';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boundedExponentialBackoff, exponentialBackoff, retryForever, retryNTimes, retryOneTime, retryUntilElapsed } from '../../src/retry/index.js';
 import { ZkSession } from '../../src/session/index.js';
 import type { ConnectionState } from '../../src/session/types.js';
-import { sharedServer, uniqueRoot } from './support.js';
+import { FaultProxy } from '@zk-recipes/testing';
+import { pollUntil, sharedServer, uniqueRoot } from './support.js';
 
 let server: ReturnType<typeof sharedServer>;
 let session: ZkSession;
@@ -97,6 +99,28 @@ describe('ZkSession: misuse is refused at once', () => {
     await again.close();
   });
 
+  it("the chroot and the ancestors connect() creates get the session's ACL, not the open default", async () => {
+    const base = `${root}/acl-${Date.now()}`;
+    const acl = [
+      { perms: 31, scheme: 'digest', id: `owner:${createHash('sha1').update('owner:pw').digest('base64')}` },
+      { perms: 1, scheme: 'world', id: 'anyone' },
+    ];
+    const inside = await ZkSession.connect({
+      connectString: `${server.connectString}${base}/app/tenant`,
+      sessionTimeoutMs: 4000,
+      auth: [{ scheme: 'digest', credentials: 'owner:pw' }],
+      acl,
+    });
+    // Read by the owner: a session without ADMIN is shown digest ids as `owner:x`.
+    const owner = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000, auth: [{ scheme: 'digest', credentials: 'owner:pw' }] });
+    try {
+      for (const path of [base, `${base}/app`, `${base}/app/tenant`]) expect((await owner.getACL(path)).acl).toEqual(acl);
+    } finally {
+      await owner.close();
+      await inside.close();
+    }
+  });
+
   it('a port that is not ZooKeeper: connect() fails at once with one clear error, not a reconnect loop', async () => {
     const http = await notZooKeeper();
     try {
@@ -118,6 +142,27 @@ describe('ZkSession: misuse is refused at once', () => {
       expect(mixed.isConnected).toBe(true);
       await mixed.close();
     } finally {
+      await http.close();
+    }
+  });
+
+  it('one wrong port hit again and again does not fail connect() while the other server is not answering yet', async () => {
+    const http = await notZooKeeper();
+    // The good server refuses connections at first, as one still starting would.
+    const late = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    late.refuseConnections(true);
+    try {
+      const started = performance.now();
+      const connecting = ZkSession.connect({ connectString: `127.0.0.1:${http.port},${late.connectString}`, sessionTimeoutMs: 4000, connectionTimeoutMs: 10_000 });
+      // Until the wrong port has been tried several times: counting errors instead of servers failed here.
+      await pollUntil(() => http.connections() >= 3, 5_000);
+      late.refuseConnections(false);
+      const session = await connecting;
+      expect(session.isConnected).toBe(true);
+      expect(performance.now() - started).toBeLessThan(10_000);
+      await session.close();
+    } finally {
+      await late.close();
       await http.close();
     }
   });

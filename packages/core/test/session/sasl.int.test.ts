@@ -118,6 +118,21 @@ describe('credentials the server refuses', () => {
     expect(elapsedMs).toBeLessThan(CONNECTION_TIMEOUT_MS / 4);
   });
 
+  it('digest credentials the server refuses fail connect() at once with the same AuthFailedError', async () => {
+    // With the digest provider off, a server answers every digest `auth` packet AUTH_FAILED.
+    const noDigest = await TestingServer.start({ forceSync: false, systemProperties: { 'zookeeper.DigestAuthenticationProvider.enabled': 'false' } });
+    try {
+      const { error, elapsedMs } = await failedConnect(CONNECTION_TIMEOUT_MS, { connectString: noDigest.connectString, auth: [{ scheme: 'digest', credentials: 'orders:s3cret' }] });
+      expect(error).toBeInstanceOf(AuthFailedError);
+      expect(error).toMatchObject({ code: 'AUTH_FAILED', mechanism: 'digest', username: 'orders', zkCode: -115, op: 'connect' });
+      expect((error as Error).message).toContain("'orders'");
+      expect((error as Error).message).not.toContain('s3cret');
+      expect(elapsedMs).toBeLessThan(CONNECTION_TIMEOUT_MS / 4);
+    } finally {
+      await noDigest.stop();
+    }
+  }, 60_000);
+
   it('the option is checked: a misspelt field or another mechanism is refused before connecting', async () => {
     await expect(ZkSession.connect({ connectString: server.connectString, sasl: { ...ALICE, user: 'alice' } as never })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     const gssapi = await ZkSession.connect({ connectString: server.connectString, sasl: { ...ALICE, mechanism: 'GSSAPI' } as never }).catch((e: unknown) => e);

@@ -2,7 +2,8 @@
  * TLS sessions against real TLS servers (docs/security.md): every recipe over TLS, x509 ACLs,
  * the failures `connect()` reports at once, and failover between the TLS servers of an ensemble.
  */
-import { connect as tlsConnect } from 'node:tls';
+import net from 'node:net';
+import { createServer as createTlsServer, connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TlsHandshakeError, ZkSession, isZkError, type TlsOptions, type ZkSessionOptionsInput } from '@zk-recipes/core';
 import { InterProcessMultiLock } from '@zk-recipes/multi-lock';
@@ -111,6 +112,43 @@ describe('connect() fails at once, saying why', () => {
     const { error, elapsedMs } = await failedConnect(CONNECTION_TIMEOUT_MS, { connectString: server.connectString, tls: as('alice') });
     expect(error).toMatchObject({ code: 'TLS_HANDSHAKE', reason: 'not-a-tls-port', address: server.connectString });
     expectFast(elapsedMs);
+  });
+
+  it('but not while another server may still answer: one bad server tried again and again is one server', async () => {
+    // A TLS server whose certificate we do not trust: the same failure on every attempt.
+    const bad = createTlsServer({ key: tls.untrusted.key, cert: tls.untrusted.cert }, (socket) => socket.destroy());
+    let attempts = 0;
+    bad.on('connection', () => attempts++);
+    await new Promise<void>((resolve) => bad.listen(0, '127.0.0.1', resolve));
+    // The good server, behind a relay that drops connections at first, as a server still starting does.
+    let starting = true;
+    const relayed = new Set<net.Socket>();
+    const relay = net.createServer((socket) => {
+      if (starting) return socket.destroy();
+      relayed.add(socket);
+      const upstream = net.connect(tls.ports[0]!, '127.0.0.1');
+      socket.pipe(upstream).pipe(socket);
+      for (const s of [socket, upstream]) s.on('error', () => (s === socket ? upstream : socket).destroy());
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const port = (server: net.Server): number => (server.address() as net.AddressInfo).port;
+    try {
+      const connecting = ZkSession.connect({
+        connectString: `127.0.0.1:${port(bad)},127.0.0.1:${port(relay)}`,
+        tls: as('alice'),
+        sessionTimeoutMs: 4_000,
+        connectionTimeoutMs: CONNECTION_TIMEOUT_MS,
+      });
+      await pollUntil(() => attempts >= 3, 5_000, 'the bad server tried three times');
+      starting = false;
+      const session = await connecting;
+      expect(session.isConnected).toBe(true);
+      await session.close();
+    } finally {
+      await new Promise((resolve) => bad.close(resolve));
+      for (const socket of relayed) socket.destroy();
+      await new Promise((resolve) => relay.close(resolve));
+    }
   });
 
   it('when a plaintext client reaches the TLS port', async () => {

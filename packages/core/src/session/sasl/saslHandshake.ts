@@ -14,6 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { AuthFailedError } from '../../errors.js';
+import { ZK_AUTH_FAILED, ZK_SESSION_CLOSED_REQUIRE_SASL_AUTH } from '../errorMapping.js';
 import type { ConnectionManager } from '../wire.js';
 import type { WireClock } from '../wireClock.js';
 import { digestResponse, newCnonce, parseDigestChallenge, rspauthMatches } from './digestMd5.js';
@@ -26,9 +27,6 @@ import { decodeSaslReply, saslRequestFrame } from './saslPacket.js';
  */
 export const ZOOKEEPER_DIGEST_URI = 'zookeeper/zk-sasl-md5';
 
-/** Server error codes a refused exchange carries. */
-const ZK_AUTH_FAILED = -115;
-const ZK_SESSION_CLOSED_REQUIRE_SASL_AUTH = -124;
 
 export interface SaslHandshakeHooks {
   cm: ConnectionManager;
