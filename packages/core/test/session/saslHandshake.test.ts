@@ -145,6 +145,16 @@ describe('SaslHandshake', () => {
     expect(truncated.failures[0]!.message).toMatch(/could not be read/);
   });
 
+  it('a password outside ISO 8859-1, to a server without charset=utf-8: says so, not "could not be read"', () => {
+    const { feed, socket, failures } = setUp('pässwörd-€');
+    feed(connectResponse(4000));
+    feed(saslReply(5, 0, CHALLENGE.replace(',charset=utf-8', '')));
+    expect(failures[0]).toMatchObject({ code: 'AUTH_FAILED', mechanism: 'DIGEST-MD5', username: 'alice' });
+    expect(failures[0]!.message).toMatch(/outside ISO 8859-1 and the server does not offer charset=utf-8/);
+    expect(failures[0]!.message).not.toMatch(/could not be read|pässwörd/);
+    expect(socket.destroyed).toBe(true);
+  });
+
   it('an expired session (timeOut 0) goes straight to the wire client: nothing to authenticate', () => {
     const { socket, feed } = setUp();
     const expired = connectResponse(0);

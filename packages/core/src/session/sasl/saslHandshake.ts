@@ -113,16 +113,12 @@ export class SaslHandshake {
         return undefined;
       }
       const challenge = parseDigestChallenge(reply.token);
-      const { token, rspauth } = digestResponse({
-        username: this.options.username,
-        password: this.options.password,
-        realm: challenge.realms[0],
-        nonce: challenge.nonce,
-        cnonce: newCnonce(this.hooks.random ?? randomBytes),
-        nc: 1,
-        digestUri: ZOOKEEPER_DIGEST_URI,
-        utf8: challenge.utf8,
-      });
+      const response = this.response(challenge);
+      if (response === undefined) {
+        this.fail(socket, 'the user name or password cannot be sent: it has characters outside ISO 8859-1 and the server does not offer charset=utf-8');
+        return undefined;
+      }
+      const { token, rspauth } = response;
       this.expectedRspauth = rspauth;
       this.step = 'rspauth';
       this.send(socket, token);
@@ -136,6 +132,25 @@ export class SaslHandshake {
     const held = this.held!;
     this.held = undefined;
     return held;
+  }
+
+  /** Our response to `challenge`; `undefined` when our credentials cannot be encoded for it. */
+  private response(challenge: ReturnType<typeof parseDigestChallenge>): ReturnType<typeof digestResponse> | undefined {
+    try {
+      return digestResponse({
+        username: this.options.username,
+        password: this.options.password,
+        realm: challenge.realms[0],
+        nonce: challenge.nonce,
+        cnonce: newCnonce(this.hooks.random ?? randomBytes),
+        nc: 1,
+        digestUri: ZOOKEEPER_DIGEST_URI,
+        utf8: challenge.utf8,
+      });
+    } catch (err) {
+      if (err instanceof RangeError) return undefined;
+      throw err;
+    }
   }
 
   private send(socket: Socket, token: Uint8Array): void {
