@@ -14,26 +14,28 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** A TLS handshake with `options`: the server's certificate, or the error; then, for a secured connection, whether the server kept it open for a moment. */
+/**
+ * A TLS handshake with `options`: the server's certificate, or the error; then, for a secured
+ * connection, whether the server kept it: it answers a four-letter word over it, or it refuses us
+ * (an alert, or the end of the stream) instead.
+ */
 function handshake(options: { ca: string; cert?: string; key?: string }): Promise<{ peer?: PeerCertificate; error?: Error & { code?: string }; closedByServer: boolean }> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port: server.tls!.ports[0]!, ...options });
     let peer: PeerCertificate | undefined;
+    const settle = (result: { error?: Error & { code?: string }; closedByServer: boolean }): void => {
+      socket.destroy();
+      resolve({ ...(peer === undefined ? {} : { peer }), ...result });
+    };
     socket.once('secureConnect', () => {
       peer = socket.getPeerCertificate();
-      // TLS 1.3: the server judges our certificate after our side is done; its verdict (an alert)
-      // comes next, and is read only while the socket reads.
-      socket.resume();
-      setTimeout(() => {
-        socket.destroy();
-        resolve({ ...(peer === undefined ? {} : { peer }), closedByServer: false });
-      }, 500);
+      // Under TLS 1.3 the server judges our certificate after our side is done: its verdict (an alert)
+      // comes before any answer to what we send.
+      socket.write('srvr');
     });
-    socket.once('error', (error) => {
-      socket.destroy();
-      resolve({ ...(peer === undefined ? {} : { peer }), error, closedByServer: true });
-    });
-    socket.once('end', () => resolve({ ...(peer === undefined ? {} : { peer }), closedByServer: true }));
+    socket.once('data', (chunk: Buffer) => settle({ closedByServer: !chunk.toString('latin1').startsWith('Zookeeper version') }));
+    socket.once('error', (error) => settle({ error, closedByServer: true }));
+    socket.once('end', () => settle({ closedByServer: true }));
   });
 }
 

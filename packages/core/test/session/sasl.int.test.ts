@@ -69,7 +69,7 @@ describe('recipes with sasl:alice ACLs', () => {
     const semaphore = new InterProcessSemaphore(alice, `${root}/recipes/semaphore`, { maxLeases: 2 });
     const leases = await semaphore.acquireMany(2);
     for (const lease of leases) await lease.release();
-    expect((await alice.getChildren(`${root}/recipes/mutex`)).children).toEqual([]);
+    expect((await alice.getChildren(`${root}/recipes/semaphore`)).children).toEqual([]);
   });
 
   it('bob is refused with NO_AUTH at once: joining any of the locks, or deleting alice’s node', async () => {
@@ -139,6 +139,37 @@ describe('credentials the server refuses', () => {
     expect(gssapi).toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect((gssapi as Error).message).toMatch(/GSSAPI is not supported/);
   });
+});
+
+describe('SASL over TLS (the setup docs/security.md recommends)', () => {
+  it('a session with both tls and sasl takes a lock under a sasl ACL; without the password, or without the certificate, it cannot', async () => {
+    const secure = await TestingServer.start({ forceSync: false, tls: true, sasl: { users: { alice: 'pw-a', bob: 'pw-b' } } });
+    const onThisServer: ZkSession[] = [];
+    const open = async (options: ZkSessionOptionsInput): Promise<ZkSession> => {
+      const session = await ZkSession.connect({ sessionTimeoutMs: 4_000, ...options });
+      onThisServer.push(session);
+      return session;
+    };
+    try {
+      const tls = secure.tls!;
+      const alice = await open({ connectString: tls.connectString, tls: { ca: tls.ca, ...tls.clients.alice }, sasl: ALICE, acl: ALICE_ONLY });
+      const held = await new InterProcessMutex(alice, `${root}/over-tls/mutex`).acquire();
+      expect((await alice.getACL(`${root}/over-tls/mutex`)).acl).toEqual(ALICE_ONLY);
+      // bob has a certificate the servers trust, but the ACL names alice's SASL user only.
+      const bob = await open({ connectString: tls.connectString, tls: { ca: tls.ca, ...tls.clients.bob }, sasl: BOB });
+      await expect(new InterProcessMutex(bob, `${root}/over-tls/mutex`).acquire({ timeoutMs: 4_000 })).rejects.toMatchObject({ code: 'NO_AUTH' });
+      await held.release();
+
+      const wrongPassword = await failedConnect(CONNECTION_TIMEOUT_MS, { connectString: tls.connectString, tls: { ca: tls.ca, ...tls.clients.alice }, sasl: { ...ALICE, password: 'not-pw-a' } });
+      expect(wrongPassword.error).toMatchObject({ code: 'AUTH_FAILED', username: 'alice' });
+      expect(wrongPassword.elapsedMs).toBeLessThan(CONNECTION_TIMEOUT_MS / 4);
+      const noCertificate = await failedConnect(CONNECTION_TIMEOUT_MS, { connectString: tls.connectString, tls: { ca: tls.ca }, sasl: ALICE });
+      expect(noCertificate.error).toMatchObject({ code: 'TLS_HANDSHAKE', reason: 'client-certificate-refused' });
+    } finally {
+      await Promise.all(onThisServer.map((session) => session.close()));
+      await secure.stop();
+    }
+  }, 60_000);
 });
 
 describe('every connection authenticates', () => {
