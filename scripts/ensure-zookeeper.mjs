@@ -77,12 +77,44 @@ function ensureCurator() {
   run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '--no-install-recommends', ...CURATOR_PACKAGES]);
 }
 
+// The TLS test servers (@zk-recipes/testing, tls option): openssl makes their throwaway CA and
+// certificates; Debian's ZooKeeper serves TLS only with these Netty jars on its class path
+// (packages/testing/src/tls/nettyJars.ts). A ZOOKEEPER_HOME release ships its own Netty.
+const TLS_JARS = ['netty-codec.jar', 'netty-resolver.jar', 'netty-transport-native-unix-common.jar'];
+const onPath = (tool) => (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, tool)));
+
+function missingTlsTools() {
+  const missing = [];
+  if (!onPath('openssl')) missing.push('openssl');
+  if (!process.env.ZOOKEEPER_HOME && hasZooKeeperJars() && TLS_JARS.some((jar) => !existsSync(join('/usr/share/java', jar)))) missing.push('libnetty-java');
+  return missing;
+}
+
+/** Runs after ZooKeeper is there: the Netty check needs to know which ZooKeeper is used. */
+function ensureTlsTools() {
+  let missing = missingTlsTools();
+  if (missing.length === 0) return;
+  const isRootUser = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRootUser || !hasAptGet()) {
+    console.error(`${tag} the TLS test servers need ${missing.join(' and ')}. Install with:\n\n    sudo apt-get install -y ${missing.join(' ')}\n`);
+    process.exit(1);
+  }
+  console.error(`${tag} installing ${missing.join(' ')} for the TLS test servers...`);
+  run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'update']);
+  run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '--no-install-recommends', ...missing]);
+  missing = missingTlsTools();
+  if (missing.length > 0) fail(`The install finished but ${missing.join(' and ')} is still missing.`, `sudo apt-get install -y ${missing.join(' ')}`);
+}
+
 ensureCurator();
 if (process.env.ZK_CONNECT) {
   console.error(`${tag} using ZK_CONNECT=${process.env.ZK_CONNECT}`);
   process.exit(0);
 }
-if (hasZooKeeperJars() && hasJava()) process.exit(0);
+if (hasZooKeeperJars() && hasJava()) {
+  ensureTlsTools();
+  process.exit(0);
+}
 if (process.env.ZOOKEEPER_HOME && !hasZooKeeperJars()) {
   // Installing the Debian package would not help: ZOOKEEPER_HOME takes precedence.
   fail(`ZOOKEEPER_HOME=${process.env.ZOOKEEPER_HOME} holds no zookeeper-<version>.jar (in it or in lib/); fix or unset it.`);
@@ -100,3 +132,4 @@ run('apt-get', [...lockWait, 'install', '-y', '--no-install-recommends', 'zookee
 if (!hasJava()) run('apt-get', [...lockWait, 'install', '-y', '--no-install-recommends', 'default-jre-headless']);
 if (!hasZooKeeperJars() || !hasJava()) fail('The install finished but ZooKeeper or Java is still missing.');
 console.error(`${tag} ZooKeeper installed.`);
+ensureTlsTools();
