@@ -100,6 +100,13 @@ describe('package metadata', () => {
     expect(targets.filter((t) => !/^(https:\/\/|#)/.test(t))).toEqual([]);
   });
 
+  it.each(PACKAGES)('%s: the README says the default ACL is open, and links the security guide', (name) => {
+    const readme = readRepoFile(`packages/${dirOf(name)}/README.md`);
+    const line = readme.split('\n').find((l) => /default ACL is open/.test(l));
+    expect(line).toBeDefined();
+    expect(line).toContain(`](${REPO}/blob/main/docs/security.md)`);
+  });
+
   // CI pastes the first code block of each recipe's README into a file and runs it with plain
   // `node` against a real server; here, what can be checked without one.
   it.each(['@zk-recipes/mutex', '@zk-recipes/read-write-lock', '@zk-recipes/semaphore', '@zk-recipes/multi-lock'])(
