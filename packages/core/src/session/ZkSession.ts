@@ -84,7 +84,7 @@ class Generation {
   readonly clock: WireClock;
   socket: unknown = undefined;
   socketSince: number;
-  /** This generation's connect, when it waits (after a SASL refusal: see `ZkSession.saslFailed`). */
+  /** This generation's connect, when it waits (after refused credentials: see `ZkSession.authFailed`). */
   connectTimer: ReturnType<typeof setTimeout> | undefined;
   constructor(
     readonly n: number,
