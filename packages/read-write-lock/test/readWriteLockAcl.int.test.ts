@@ -2,50 +2,40 @@
  * A read or write lock's release that the server refuses (docs/errors.md, "Releasing"): the handle
  * stays held and releases once the ACL is fixed.
  */
-import { ZkSession } from '@zk-recipes/core';
 import { testConnectString, uniqueRoot } from '@zk-recipes/testing';
-import { type AclCast, connectAclCast, NO_DELETE_ACL as NO_DELETE, SECURE_ACL_STORED as SECURE_STORED } from '../../testing/test-support/aclCast.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NO_DELETE_ACL as NO_DELETE, SECURE_ACL_STORED as SECURE_STORED, useAclCast } from '../../testing/test-support/aclCast.js';
+import { describe, expect, it } from 'vitest';
 import { InterProcessReadWriteLock } from '../src/index.js';
 
 const root = uniqueRoot('rwlock-acl');
-let anonymous: ZkSession;
-let ops: ZkSession;
-let app: ZkSession;
-let cast: AclCast | undefined;
-
-beforeAll(async () => {
-  cast = await connectAclCast(testConnectString(), root);
-  ({ anonymous, ops, app } = cast);
-});
-afterAll(() => cast?.close());
+const cast = useAclCast(root, testConnectString);
 
 describe.each(['read', 'write'] as const)('%s lock release refused by the server', (kind) => {
   it('keeps the handle held and releases once the ACL is fixed', async () => {
     const path = `${root}/${kind}`;
-    const rw = new InterProcessReadWriteLock(app, path);
+    const rw = new InterProcessReadWriteLock(cast.app, path);
     const lock = kind === 'read' ? rw.readLock() : rw.writeLock();
     const handle = await lock.acquire();
-    await ops.setACL(path, NO_DELETE);
+    await cast.ops.setACL(path, NO_DELETE);
     await expect(handle.release()).rejects.toMatchObject({ code: 'NO_AUTH' });
     expect(handle.held).toBe(true);
     expect(lock.isOwnedByCurrentContext()).toBe(true);
-    await ops.setACL(path, SECURE_STORED);
+    await cast.ops.setACL(path, SECURE_STORED);
     await handle.release();
     expect(handle.held).toBe(false);
     expect(lock.isAcquiredInThisProcess()).toBe(false);
-    expect(await anonymous.exists(handle.path)).toBeNull();
+    expect(await cast.anonymous.exists(handle.path)).toBeNull();
   });
 });
 
 describe.each(['read', 'write'] as const)('%s lock in a directory someone else left open', (kind) => {
   it('is refused with INSECURE_ACL naming the directory, and leaves no node behind', async () => {
     const path = `${root}/open-${kind}`;
-    await anonymous.mkdirp(path, 'persistent');
-    const rw = new InterProcessReadWriteLock(app, path);
+    await cast.anonymous.mkdirp(path, 'persistent');
+    const rw = new InterProcessReadWriteLock(cast.app, path);
     const lock = kind === 'read' ? rw.readLock() : rw.writeLock();
     await expect(lock.acquire({ timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'INSECURE_ACL', path, acl: [{ perms: 31, scheme: 'world', id: 'anyone' }] });
-    expect((await anonymous.getChildren(path)).children).toEqual([]);
+    expect((await cast.anonymous.getChildren(path)).children).toEqual([]);
     expect(lock.isAcquiredInThisProcess()).toBe(false);
   });
 });

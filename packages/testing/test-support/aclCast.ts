@@ -1,5 +1,6 @@
 import { ZkSession, type AclEntry, type ZkSessionOptionsInput } from '@zk-recipes/core';
 import { aclEntry, digestIdOf } from '@zk-recipes/testing';
+import { afterAll, beforeAll } from 'vitest';
 
 // This repository's own ACL test fixtures. They live outside src/ (and out of the package's
 // `files`) so the published @zk-recipes/testing never exports made-up credentials.
@@ -51,4 +52,31 @@ export async function connectAclCast(connectString: string, root: string): Promi
   const app = await connect({ auth: [{ scheme: 'digest', credentials: APP_CREDENTIALS }], acl: SECURE_ACL });
   await anonymous.mkdirp(root, 'persistent');
   return { anonymous, ops, app, close: async () => void (await Promise.all(sessions.map((s) => s.close()))) };
+}
+
+/**
+ * Connects the cast before the file's tests and closes it after them (vitest hooks). Its members
+ * are read when a test runs: `const cast = useAclCast(root)`, then `cast.app` inside a test.
+ */
+export function useAclCast(root: string, connectString: () => string): Omit<AclCast, 'close'> {
+  let cast: AclCast | undefined;
+  beforeAll(async () => {
+    cast = await connectAclCast(connectString(), root);
+  });
+  afterAll(() => cast?.close());
+  const member = (name: 'anonymous' | 'ops' | 'app'): ZkSession => {
+    if (cast === undefined) throw new Error(`useAclCast: ${name} read outside a test`);
+    return cast[name];
+  };
+  return {
+    get anonymous() {
+      return member('anonymous');
+    },
+    get ops() {
+      return member('ops');
+    },
+    get app() {
+      return member('app');
+    },
+  };
 }
