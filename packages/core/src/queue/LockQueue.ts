@@ -254,18 +254,19 @@ export class LockQueue {
    */
   private async checkIncarnation(created: Created, stop: StopSignal): Promise<void> {
     const incarnation = created.directoryCzxid;
-    if (this.checksAcl && (incarnation === undefined || incarnation !== this.aclCheckedIncarnation)) {
-      try {
+    const unchecked = (checked: bigint | undefined): boolean => incarnation === undefined || incarnation !== checked;
+    try {
+      if (this.checksAcl && unchecked(this.aclCheckedIncarnation)) {
         this.aclCheckedIncarnation = await this.untilAnswered(stop, () => checkDirectoryAcl(this.session, this.path, created.path));
-      } catch (err) {
-        // Our node (or the whole directory) was deleted by someone else meanwhile.
-        if (isZkError(err, 'NO_NODE')) throw this.ownNodeDeleted({ name: created.name, path: created.path });
-        throw err;
       }
-    }
-    const record = this.record;
-    if (record !== undefined && (incarnation === undefined || incarnation !== this.agreedIncarnation)) {
-      this.agreedIncarnation = await this.untilAnswered(stop, () => agreeOnRecord(this.session, this.path, record));
+      const record = this.record;
+      if (record !== undefined && unchecked(this.agreedIncarnation)) {
+        this.agreedIncarnation = await this.untilAnswered(stop, () => agreeOnRecord(this.session, this.path, record));
+      }
+    } catch (err) {
+      // Our node keeps the directory alive: NO_NODE means someone else deleted them meanwhile.
+      if (isZkError(err, 'NO_NODE')) throw this.ownNodeDeleted({ name: created.name, path: created.path });
+      throw err;
     }
   }
 

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors.js';
+import { splitConnectString } from '../session/connectString.js';
 import { createRequest } from '../session/requests.js';
 import type { ZkSession } from '../session/ZkSession.js';
 
@@ -12,9 +13,7 @@ import type { ZkSession } from '../session/ZkSession.js';
 export function assertLockNodeFits(session: ZkSession, path: string, data: Uint8Array | null | undefined): void {
   // Without data a lock node's request is a few hundred bytes: not worth encoding twice.
   if (data === null || data === undefined || data.length === 0) return;
-  const connectString = session.options.connectString;
-  const slash = connectString.indexOf('/');
-  const chroot = slash === -1 ? undefined : connectString.slice(slash);
+  const chroot = splitConnectString(session.options.connectString).chroot || undefined;
   // The frame: its 8-byte header (xid, type) and the body, as the session measures it.
   const frameLength = 8 + createRequest(chroot, path, data, session.defaultAcl, 'ephemeral_sequential').body.length;
   const limit = session.options.maxRequestBytes;
