@@ -27,7 +27,8 @@ export type ErrorCode =
   | 'INSECURE_ACL'
   | 'MULTI_RELEASE_FAILED'
   | 'RELEASE_FAILED'
-  | 'TLS_HANDSHAKE';
+  | 'TLS_HANDSHAKE'
+  | 'RETRIES_EXHAUSTED';
 
 export interface ZkRecipesErrorOptions {
   cause?: unknown;
@@ -254,4 +255,28 @@ export class TlsHandshakeError extends ZkRecipesError {
 /** True when `err` is a zk-recipes error with the given code. */
 export function isZkError(err: unknown, code?: ErrorCode): err is ZkRecipesError {
   return err instanceof ZkRecipesError && (code === undefined || err.code === code);
+}
+
+/** What a {@link RetriesExhaustedError} carries besides the base options. */
+export interface RetriesExhaustedErrorOptions extends ZkRecipesErrorOptions {
+  /** The policy that gave up, by its name (see `RetryPolicy.name`). */
+  policy: string;
+  /** How many attempts failed, the last one included. */
+  attempts: number;
+}
+
+/**
+ * The retry policy gave up: an operation (an acquisition, a release, a `runWithRetry` call) failed
+ * `attempts` times with failures worth retrying (a lost connection, a lost session) and the
+ * session's policy (or the loop's) said no more. `cause` is the last failure; `policy` names the
+ * policy. See docs/errors.md, "Retries".
+ */
+export class RetriesExhaustedError extends ZkRecipesError {
+  readonly policy: string;
+  readonly attempts: number;
+  constructor(message: string, options: RetriesExhaustedErrorOptions) {
+    super('RETRIES_EXHAUSTED', message, options);
+    this.policy = options.policy;
+    this.attempts = options.attempts;
+  }
 }

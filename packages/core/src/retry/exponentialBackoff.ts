@@ -45,17 +45,19 @@ type _SchemaMatchesExponentialBackoffOptions = AssertTrue<
  */
 export function exponentialBackoff(options: ExponentialBackoffOptions): RetryPolicy {
   const o = parseOptions(exponentialBackoffOptionsSchema, options, 'exponentialBackoff');
-  return backoffPolicy(o.baseSleepMs, o.maxRetries, o.maxSleepMs, o.random ?? Math.random);
+  return backoffPolicy('exponentialBackoff', o.baseSleepMs, o.maxRetries, o.maxSleepMs, o.random ?? Math.random);
 }
 
 /** Shared by the bounded and unbounded variants. @internal */
 export function backoffPolicy(
+  kind: string,
   baseSleepMs: number,
   maxRetries: number,
   maxSleepMs: number,
   random: () => number,
 ): RetryPolicy {
   return {
+    name: `${kind}(baseSleepMs: ${baseSleepMs}, maxRetries: ${maxRetries}, maxSleepMs: ${maxSleepMs})`,
     nextDelayMs(retryCount) {
       if (retryCount >= maxRetries) return null;
       // Clamp so that a misbehaving random source or a huge retryCount cannot overflow the range.

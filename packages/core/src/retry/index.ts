@@ -6,4 +6,6 @@ export { retryOneTime, type RetryOneTimeOptions } from './retryOneTime.js';
 export { retryUntilElapsed, type RetryUntilElapsedOptions } from './retryUntilElapsed.js';
 export { retryForever, type RetryForeverOptions } from './retryForever.js';
 export { sessionFailedRetryPolicy } from './sessionFailedRetryPolicy.js';
+export { RetryBudget } from './RetryBudget.js';
+export { policyName } from './RetryPolicy.js';
 export { abortableSleep, isRetryableByDefault, runWithRetry, type RetryLoopOptions } from './retryLoop.js';

@@ -1,4 +1,5 @@
-import { AbortedError, InvalidArgumentError, isZkError } from '../errors.js';
+import { AbortedError, InvalidArgumentError, isZkError, type RetriesExhaustedError } from '../errors.js';
+import { RetryBudget } from './RetryBudget.js';
 import type { RetryPolicy } from './RetryPolicy.js';
 import { timerDelayMs } from './timerLimit.js';
 
@@ -37,13 +38,15 @@ export function isRetryableByDefault(err: unknown): boolean {
 
 /**
  * Runs `attempt` until it succeeds, retrying only retryable failures and only as long as the
- * policy allows. When the policy gives up, or the failure is not retryable, the last failure is
- * rethrown unchanged.
+ * policy allows. A failure that is not retryable is rethrown unchanged; when the policy gives up,
+ * the loop rejects with a {@link RetriesExhaustedError} whose `cause` is the last failure (the
+ * engine's acquisitions end the same way: one meaning of "the policy gave up" everywhere).
  *
  * Callers must only retry operations that are safe to repeat: a create whose reply was lost may
  * have been applied, so non-idempotent operations need their own recovery (protected names).
  *
  * @param attempt - receives the attempt number, 0 for the first
+ * @throws RetriesExhaustedError (`RETRIES_EXHAUSTED`) when the policy gives up
  * @throws AbortedError when `signal` aborts before an attempt or during a sleep (`cause` is the reason)
  * @throws InvalidArgumentError when `policy` is not a RetryPolicy
  */
@@ -56,9 +59,8 @@ export async function runWithRetry<T>(
     throw new InvalidArgumentError('runWithRetry: option "policy" must be a RetryPolicy');
   }
   const isRetryable = options.isRetryable ?? isRetryableByDefault;
-  const now = options.now ?? (() => performance.now());
   const sleep = options.sleep ?? abortableSleep;
-  const startedAt = now();
+  const budget = new RetryBudget(policy, 'runWithRetry', options.now);
 
   for (let attemptNo = 0; ; attemptNo++) {
     throwIfAborted(signal);
@@ -66,11 +68,9 @@ export async function runWithRetry<T>(
       return await attempt(attemptNo);
     } catch (err) {
       if (!isRetryable(err)) throw err;
-      const delay = policy.nextDelayMs(attemptNo, now() - startedAt, err);
-      if (delay === null) throw err;
+      const delay = budget.delayAfter(err);
       try {
-        // A policy bug (NaN, negative, more than a timer holds) must not turn into a tight loop.
-        await sleep(timerDelayMs(delay), signal);
+        await sleep(delay, signal);
       } catch (sleepErr) {
         if (signal?.aborted) throw abortedError(signal);
         throw sleepErr;

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, isZkError } from '../errors.js';
-import type { RetryPolicy } from './RetryPolicy.js';
+import { policyName, type RetryPolicy } from './RetryPolicy.js';
 
 /**
  * Curator's `SessionFailedRetryPolicy`: defers to `inner`, except that an error with code
@@ -13,6 +13,7 @@ export function sessionFailedRetryPolicy(inner: RetryPolicy): RetryPolicy {
     throw new InvalidArgumentError('sessionFailedRetryPolicy: option "inner" must be a RetryPolicy');
   }
   return {
+    name: `sessionFailedRetryPolicy(${policyName(inner)})`,
     nextDelayMs(retryCount, elapsedMs, error) {
       if (isZkError(error, 'SESSION_LOST')) return null;
       return inner.nextDelayMs(retryCount, elapsedMs, error);

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   AbortedError,
   InvalidArgumentError,
+  RetriesExhaustedError,
   SessionLostError,
   ZkRecipesError,
   ZooKeeperError,
@@ -59,14 +60,15 @@ describe('runWithRetry', () => {
     expect(time.slept).toEqual([5, 5]);
   });
 
-  it('rethrows the last error when the policy gives up', async () => {
+  it('rejects with RETRIES_EXHAUSTED, naming the policy and the attempts, when the policy gives up', async () => {
     const time = fakeTime();
     const errors = [connectionLoss(), connectionLoss(), connectionLoss()];
     const attempt = vi.fn(async (n: number) => {
       throw errors[n];
     });
     const p = runWithRetry(attempt, { policy: retryNTimes({ n: 2, sleepMs: 1 }), ...time });
-    await expect(p).rejects.toBe(errors[2]);
+    await expect(p).rejects.toMatchObject({ code: 'RETRIES_EXHAUSTED', policy: 'retryNTimes(n: 2, sleepMs: 1)', attempts: 3, cause: errors[2] });
+    await expect(p).rejects.toBeInstanceOf(RetriesExhaustedError);
     expect(attempt).toHaveBeenCalledTimes(3);
   });
 
@@ -99,7 +101,9 @@ describe('runWithRetry', () => {
 
     calls = 0;
     const policy = sessionFailedRetryPolicy(retryNTimes({ n: 1, sleepMs: 1 }));
-    await expect(runWithRetry(attempt, { policy, ...time })).rejects.toBeInstanceOf(SessionLostError);
+    const refused = runWithRetry(attempt, { policy, ...time });
+    await expect(refused).rejects.toMatchObject({ code: 'RETRIES_EXHAUSTED', attempts: 1, policy: 'sessionFailedRetryPolicy(retryNTimes(n: 1, sleepMs: 1))' });
+    await expect(refused.catch((err: Error) => err.cause)).resolves.toBeInstanceOf(SessionLostError);
     expect(calls).toBe(1);
   });
 
