@@ -369,7 +369,7 @@ describe('InterProcessMutex safety: a waiter whose process stalled past its sess
         stall,
       });
       expect(seen.rAborted).toBe(false);
-      // P rejects (SESSION_LOST), or is granted with its signal already aborted.
+      // P rejects (RETRIES_EXHAUSTED: its policy refuses a new session), or is granted with its signal already aborted.
       expect(seen.pGrantedLive, `P was granted with a live signal while R held: ${JSON.stringify(seen.p)}`).toBe(false);
     },
   );

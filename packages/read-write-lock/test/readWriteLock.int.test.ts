@@ -796,7 +796,7 @@ describe('InterProcessReadWriteLock', () => {
     await holder.release();
   });
 
-  it('session loss aborts the holders handle.signal and fails waiters with SESSION_LOST', async () => {
+  it("session loss aborts the holder's handle.signal; a waiter enqueues again on its next session and is granted there", async () => {
     const [s1, s2, s3] = await Promise.all([connect(), connect(), connect()]);
     const path = freshPath();
     const read = await new InterProcessReadWriteLock(s2, path).readLock().acquire();
@@ -813,10 +813,16 @@ describe('InterProcessReadWriteLock', () => {
     await read.release(); // does not throw once ownership is gone
     const write: LockHandle = await writing;
 
+    const oldWaiter = (await childrenOf(s1, path)).find((name) => name !== nameOf(write.path));
     await expireSession(testConnectString(), s3.credentials);
-    await expect(waiting).rejects.toMatchObject({ code: 'SESSION_LOST' });
-    expect(await childrenOf(s1, path)).toEqual([nameOf(write.path)]);
+    // Its node went with the session; a new one, of the next session, queues behind the writer.
+    await untilChildren(s1, path, (ch) => ch.length === 2 && oldWaiter !== undefined && !ch.includes(oldWaiter));
     await write.release();
+    const read2 = await waiting;
+    expect(read2.signal.aborted).toBe(false);
+    expect((await s1.exists(read2.path))?.ephemeralOwner).toBe(s3.sessionIdBigInt);
+    await read2.release();
+    expect(await childrenOf(s1, path)).toEqual([]);
   });
 
   it("writes Curator's __READ__ / __WRIT__ names with naming: 'curator'", async () => {

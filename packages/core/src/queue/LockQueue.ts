@@ -14,6 +14,7 @@ import { localSeats, type LocalSeatState } from './localSeats.js';
 import { beginHolding } from './holding.js';
 import { OwnNodeWatch, type OwnNodeSink } from './OwnNodeWatch.js';
 import { Contender } from './Contender.js';
+import { enterSurvivingLoss } from './survivingSessionLoss.js';
 import { ObstacleWait, type NodeDecision } from './ObstacleWait.js';
 import type { WaitResult, WaitSink, WatchedListing } from './waitResult.js';
 import { sortedQueueOf } from './sortedQueue.js';
@@ -108,9 +109,11 @@ export class LockQueue {
    * already gone with it). The walk itself is a {@link Contender}; the steps are below.
    */
   enter(options: EnterOptions): Promise<QueueSeat> {
-    const contender = new Contender(this, options);
-    contender.start();
-    return contender.done;
+    return enterSurvivingLoss(this.session, this.what, options, (timeoutMs) => {
+      const contender = new Contender(this, timeoutMs === options.timeoutMs ? options : { ...options, timeoutMs });
+      contender.start();
+      return contender.done;
+    });
   }
 
   /**

@@ -8,11 +8,14 @@ import { LockQueue } from '../../src/queue/LockQueue.js';
 import { protectionGuidOf } from '../../src/nodes/index.js';
 import { exclusiveRule, type OrderingRule } from '../../src/queue/OrderingRule.js';
 import { waitUntilGone } from '../../src/watch/waitUntilGone.js';
+import { retryForever, sessionFailedRetryPolicy } from '../../src/retry/index.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { childrenOf, pollUntil, untilChildCount } from '../../../testing/src/observeNodes.js';
 import { serverWatchedPaths } from '../../../testing/src/serverWatches.js';
 import { expireSession, fourLetter, sharedServer, uniqueRoot } from '../session/support.js';
 
+/** Ends a waiter when its session is lost (the default enqueues it again on the next session). */
+const REFUSE_NEW_SESSION = sessionFailedRetryPolicy(retryForever({ sleepMs: 10 }));
 const OP_CREATE2 = 15;
 const OP_CREATE_CONTAINER = 19;
 const OP_GET_DATA = 4;
@@ -244,9 +247,11 @@ describe('LockQueue', () => {
     await expect(aborted).rejects.toMatchObject({ code: 'ABORTED' });
     expect(await children(path)).toEqual([holder.name]);
 
-    const doomed = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000 });
+    // A policy that refuses a new session: the waiter ends instead of enqueueing again there
+    // (waiterSurvivesLoss.int.test.ts has the default).
+    const doomed = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000, retryPolicy: REFUSE_NEW_SESSION });
     opened.push(doomed);
-    const lostWait = expect(enterExclusive(new LockQueue(doomed, path))).rejects.toMatchObject({ code: 'SESSION_LOST' });
+    const lostWait = expect(enterExclusive(new LockQueue(doomed, path))).rejects.toMatchObject({ code: 'RETRIES_EXHAUSTED', cause: { code: 'SESSION_LOST' } });
     await untilChildCount(observer, path, 2, 5000);
     await expireSession(server.connectString, doomed.credentials);
     await lostWait;
@@ -420,7 +425,7 @@ describe('LockQueue', () => {
     const path = `${root}/lost-with-creates`;
     await observer.mkdirp(path);
     const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
-    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 2000 });
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 2000, retryPolicy: REFUSE_NEW_SESSION });
     try {
       const queue = new LockQueue(via, path);
       // 200 creates go into a partition. The connection is given up first (each create then fails
@@ -437,7 +442,7 @@ describe('LockQueue', () => {
       proxy.heal();
       await connected;
       const mark = proxy.frames.length;
-      expect(new Set(await Promise.all(outcomes))).toEqual(new Set(['SESSION_LOST']));
+      expect(new Set(await Promise.all(outcomes))).toEqual(new Set(['RETRIES_EXHAUSTED']));
       await queue.settled();
       await via.exists(path); // answered after anything the clean-ups sent before it
       // Their nodes went with the lost session: nothing to look for on the new one.

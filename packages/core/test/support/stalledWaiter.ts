@@ -13,7 +13,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { ZkSession } from '@zk-recipes/core';
+import { exponentialBackoff, sessionFailedRetryPolicy, ZkSession } from '@zk-recipes/core';
 import { nodeScriptArgs, pollUntil, serverWatchedPaths } from '@zk-recipes/testing';
 import { codeOf, settledInWait, untilQueue, within } from './adversary.js';
 
@@ -49,7 +49,10 @@ export async function runStalledWaiter(acquire: (session: ZkSession, path: strin
   if (connectString === undefined || path === undefined || sessionTimeoutArg === undefined) {
     throw new Error('usage: <worker> <connectString> <lockPath> <sessionTimeoutMs>');
   }
-  const session = await ZkSession.connect({ connectString, sessionTimeoutMs: Number(sessionTimeoutArg) });
+  // P's acquisition ends with its session (RETRIES_EXHAUSTED) instead of enqueueing again on the
+  // next one: what matters here is whether the lost session's stale events can grant it.
+  const retryPolicy = sessionFailedRetryPolicy(exponentialBackoff({ baseSleepMs: 100, maxRetries: 10, maxSleepMs: 5000 }));
+  const session = await ZkSession.connect({ connectString, sessionTimeoutMs: Number(sessionTimeoutArg), retryPolicy });
   print({ type: 'session', sessionId: session.sessionIdBigInt.toString() });
   let held: Held | undefined;
   acquire(session, path).then(

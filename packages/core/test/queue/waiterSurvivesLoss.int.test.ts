@@ -1,0 +1,137 @@
+/**
+ * A waiter that does not hold yet survives the loss of its ZooKeeper session: it enqueues again on
+ * the session's next one while its deadline, its signal and the retry policy allow; a holder's
+ * loss is never papered over (docs/architecture.md, "A waiter survives its session").
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZkSession } from '../../src/session/index.js';
+import { LockQueue } from '../../src/queue/LockQueue.js';
+import { exclusiveRule } from '../../src/queue/OrderingRule.js';
+import { retryForever, retryNTimes, sessionFailedRetryPolicy, type RetryPolicy } from '../../src/retry/index.js';
+import { childrenOf, untilChildCount } from '../../../testing/src/observeNodes.js';
+import { expireSession, nextEvent, sharedServer, uniqueRoot } from '../session/support.js';
+
+const root = uniqueRoot('survive');
+let server: ReturnType<typeof sharedServer>;
+let holderSession: ZkSession;
+let observer: ZkSession;
+const opened: ZkSession[] = [];
+
+beforeAll(async () => {
+  server = sharedServer();
+  holderSession = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000 });
+  observer = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000 });
+  opened.push(holderSession, observer);
+});
+afterAll(async () => {
+  await Promise.all(opened.map((s) => s.close()));
+});
+
+async function doomedSession(retryPolicy?: RetryPolicy): Promise<ZkSession> {
+  const session = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000, retryPolicy });
+  opened.push(session);
+  return session;
+}
+
+const enter = (queue: LockQueue, options: { timeoutMs?: number; signal?: AbortSignal } = {}) => queue.enter({ kind: 'lock-', rule: exclusiveRule, ...options });
+
+/** Expires `session` on the server and waits until its next ZooKeeper session is connected. */
+async function expireAndReconnect(session: ZkSession): Promise<void> {
+  const lost = nextEvent(session, 'lost');
+  const connected = lost.then(() => nextEvent(session, 'connected'));
+  await expireSession(server.connectString, session.credentials);
+  await connected;
+}
+
+describe('a waiter whose session is lost', () => {
+  it('enqueues again on the next session and is granted there when the holder releases', async () => {
+    const path = `${root}/again`;
+    const holder = await enter(new LockQueue(holderSession, path));
+    const doomed = await doomedSession();
+    const waiting = enter(new LockQueue(doomed, path));
+    await untilChildCount(observer, path, 2, 5000);
+    const [, oldWaiterNode] = (await childrenOf(observer, path)).sort((a, b) => a.slice(-10).localeCompare(b.slice(-10)));
+    await expireAndReconnect(doomed);
+    // The old node went with its session; the new one stands behind the holder.
+    await untilChildCount(observer, path, 2, 5000);
+    const names = await childrenOf(observer, path);
+    expect(names).not.toContain(oldWaiterNode);
+    await new LockQueue(holderSession, path).leave(holder);
+    const seat = await waiting;
+    expect(seat.generation).toBe(2);
+    expect(seat.signal.aborted).toBe(false);
+    expect((await observer.exists(seat.path))?.ephemeralOwner).toBe(doomed.sessionIdBigInt);
+    await new LockQueue(doomed, path).leave(seat);
+    expect(await childrenOf(observer, path)).toEqual([]);
+  });
+
+  it('ends with RETRIES_EXHAUSTED (cause SESSION_LOST) when the policy refuses a new session, and leaves no node', async () => {
+    const path = `${root}/refused`;
+    const holder = await enter(new LockQueue(holderSession, path));
+    const doomed = await doomedSession(sessionFailedRetryPolicy(retryForever({ sleepMs: 10 })));
+    const waiting = enter(new LockQueue(doomed, path));
+    const outcome = waiting.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    await untilChildCount(observer, path, 2, 5000);
+    await expireAndReconnect(doomed);
+    const error = (await outcome) as Error & { code: string; attempts: number; policy: string };
+    expect(error).toMatchObject({ code: 'RETRIES_EXHAUSTED', attempts: 1, policy: 'sessionFailedRetryPolicy(retryForever(sleepMs: 10))' });
+    expect(error.cause).toMatchObject({ code: 'SESSION_LOST' });
+    expect(await childrenOf(observer, path)).toEqual([holder.name]);
+    await new LockQueue(holderSession, path).leave(holder);
+  });
+
+  it('counts each lost session against the policy: retryNTimes(1) survives one loss, not two', async () => {
+    const path = `${root}/counted`;
+    const holder = await enter(new LockQueue(holderSession, path));
+    const doomed = await doomedSession(retryNTimes({ n: 1, sleepMs: 0 }));
+    const outcome = enter(new LockQueue(doomed, path)).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    await untilChildCount(observer, path, 2, 5000);
+    await expireAndReconnect(doomed);
+    await untilChildCount(observer, path, 2, 5000); // enqueued again: the first loss was retried
+    await expireAndReconnect(doomed);
+    expect(await outcome).toMatchObject({ code: 'RETRIES_EXHAUSTED', attempts: 2 });
+    expect(await childrenOf(observer, path)).toEqual([holder.name]);
+    await new LockQueue(holderSession, path).leave(holder);
+  });
+
+  it('still ends at its deadline, and at its abort, with no node left', async () => {
+    const path = `${root}/bounded`;
+    const holder = await enter(new LockQueue(holderSession, path));
+    const doomed = await doomedSession();
+    const controller = new AbortController();
+    const aborted = enter(new LockQueue(doomed, path), { signal: controller.signal }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    const timedOut = enter(new LockQueue(doomed, path), { timeoutMs: 4000 }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    await untilChildCount(observer, path, 3, 5000);
+    await expireAndReconnect(doomed);
+    await untilChildCount(observer, path, 3, 5000); // both enqueued again
+    controller.abort();
+    expect(await aborted).toMatchObject({ code: 'ABORTED' });
+    expect(await timedOut).toMatchObject({ code: 'LOCK_TIMEOUT' });
+    expect(await childrenOf(observer, path)).toEqual([holder.name]);
+    await new LockQueue(holderSession, path).leave(holder);
+  });
+});
+
+describe('a holder whose session is lost', () => {
+  it('is told (its signal aborts with SESSION_LOST) and is not granted again on the next session', async () => {
+    const path = `${root}/holder`;
+    const doomed = await doomedSession();
+    const seat = await enter(new LockQueue(doomed, path));
+    await expireAndReconnect(doomed);
+    expect(seat.signal.aborted).toBe(true);
+    expect(seat.signal.reason).toMatchObject({ code: 'SESSION_LOST' });
+    expect(await childrenOf(observer, path)).toEqual([]);
+  });
+});
