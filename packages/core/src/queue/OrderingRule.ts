@@ -87,9 +87,13 @@ export interface Hints {
   readonly relistIfCreated?: readonly string[];
 }
 
-/** What the engine acts on: one outcome with the hints that apply to it, flat. */
+/**
+ * What the engine acts on ({@link decideWithHints}): one outcome with the hints that apply to it,
+ * flat. A node wait always says whether its node is the last obstacle (false without the hint),
+ * and names at most one node to watch for creation.
+ */
 export type HintedDecision =
-  | Extract<Decision, { held: true }> & Pick<Hints, 'announceHolding'>
+  | (Extract<Decision, { held: true }> & Pick<Hints, 'announceHolding'>)
   | (Extract<Decision, { waitFor: string }> &
       Omit<Hints, 'lastObstacle' | 'reuseListing' | 'relistIfCreated'> & { readonly lastObstacle: boolean; readonly relistIfCreated?: string })
   | (Extract<Decision, { waitForAnyOf: readonly string[] }> & Pick<Hints, 'relistIfCreated'>)

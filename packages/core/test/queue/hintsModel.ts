@@ -3,11 +3,15 @@
  * hints property tests: no server, one true queue of child names, and contenders that act on it
  * as `Contender`, `ObstacleWait` and `AnyOfWait` do, flag by flag. The same random script of queue
  * events (arrivals, leavings of holders and waiters, downgrades) is played twice: once with the
- * rules' hints, once with `withoutHints`. After each event every contender runs until it has
- * nothing left to do (in a random order), and then:
+ * rules' hints, once with `withoutHints` (every wake lists again; a wait for any of several nodes
+ * is then a wait for the children, as `decideWithHints` makes it). After each event every
+ * contender runs until it has nothing left to do (in a random order), and then:
  * - every grant either run made was one the pure `decide` on the TRUE queue also made then;
- * - both runs have exactly the holders `decide` on the true queue names;
- * - at the end, the hinted run made no more listings than the run without hints.
+ * - both runs have exactly the holders `decide` on the true queue names (so the same grants,
+ *   after the same events);
+ * - at the end (every holder released in turn, so each acquisition is paid in full), the hinted
+ *   run waited for no more listings than the run without hints. The listing the engine pipelines
+ *   behind the re-read of an announcement, in the same round trip, is counted apart.
  *
  * Not modelled (see the report of each property test): replies racing events (a listing or a
  * watch set while the queue changes: each contender step is atomic), connection and session
