@@ -14,10 +14,12 @@ const mutex: ModelRecipe = {
 describe('hints of the exclusive rule (pure model)', () => {
   it('never grant what decide on the true queue does not, end with the same holders, and save listings', { timeout: 30_000 }, () => {
     const seed = Number(process.env.HINTS_SEED ?? 20_151);
-    const result = checkMany(mutex, seed, 1000, { events: 30 });
-    expect(result.failures.slice(0, 3), `first seed ${seed}`).toEqual([]);
-    expect(result.shortcutGrants).toBeGreaterThan(0);
-    expect(result.listings.hinted + result.piggybacked).toBeLessThan(result.listings.bare);
+    for (const races of [false, true]) {
+      const result = checkMany(mutex, seed, 500, { events: 30, races });
+      expect(result.failures.slice(0, 3), `races ${races}, first seed ${seed}`).toEqual([]);
+      expect(result.shortcutGrants).toBeGreaterThan(0);
+      expect(result.listings.hinted + result.piggybacked).toBeLessThan(result.listings.bare);
+    }
   });
 
   it('catches a wrong hint: the predecessor called the last obstacle with another node ahead', () => {
