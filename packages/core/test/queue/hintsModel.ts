@@ -523,8 +523,9 @@ export function checkCase(recipe: ModelRecipe, seed: number, options: ModelOptio
           const readName = recipe.downgradeOf!(holder)!;
           what = `downgrade ${holder}`;
           for (const run of runs) run.downgrade(holder, readName);
-          for (const run of runs) run.quiesce();
-          if (script() < 0.5) for (const run of runs) run.remove(holder); // its write node goes next
+          // Its write node goes next: without races, once the read node's creation is handled.
+          if (!races) for (const run of runs) run.quiesce();
+          if (script() < 0.5) for (const run of runs) run.remove(holder);
         } else {
           const name = queue[Math.floor(script() * queue.length)]!.name;
           what = `leave ${name}`;
