@@ -1,0 +1,591 @@
+/**
+ * A pure model of the lock-queue engine (docs/architecture.md, "The lock-queue engine") for the
+ * hints property tests: no server, one true queue of child names, and contenders that act on it
+ * as `Contender`, `ObstacleWait` and `AnyOfWait` do, flag by flag. The same random script of queue
+ * events (arrivals, leavings of holders and waiters, downgrades) is played twice: once with the
+ * rules' hints, once with `withoutHints` (every wake lists again; a wait for any of several nodes
+ * is then a wait for the children, as `decideWithHints` makes it). Each contender step (a reply or
+ * an event handled) is atomic; listings may be decided on after later events, and events may come
+ * before the contenders are done (`races`). Whenever every contender is done:
+ * - every grant either run made was one the pure `decide` on the TRUE queue also made then
+ *   (checked at each grant);
+ * - both runs have exactly the holders `decide` on the true queue names (so the same grants,
+ *   after the same events; holders at once, not eventually);
+ * - at the end (every holder released in turn, so each acquisition is paid in full), the hinted
+ *   run waited for no more listings than the run without hints: per case without races, over all
+ *   cases with them (the two runs' schedules then differ). The listing the engine pipelines
+ *   behind the re-read of an announcement, in the same round trip, is counted apart when unused.
+ *
+ * Not modelled: a request in flight while its own reply is reordered (a watch set and its reply are
+ * one step, so `ObstacleWait`'s wait for a creation watch's reply is not exercised), connection and
+ * session loss (replayed watches, `onSuspended`), the recheck of outside changes, `maxLeases`
+ * changing, data written over announcements by others (revocation, operators), the listing shared
+ * by a session's waiters, and the engine's guards on our own node.
+ */
+import { decideWithHints, withoutHints, type HintedDecision, type OrderingRule } from '../../src/queue/OrderingRule.js';
+import { sortedChildren, type QueueEntry } from '../../src/nodes/index.js';
+
+/** What a recipe tells the model. */
+export interface ModelRecipe {
+  /** A new node's name for sequence `sequence` (the GUID is made unique by `guid`). */
+  arrival(random: () => number, guid: string, sequence: number): string;
+  /** The rule a node of this name acquires with. */
+  ruleOf(name: string): OrderingRule;
+  /** The name a downgrade of this holding node would create, or null if it cannot downgrade. */
+  downgradeOf?(name: string): string | null;
+}
+
+export interface ModelOptions {
+  events: number;
+  /** How often a holder's announcement is lost (0..1). */
+  lossRate?: number;
+  /** Replaces every rule's hints in the hinted run (to show the checker catches a wrong hint). */
+  hinted?: (rule: OrderingRule) => OrderingRule;
+  /**
+   * Replies race events: a contender may decide on a listing after later events (`staleRate` of
+   * its listings), and the next event may come before the contenders are done. Their schedules
+   * then differ between the runs, so the listings are compared over all cases, not per case.
+   */
+  races?: boolean;
+  staleRate?: number;
+  /** Stop at the first failing case. */
+  firstFailure?: boolean;
+}
+
+export interface CaseResult {
+  failure?: string;
+  listings: { hinted: number; bare: number };
+  /** Listings the hinted run sent behind re-reads of announcements (the bare run sends none). */
+  piggybacked: number;
+  grants: number;
+  shortcutGrants: number;
+}
+
+/** mulberry32: a small seeded PRNG, so a failing case is replayed from its seed. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A protected-name GUID (`_c_<uuid>-`) made from a number. */
+export function guidOf(n: number): string {
+  const g = n.toString(16).padStart(8, '0');
+  return `${g}-${g.slice(0, 4)}-4${g.slice(0, 3)}-8${g.slice(0, 3)}-${g}${g.slice(0, 4)}`;
+}
+
+type Note =
+  | { kind: 'list' }
+  | { kind: 'reply'; queue: QueueEntry[] }
+  | { kind: 'deleted'; name: string; wait: number }
+  | { kind: 'changed'; name: string; wait: number }
+  | { kind: 'created'; name: string; wait: number }
+  | { kind: 'children'; wait: number };
+
+type Wait =
+  | { type: 'node'; id: number; decision: Extract<HintedDecision, { waitFor: string }>; announcedHolder: boolean; predecessorLocal: boolean }
+  | { type: 'anyOf'; id: number; queue: QueueEntry[]; watching: Set<string>; creations: Set<string> }
+  | { type: 'children'; id: number };
+
+interface ContenderModel {
+  name: string;
+  process: number;
+  rule: OrderingRule;
+  truth: OrderingRule;
+  state: 'waiting' | 'held' | 'gone';
+  inbox: Note[];
+  wait: Wait | undefined;
+  hasWaited: boolean;
+  behind: string | undefined;
+  announceAfterWait: boolean;
+  touch: { name: string; version: number } | undefined;
+  behindWaitedFor: QueueEntry[] | undefined;
+}
+
+interface NodeModel {
+  process: number;
+  version: number;
+  announced: boolean;
+  /** Granted in this run (the engine's `LocalSeatState.held`, seen by waiters of its process). */
+  held: boolean;
+  keepsPlace: boolean;
+  contender: ContenderModel | undefined;
+}
+
+type Watchers = Map<string, Set<{ c: ContenderModel; wait: number }>>;
+
+class Violation extends Error {}
+
+/** One run of the script's events against one set of rules. */
+class RunModel {
+  readonly nodes = new Map<string, NodeModel>();
+  readonly grants: string[] = [];
+  /** Listings a contender waited for before deciding. */
+  listings = 0;
+  /** Listings sent behind the re-read of an announcement, in the same round trip. */
+  piggybacked = 0;
+  shortcutGrants = 0;
+  private readonly data: Watchers = new Map();
+  private readonly exists: Watchers = new Map();
+  private children = new Set<{ c: ContenderModel; wait: number }>();
+  private nextWait = 1;
+
+  constructor(
+    private readonly recipe: ModelRecipe,
+    private readonly ruleFor: (truth: OrderingRule) => OrderingRule,
+    private readonly random: () => number,
+    private readonly lossRate: number,
+    private readonly staleRate: number,
+  ) {}
+
+  private sorted: QueueEntry[] | undefined;
+
+  /** The queue as a listing now would show it (cached until a node comes or goes). */
+  trueQueue(): QueueEntry[] {
+    return (this.sorted ??= sortedChildren([...this.nodes.keys()]));
+  }
+
+  arrive(name: string, process: number): void {
+    const truth = this.recipe.ruleOf(name);
+    const c: ContenderModel = {
+      name,
+      process,
+      rule: this.ruleFor(truth),
+      truth,
+      state: 'waiting',
+      inbox: [{ kind: 'list' }],
+      wait: undefined,
+      hasWaited: false,
+      behind: undefined,
+      announceAfterWait: false,
+      touch: undefined,
+      behindWaitedFor: undefined,
+    };
+    this.create(name, { process, version: 0, announced: false, held: false, keepsPlace: false, contender: c });
+  }
+
+  /** A downgrade: the read node appears at the holder's place (held at once), which keeps it. */
+  downgrade(holder: string, readName: string): void {
+    const node = this.nodes.get(holder)!;
+    node.keepsPlace = true;
+    this.create(readName, { process: node.process, version: 0, announced: false, held: true, keepsPlace: false, contender: undefined });
+    this.grants.push(readName);
+  }
+
+  leave(name: string): void {
+    const node = this.nodes.get(name)!;
+    if (node.contender !== undefined) {
+      node.contender.state = 'gone';
+      node.contender.inbox = [];
+    }
+    this.nodes.delete(name);
+    this.sorted = undefined;
+    this.fire(this.data, name, (wait) => ({ kind: 'deleted', name, wait }));
+    this.fireChildren();
+  }
+
+  /**
+   * Runs the contenders' pending work, one note at a time in a random order (the touches and
+   * announcements they ask for written in between), until none is left or after `limit` steps.
+   */
+  settle(limit = 100_000): void {
+    for (let steps = 0; steps < limit; steps++) {
+      this.flushWrites();
+      const busy: ContenderModel[] = [];
+      for (const node of this.nodes.values()) if (node.contender !== undefined && node.contender.inbox.length > 0) busy.push(node.contender);
+      if (busy.length === 0) return;
+      const c = busy[Math.floor(this.random() * busy.length)]!;
+      this.step(c, c.inbox.shift()!);
+    }
+    if (limit === 100_000) throw new Violation('no quiescence: a contender loops');
+  }
+
+  holders(): string[] {
+    const names: string[] = [];
+    for (const [name, node] of this.nodes) if (node.contender === undefined || node.contender.state === 'held') names.push(name);
+    return names.sort();
+  }
+
+  private create(name: string, node: NodeModel): void {
+    this.nodes.set(name, node);
+    this.sorted = undefined;
+    this.fire(this.exists, name, (wait) => ({ kind: 'created', name, wait }));
+    this.fireChildren();
+  }
+
+  private setData(name: string, announcement: boolean): void {
+    const node = this.nodes.get(name);
+    // An announcement is written only over the node as created (version 0), as `LockQueue.announce`.
+    if (node === undefined || (announcement && node.version > 0)) return;
+    node.version++;
+    node.announced = announcement;
+    this.fire(this.data, name, (wait) => ({ kind: 'changed', name, wait }));
+  }
+
+  private fire(watchers: Watchers, name: string, note: (wait: number) => Note): void {
+    const set = watchers.get(name);
+    watchers.delete(name);
+    for (const { c, wait } of set ?? []) if (c.state === 'waiting') c.inbox.push(note(wait));
+  }
+
+  private fireChildren(): void {
+    const set = this.children;
+    this.children = new Set();
+    for (const { c, wait } of set) if (c.state === 'waiting') c.inbox.push({ kind: 'children', wait });
+  }
+
+  private watch(watchers: Watchers, name: string, c: ContenderModel, wait: number): void {
+    let set = watchers.get(name);
+    if (set === undefined) watchers.set(name, (set = new Set()));
+    set.add({ c, wait });
+  }
+
+  private isLocal(c: ContenderModel, name: string): boolean {
+    return this.nodes.get(name)?.process === c.process;
+  }
+
+  private step(c: ContenderModel, note: Note): void {
+    if (c.state !== 'waiting') return;
+    if (note.kind === 'list') return this.list(c, 'first, or touched first');
+    if (note.kind === 'reply') return this.decideOn(c, note.queue, true);
+    const wait = c.wait;
+    if (wait === undefined || wait.id !== note.wait) return; // a wait that has ended
+    if (wait.type === 'children') return this.list(c, 'children changed');
+    if (wait.type === 'anyOf') {
+      if (note.kind === 'created') return this.list(c, 'created ahead (any-of)');
+      if (note.kind === 'changed') {
+        // Watched again; a node gone by then answers NO_NODE, told as its deletion.
+        if (this.nodes.has(note.name)) this.watch(this.data, note.name, c, wait.id);
+        else c.inbox.push({ kind: 'deleted', name: note.name, wait: wait.id });
+        return;
+      }
+      if (note.kind !== 'deleted') return;
+      wait.watching.delete(note.name);
+      wait.queue = wait.queue.filter((entry) => entry.name !== note.name);
+      return this.decideOn(c, wait.queue, false);
+    }
+    // ObstacleWait
+    const decision = wait.decision;
+    if (note.kind === 'created') return this.list(c, 'created ahead');
+    if (note.kind === 'changed') {
+      if (decision.watchedAnnounces !== true) return this.list(c, 'waited-for node changed');
+      // Re-read with the watch set again; the engine pipelines a listing behind that read, used
+      // only if the node is gone by then (counted apart when unused).
+      const node = this.nodes.get(decision.waitFor);
+      if (node === undefined) return this.goneAtReRead(c, wait);
+      this.piggybacked++;
+      if (node.announced) wait.announcedHolder = true;
+      return this.watch(this.data, decision.waitFor, c, wait.id);
+    }
+    if (note.kind === 'deleted') this.goneWaitedFor(c, wait);
+  }
+
+  /**
+   * The re-read of an announcement found the node gone: settled as its going, and if that means
+   * listing again, the listing sent behind the re-read (after the deletion) is the one decided on.
+   */
+  private goneAtReRead(c: ContenderModel, wait: Extract<Wait, { type: 'node' }>): void {
+    this.goneWaitedFor(c, wait, () => {
+      this.count('behind the re-read of an announcement');
+      c.wait = undefined;
+      this.decideOn(c, this.trueQueue(), true);
+    });
+  }
+
+  /** `ObstacleWait.settled('gone')` and what `Contender.waited` does with it. */
+  private goneWaitedFor(c: ContenderModel, wait: Extract<Wait, { type: 'node' }>, relist = () => this.list(c, 'waited-for node went')): void {
+    const decision = wait.decision;
+    const predecessor = this.goneStates.get(decision.waitFor);
+    const localHolder = wait.predecessorLocal && predecessor !== undefined && predecessor.held && !predecessor.keepsPlace;
+    const wentAsHolder = localHolder || wait.announcedHolder;
+    if (decision.lastObstacle || (wentAsHolder && decision.lastObstacleIfHeld === true)) {
+      c.wait = undefined;
+      this.hold(c, c.announceAfterWait && (c.behind === undefined || !this.isLocal(c, c.behind)), false);
+      return;
+    }
+    if (wentAsHolder && decision.decideBehindIfHeld === true) {
+      c.wait = undefined;
+      return this.decideOn(c, c.behindWaitedFor!, false);
+    }
+    relist();
+  }
+
+  /** The last state of nodes that went, for a local waiter's `leavesAsHolder`. */
+  readonly goneStates = new Map<string, NodeModel>();
+
+  /** Why each listing was made (to read a failing case). */
+  readonly listingsBy = new Map<string, number>();
+
+  private count(why: string): void {
+    this.listings++;
+    this.listingsBy.set(why, (this.listingsBy.get(why) ?? 0) + 1);
+  }
+
+  /**
+   * Lists the queue as it is now, and decides on it now or, at `staleRate`, in a later step: the
+   * queue may have changed by then (the reply races the events behind it).
+   */
+  private list(c: ContenderModel, why: string): void {
+    this.count(why);
+    c.wait = undefined;
+    if (this.random() < this.staleRate) c.inbox.push({ kind: 'reply', queue: this.trueQueue() });
+    else this.decideOn(c, this.trueQueue(), true);
+  }
+
+  private decideOn(c: ContenderModel, queue: readonly QueueEntry[], fresh: boolean, armedChildren = false): void {
+    const ownIndex = queue.findIndex((entry) => entry.name === c.name);
+    const decision = decideWithHints(c.rule, queue, ownIndex);
+    c.behind = queue[ownIndex + 1]?.name;
+    const current = c.wait;
+    if ('waitForAnyOf' in decision && current?.type === 'anyOf') {
+      const covered = decision.waitForAnyOf.every((name) => current.watching.has(name)) && (decision.relistIfCreated ?? []).every((name) => current.creations.has(name));
+      if (covered) return;
+    }
+    c.wait = undefined;
+    if (decision.held) {
+      if (decision.nudgeSuccessor === true && (!fresh || ownIndex < queue.length - 1)) this.pendingTouch.push(c.name);
+      const successorMayWatch = c.behind === undefined ? !fresh : !this.isLocal(c, c.behind);
+      this.hold(c, decision.announceHolding === true && c.hasWaited && successorMayWatch, fresh);
+      return;
+    }
+    c.hasWaited = true;
+    const id = this.nextWait++;
+    if ('waitForAnyOf' in decision) {
+      c.announceAfterWait = false;
+      const wait: Wait = { type: 'anyOf', id, queue: [...queue], watching: new Set(), creations: new Set() };
+      c.wait = wait;
+      for (const name of decision.relistIfCreated ?? []) {
+        wait.creations.add(name);
+        if (this.nodes.has(name)) {
+          c.inbox.push({ kind: 'created', name, wait: id }); // the wait ends: list again
+          return;
+        }
+        this.watch(this.exists, name, c, id);
+      }
+      for (const name of decision.waitForAnyOf) {
+        wait.watching.add(name);
+        if (this.nodes.has(name)) this.watch(this.data, name, c, id);
+        else c.inbox.push({ kind: 'deleted', name, wait: id }); // told like the event it stands for
+      }
+    } else if ('waitForChildren' in decision) {
+      c.announceAfterWait = false;
+      c.wait = { type: 'children', id };
+      if (!armedChildren) {
+        // `LockQueue.waitForChildren`: lists again with a watch, and decides on it if it differs.
+        this.count('to watch the children');
+        const now = this.trueQueue();
+        this.children.add({ c, wait: id });
+        if (now.map((entry) => entry.name).join() !== queue.map((entry) => entry.name).join()) {
+          c.wait = undefined;
+          this.decideOn(c, now, true, true);
+        }
+        return;
+      }
+      this.children.add({ c, wait: id });
+    } else {
+      c.announceAfterWait = decision.announceHolding === true;
+      c.behindWaitedFor = decision.decideBehindIfHeld === true ? queue.slice(queue.findIndex((entry) => entry.name === decision.waitFor) + 1) : undefined;
+      const touchActedOn = c.touch?.name === decision.waitFor ? c.touch.version : 0;
+      const wait: Extract<Wait, { type: 'node' }> = {
+        type: 'node',
+        id,
+        decision,
+        announcedHolder: false,
+        predecessorLocal: (decision.lastObstacleIfHeld === true || decision.decideBehindIfHeld === true) && this.isLocal(c, decision.waitFor),
+      };
+      c.wait = wait;
+      const appears = decision.relistIfCreated;
+      if (appears !== undefined) {
+        if (this.nodes.has(appears)) {
+          c.inbox.push({ kind: 'created', name: appears, wait: id }); // the wait ends: list again
+          return;
+        }
+        this.watch(this.exists, appears, c, id);
+      }
+      const node = this.nodes.get(decision.waitFor);
+      if (node === undefined) {
+        c.inbox.push({ kind: 'deleted', name: decision.waitFor, wait: id }); // NO_NODE: told as its deletion
+        return;
+      }
+      if (node.version > 0) {
+        if (decision.watchedAnnounces === true && node.announced) wait.announcedHolder = true;
+        if (decision.relistIfTouched === true && node.version > touchActedOn) {
+          c.touch = { name: decision.waitFor, version: node.version };
+          c.inbox.push({ kind: 'list' }); // touched first: the wait ends at once, list again
+          return;
+        }
+      }
+      this.watch(this.data, decision.waitFor, c, id);
+    }
+  }
+
+  /** Touches (nudges) asked for during a step, written once the step is done. */
+  readonly pendingTouch: string[] = [];
+  readonly pendingAnnounce: string[] = [];
+
+  private hold(c: ContenderModel, announce: boolean, fresh: boolean): void {
+    const queue = this.trueQueue();
+    const truth = c.truth.decide(queue, queue.findIndex((entry) => entry.name === c.name));
+    if (!truth.held) {
+      throw new Violation(`${c.name} granted ${fresh ? 'on a fresh listing' : 'by a shortcut'} while decide on the true queue says ${JSON.stringify(truth)}; queue: ${queue.map((e) => e.name).join(' ')}`);
+    }
+    if (!fresh) this.shortcutGrants++;
+    c.state = 'held';
+    c.wait = undefined;
+    this.nodes.get(c.name)!.held = true;
+    this.grants.push(c.name);
+    if (announce && this.random() >= this.lossRate) this.pendingAnnounce.push(c.name);
+  }
+
+  /** Writes the touches and announcements asked for (each a data change the watchers see). */
+  private flushWrites(): void {
+    for (const name of this.pendingTouch.splice(0)) this.setData(name, false);
+    for (const name of this.pendingAnnounce.splice(0)) this.setData(name, true);
+  }
+
+  /** Runs until nothing is left to do, writes included. */
+  quiesce(): void {
+    this.settle();
+  }
+
+  /** Removes a node, keeping its last state for its local waiters. */
+  remove(name: string): void {
+    this.goneStates.set(name, { ...this.nodes.get(name)! });
+    this.leave(name);
+  }
+}
+
+const holdersOf = new WeakMap<readonly QueueEntry[], string[]>();
+
+/** The holders `decide` names on the true queue. */
+function trueHolders(run: RunModel, recipe: ModelRecipe): string[] {
+  const queue = run.trueQueue();
+  let holders = holdersOf.get(queue);
+  if (holders === undefined) {
+    holders = queue.filter((entry, i) => recipe.ruleOf(entry.name).decide(queue, i).held).map((entry) => entry.name).sort();
+    holdersOf.set(queue, holders);
+  }
+  return holders;
+}
+
+/** Plays one random script (from `seed`) with and without hints, and checks the properties. */
+export function checkCase(recipe: ModelRecipe, seed: number, options: ModelOptions): CaseResult {
+  const script = prng(seed);
+  const withHints = options.hinted ?? ((rule: OrderingRule) => rule);
+  const races = options.races ?? true;
+  const stale = races ? (options.staleRate ?? 0.3) : 0;
+  const hinted = new RunModel(recipe, withHints, prng(seed ^ 0x5bd1e995), options.lossRate ?? 0.3, stale);
+  const bare = new RunModel(recipe, withoutHints, prng(seed ^ 0x27d4eb2f), 0, stale);
+  const runs = [hinted, bare];
+  let sequence = 1;
+  let guid = 1;
+  /** Lets both runs finish what they do, then compares their holders with `decide`'s. */
+  const compare = (): string | undefined => {
+    for (const run of runs) run.quiesce();
+    const truth = trueHolders(hinted, recipe).join(' ');
+    const [h, b] = runs.map((run) => run.holders().join(' '));
+    return h === truth && b === truth ? undefined : `holders with hints [${h}], without [${b}], decide on the true queue [${truth}]`;
+  };
+  const result = (failure?: string): CaseResult => ({
+    ...(failure === undefined ? {} : { failure: `seed ${seed}: ${failure}` }),
+    listings: { hinted: hinted.listings, bare: bare.listings },
+    piggybacked: hinted.piggybacked,
+    grants: hinted.grants.length,
+    shortcutGrants: hinted.shortcutGrants,
+  });
+  try {
+    for (let event = 0; event < options.events; event++) {
+      const queue = hinted.trueQueue();
+      const r = script();
+      let what: string;
+      if (queue.length < 2 || r < 0.4) {
+        const name = recipe.arrival(script, guidOf(guid++), sequence++);
+        const process = Math.floor(script() * 3);
+        what = `arrive ${name} (process ${process})`;
+        for (const run of runs) run.arrive(name, process);
+      } else {
+        const truth = trueHolders(hinted, recipe);
+        const downgradable = truth.filter((name) => {
+          const readName = recipe.downgradeOf?.(name) ?? null;
+          const node = hinted.nodes.get(name)!;
+          return readName !== null && !hinted.nodes.has(readName) && node.contender !== undefined && !node.keepsPlace;
+        });
+        if (r < 0.55 && downgradable.length > 0) {
+          // Only a holder downgrades: both runs must have granted it (checked as after any event).
+          const before = compare();
+          if (before !== undefined) return result(`before event ${event}: ${before}`);
+          const holder = downgradable[Math.floor(script() * downgradable.length)]!;
+          const readName = recipe.downgradeOf!(holder)!;
+          what = `downgrade ${holder}`;
+          for (const run of runs) run.downgrade(holder, readName);
+          // Its write node goes next: without races, once the read node's creation is handled.
+          if (!races) for (const run of runs) run.quiesce();
+          if (script() < 0.5) for (const run of runs) run.remove(holder);
+        } else {
+          const name = queue[Math.floor(script() * queue.length)]!.name;
+          what = `leave ${name}`;
+          for (const run of runs) run.remove(name);
+        }
+      }
+      // Some events come before the contenders have done what the last one asked of them.
+      if (races && script() < 0.5) {
+        const limit = Math.floor(script() * 4);
+        for (const run of runs) run.settle(limit);
+        continue;
+      }
+      const after = compare();
+      if (after !== undefined) return result(`after event ${event} (${what}): ${after}`);
+    }
+    const end = compare();
+    if (end !== undefined) return result(`after the last event: ${end}`);
+    // Every holder releases in turn until the queue is empty: both runs have then paid for
+    // every acquisition in full.
+    for (let queue = hinted.trueQueue(); queue.length > 0; queue = hinted.trueQueue()) {
+      const truth = trueHolders(hinted, recipe);
+      const name = truth[Math.floor(script() * truth.length)]!;
+      for (const run of runs) run.remove(name);
+      for (const run of runs) run.quiesce();
+      const after = trueHolders(hinted, recipe).join(' ');
+      const [h, b] = runs.map((run) => run.holders().join(' '));
+      if (h !== after || b !== after) return result(`draining, after ${name} left: holders with hints [${h}], without [${b}], decide on the true queue [${after}]`);
+    }
+  } catch (err) {
+    if (err instanceof Violation) return result(err.message);
+    throw err;
+  }
+  if (!races && hinted.listings > bare.listings) {
+    const why = (run: RunModel): string => JSON.stringify(Object.fromEntries(run.listingsBy));
+    return result(`the hinted run made ${hinted.listings} listings ${why(hinted)}, the bare run ${bare.listings} ${why(bare)}`);
+  }
+  return result();
+}
+
+export interface PropertyResult {
+  cases: number;
+  failures: string[];
+  listings: { hinted: number; bare: number };
+  piggybacked: number;
+  grants: number;
+  shortcutGrants: number;
+}
+
+/** Runs `cases` random cases from `seed` on, and gathers the failures (each names its seed). */
+export function checkMany(recipe: ModelRecipe, seed: number, cases: number, options: ModelOptions): PropertyResult {
+  const total: PropertyResult = { cases, failures: [], listings: { hinted: 0, bare: 0 }, piggybacked: 0, grants: 0, shortcutGrants: 0 };
+  for (let i = 0; i < cases; i++) {
+    const one = checkCase(recipe, seed + i, options);
+    if (one.failure !== undefined) total.failures.push(one.failure);
+    if (one.failure !== undefined && options.firstFailure === true) return { ...total, cases: i + 1 };
+    total.listings.hinted += one.listings.hinted;
+    total.listings.bare += one.listings.bare;
+    total.piggybacked += one.piggybacked;
+    total.grants += one.grants;
+    total.shortcutGrants += one.shortcutGrants;
+  }
+  return total;
+}
