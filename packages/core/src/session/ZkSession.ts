@@ -7,7 +7,7 @@
  * call are `requests.ts`'s.
  */
 import { EventEmitter } from 'eventemitter3';
-import { InvalidArgumentError, SessionClosedError, SessionLostError, type AuthFailedError } from '../errors.js';
+import { SessionClosedError, SessionLostError, type AuthFailedError } from '../errors.js';
 import type { RetryPolicy } from '../retry/RetryPolicy.js';
 import { exponentialBackoff } from '../retry/index.js';
 import { createChroot } from './chroot.js';
@@ -22,26 +22,14 @@ import { LivenessWatchdog } from './livenessWatchdog.js';
 import { mkdirp } from './mkdirp.js';
 import { openGeneration, type GenerationListener } from './openGeneration.js';
 import { ZK_SESSION_DEFAULTS, parseZkSessionOptions, type ZkSessionOptions, type ZkSessionOptionsInput } from './options.js';
-import type { OwnRequest } from './ownRequest.js';
-import {
-  assertPath,
-  createRequest,
-  decodeChildren,
-  decodeData,
-  decodeExists,
-  deleteRequest,
-  getAclRequest,
-  removeWatchesRequest,
-  setAclRequest,
-  setDataRequest,
-  transactionRequest,
-} from './requests.js';
+import { assertRequestFits, type OwnRequest } from './ownRequest.js';
+import { assertPath, createRequest, decodeChildren, decodeData, decodeExists, deleteRequest, getAclRequest } from './requests.js';
+import { removeWatchesRequest, setAclRequest, setDataRequest, transactionRequest } from './requests.js';
 import { closeGeneration, retireGeneration } from './retireGeneration.js';
 import { SessionEvents } from './sessionEvents.js';
 import type { AclEntry, ConnectionState, CreateOptions, CreateResult, MkdirpOptions, Stat, TransactionOp, TransactionResult, Watcher, ZkSessionEvents } from './types.js';
 import { CM_STATES } from './wire.js';
-import { PING_REQUEST } from './wireHardening.js';
-import type { WatchClass, WatchKind } from './watchRegistry.js';
+import type { WatchClass } from './watchRegistry.js';
 
 /**
  * A ZooKeeper session with Curator's connection states.
@@ -127,10 +115,8 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       (verdict) => {
         const gen = this.gen;
         if (gen.retired) return;
-        if (verdict === 'lost') this.declareLost(gen, this.noReply(gen));
-        else if (verdict === 'ping') gen.cm.queue(PING_REQUEST, noop);
-        // Silent server (SIGSTOP, partition): move to the next server (work-around 3).
-        else gen.cm.socket?.destroy();
+        if (verdict === 'lost') this.declareLost(gen, noReplyReason(this.sessionId, gen.cm.sessionTimeout));
+        else gen.keepAlive(verdict);
       },
     );
     this.watchdog.start();
@@ -204,7 +190,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     if (generation !== undefined && generation !== gen.n) return undefined;
     const now = performance.now();
     if (now < gen.clock.deadline) return now;
-    this.declareLost(gen, this.noReply(gen));
+    this.declareLost(gen, noReplyReason(this.sessionId, gen.cm.sessionTimeout));
     return undefined;
   }
 
@@ -230,14 +216,12 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
 
   /** Lists a node's children (unsorted, as the server returns them) with its stat. */
   getChildren(path: string, watcher?: Watcher): Promise<{ children: string[]; stat: Stat }> {
-    const arms = watcher === undefined ? undefined : 'child';
-    return this.call('getChildren', path, (gen) => gen.read(OP.getChildren2, path, decodeChildren, false, watcher, childWatch), arms);
+    return this.call('getChildren', path, (gen) => gen.read(OP.getChildren2, path, decodeChildren, watcher), watcher ? 'child' : undefined);
   }
 
   /** Reads a node's data and stat; `watcher` fires on its next change or deletion. */
   getData(path: string, watcher?: Watcher): Promise<{ data: Buffer; stat: Stat }> {
-    const arms = watcher === undefined ? undefined : 'data';
-    return this.call('getData', path, (gen) => gen.read(OP.getData, path, decodeData, false, watcher, dataWatch), arms);
+    return this.call('getData', path, (gen) => gen.read(OP.getData, path, decodeData, watcher), watcher ? 'data' : undefined);
   }
 
   /**
@@ -270,8 +254,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
 
   /** The node's stat, or null if it does not exist; `watcher` fires on its creation/change/deletion. */
   exists(path: string, watcher?: Watcher): Promise<Stat | null> {
-    const arms = watcher === undefined ? undefined : 'data';
-    return this.call('exists', path, (gen) => gen.read<Stat | null>(OP.exists, path, decodeExists, true, watcher, existsWatch), arms);
+    return this.call('exists', path, (gen) => gen.read<Stat | null>(OP.exists, path, decodeExists, watcher), watcher ? 'data' : undefined);
   }
 
   /** Deletes a node; `version` -1 (default) means any version. */
@@ -326,8 +309,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
    * pending afterwards reject with SessionClosedError. Idempotent.
    */
   close(): Promise<void> {
-    if (this.closing) return this.closing;
-    this.closing = this.closeNow();
+    this.closing ??= this.closeNow();
     return this.closing;
   }
 
@@ -349,12 +331,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       if (this.closing) throw new SessionClosedError(`${op}: ZkSession is closed`, { op, ...(path === undefined ? {} : { path }) });
       const gen = this.gen;
       const request = build(gen);
-      if (request.frameLength > this.options.maxRequestBytes) {
-        throw new InvalidArgumentError(
-          `${op}: the request is ${request.frameLength} bytes, over the servers' limit of ${this.options.maxRequestBytes} (jute.maxbuffer; the session's maxRequestBytes): not sent`,
-          { op, ...(path === undefined ? {} : { path }) },
-        );
-      }
+      assertRequestFits(op, path, request, this.options.maxRequestBytes);
       // A request that sets a watch: removeWatches must not remove that watch while it is out.
       let onResolve: (value: T) => void = resolve;
       let onReject: (error: Error) => void = reject;
@@ -367,29 +344,19 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     });
   }
 
+  /** The wire client's connection state, as ours: the state machine's transitions. */
   private onWireState(gen: Generation, s: number): void {
     if (gen.retired || gen !== this.gen || this.closing) return;
-    switch (s) {
-      case CM_STATES.CONNECTED:
-      case CM_STATES.CONNECTED_READ_ONLY:
-        if (!gen.established) {
-          gen.established = true;
-          this.setState('connected');
-        } else {
-          this.setState('reconnected');
-        }
-        break;
-      case CM_STATES.DISCONNECTED:
-        if (this.isConnected) this.setState('suspended');
-        break;
-      case CM_STATES.SESSION_EXPIRED:
-        this.declareLost(gen, expiredReason(this.sessionId));
-        break;
-      case CM_STATES.AUTHENTICATION_FAILED:
-        this.authFailed(gen, digestAuthFailed(this.options.auth));
-        break;
-      default:
-        break;
+    if (s === CM_STATES.CONNECTED || s === CM_STATES.CONNECTED_READ_ONLY) {
+      const first = !gen.established;
+      gen.established = true;
+      this.setState(first ? 'connected' : 'reconnected');
+    } else if (s === CM_STATES.DISCONNECTED) {
+      if (this.isConnected) this.setState('suspended');
+    } else if (s === CM_STATES.SESSION_EXPIRED) {
+      this.declareLost(gen, expiredReason(this.sessionId));
+    } else if (s === CM_STATES.AUTHENTICATION_FAILED) {
+      this.authFailed(gen, digestAuthFailed(this.options.auth));
     }
   }
 
@@ -402,17 +369,11 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
    */
   private authFailed(gen: Generation, err: AuthFailedError): void {
     if (gen.retired || gen !== this.gen || this.closing) return;
-    if (this.failFast !== undefined) {
-      this.failFast.authFailed(err);
-      return;
-    }
+    if (this.failFast !== undefined) return this.failFast.authFailed(err);
     this.delivery.emit('error', err);
     const reason = new SessionLostError(`ZooKeeper session ended: ${err.message}`, { cause: err });
     const delayMs = this.options.sessionTimeoutMs;
-    if (gen.established) {
-      this.declareLost(gen, reason, delayMs);
-      return;
-    }
+    if (gen.established) return this.declareLost(gen, reason, delayMs);
     // Not established: already reported lost (its predecessor's end); try again later, quietly.
     retireGeneration(gen, reason, lostCallError(reason));
     this.gen = openGeneration(gen.n + 1, this.options, this.listener, delayMs);
@@ -426,21 +387,9 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     this.gen = openGeneration(gen.n + 1, this.options, this.listener, connectDelayMs);
   }
 
-  private noReply(gen: Generation): SessionLostError {
-    return noReplyReason(this.sessionId, gen.cm.sessionTimeout);
-  }
-
   private setState(state: ConnectionState, reason?: Error): void {
     this._state = state;
     this.connectedWaiters.stateChanged(state);
     this.delivery.transition(state, reason);
   }
 }
-
-/** The watch a read sets, by its reply: its node's children, its node's data... */
-const childWatch = (): WatchKind => 'child';
-const dataWatch = (): WatchKind => 'data';
-/** ...or, for an EXISTS of a missing node, its creation. */
-const existsWatch = (stat: Stat | null): WatchKind => (stat === null ? 'exist' : 'data');
-
-function noop(): void {}

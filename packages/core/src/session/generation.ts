@@ -7,11 +7,12 @@ import type { WatchdogInput, WirePhase } from './livenessWatchdog.js';
 import { OwnRequest, type ReplyDecoder } from './ownRequest.js';
 import { PendingCalls } from './pendingCalls.js';
 import { readRequest } from './requests.js';
-import type { OP } from './frames.js';
+import { OP } from './frames.js';
 import type { WatchEvent, WatchEventType, Watcher } from './types.js';
 import { CM_STATES, forgetWireWatcher, type ConnectionManager, type WireClient, type WireEvent } from './wire.js';
 import { WireClock } from './wireClock.js';
 import { WatchRegistry, type WatchClass, type WatchKind } from './watchRegistry.js';
+import { PING_REQUEST } from './wireHardening.js';
 
 /** Watch event types on the wire (Watcher.Event.EventType); others are dropped by the hardening. */
 const WIRE_EVENT_TYPES: Record<number, WatchEventType> = {
@@ -58,26 +59,22 @@ export class Generation {
   }
 
   /**
-   * A GET_CHILDREN2, GET_DATA or EXISTS of `path`, decoded by `decode`. With a `watcher`, the
-   * server sets a watch, and the decoder of its reply registers ours at once (in the socket
-   * handler, before any event the server sends after that reply can be read), of the kind
-   * `kindOf` names for the reply (an EXISTS of a missing node watches its creation).
+   * A GET_CHILDREN2, GET_DATA or EXISTS of `path`, its reply read by `decode` (an EXISTS's error
+   * replies too: NO_NODE answers it). With a `watcher`, the server sets a watch, and the decoder
+   * registers ours at once (in the socket handler, before any event the server sends after that
+   * reply can be read): on the children, on the data, or (an EXISTS of a missing node) on the
+   * node's creation.
    */
-  read<T>(
-    type: typeof OP.getChildren2 | typeof OP.getData | typeof OP.exists,
-    path: string,
-    decode: ReplyDecoder<T>,
-    decodesErrors: boolean,
-    watcher: Watcher | undefined,
-    kindOf: (reply: T) => WatchKind,
-  ): OwnRequest {
+  read<T>(type: typeof OP.getChildren2 | typeof OP.getData | typeof OP.exists, path: string, decode: ReplyDecoder<T>, watcher: Watcher | undefined): OwnRequest {
     const body = readRequest(type, this.chroot, path, watcher !== undefined);
+    const decodesErrors = type === OP.exists;
     if (watcher === undefined) return new OwnRequest(body, decode, decodesErrors);
     return new OwnRequest(
       body,
       (r, header) => {
         const reply = decode(r, header);
-        if (!(reply instanceof Error)) this.addWatch(kindOf(reply), path, watcher);
+        if (reply instanceof Error) return reply;
+        this.addWatch(type === OP.getChildren2 ? 'child' : type === OP.exists && reply === null ? 'exist' : 'data', path, watcher);
         return reply;
       },
       decodesErrors,
@@ -113,6 +110,15 @@ export class Generation {
     return classes;
   }
 
+  /**
+   * The liveness watchdog's remedies short of `lost`: a ping, or dropping a silent connection so
+   * that the wire client moves to the next server (docs/architecture.md, "The session", sharp edge 3).
+   */
+  keepAlive(verdict: 'ping' | 'destroySocket'): void {
+    if (verdict === 'ping') this.cm.queue(PING_REQUEST, noop);
+    else this.cm.socket?.destroy();
+  }
+
   /** What the liveness watchdog judges this generation by, now. */
   livenessSample(): WatchdogInput {
     const cm = this.cm;
@@ -142,3 +148,5 @@ export class Generation {
     };
   }
 }
+
+function noop(): void {}

@@ -3,6 +3,7 @@
  * whose reply `wireHardening.ts` hands to our decoder instead of the wire client's
  * (docs/architecture.md, "The session").
  */
+import { InvalidArgumentError } from '../errors.js';
 import type { JuteReader, ReplyHeader } from './frames.js';
 import type { WireRequest } from './wire.js';
 
@@ -53,4 +54,16 @@ export class OwnRequest implements WireRequest {
     this.body.copy(out, 12);
     return out;
   }
+}
+
+/**
+ * @throws InvalidArgumentError when `request` is over the servers' limit (jute.maxbuffer; the
+ * session's `maxRequestBytes`): the server would drop the connection, and the call would repeat.
+ */
+export function assertRequestFits(op: string, path: string | undefined, request: OwnRequest, maxRequestBytes: number): void {
+  if (request.frameLength <= maxRequestBytes) return;
+  throw new InvalidArgumentError(
+    `${op}: the request is ${request.frameLength} bytes, over the servers' limit of ${maxRequestBytes} (jute.maxbuffer; the session's maxRequestBytes): not sent`,
+    { op, ...(path === undefined ? {} : { path }) },
+  );
 }
