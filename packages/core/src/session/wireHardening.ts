@@ -27,7 +27,7 @@ import { OwnRequest } from './ownRequest.js';
 import { logSocketWrites, type WireClock } from './wireClock.js';
 import { installWriteBatching } from './writeBatching.js';
 
-/** A ping as the wire client queues it (xid -2, not kept in its pending queue); see `ZkSession`'s watchdog. */
+/** A ping as the wire client queues it (xid -2, not kept in its pending queue); sent by `Generation.keepAlive` for the liveness watchdog. */
 export const PING_REQUEST: WireRequest = {
   header: { xid: XID.ping, type: OP.ping },
   payload: null,
