@@ -5,6 +5,7 @@ import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { expireSession, findOverlaps, handoffGaps, runWorkers, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterProcessMultiLock, type MultiLockMember } from '../src/index.js';
+import { sessionInternals } from '@zk-recipes/core/internal';
 
 const connectString = testConnectString();
 const root = uniqueRoot('multi-lock');
@@ -173,7 +174,7 @@ describe('InterProcessMultiLock against ZooKeeper', () => {
       const handle = await multi.acquire({ timeoutMs: 5_000 });
       const lost = new Promise<Error>((resolve) => multi.once('lost', resolve));
       const aborted = new Promise<void>((resolve) => handle.signal.addEventListener('abort', () => resolve(), { once: true }));
-      await expireSession(connectString, doomed.credentials);
+      await expireSession(connectString, sessionInternals(doomed).credentials);
       await aborted;
       expect(handle.signal.aborted).toBe(true);
       expect(await lost).toBeInstanceOf(Error);
@@ -195,7 +196,7 @@ describe('InterProcessMultiLock against ZooKeeper', () => {
       const outcome = multi.acquire({ timeoutMs: 30_000 }).catch((err: unknown) => err);
       await childCount(b, 2); // we hold a (on the doomed session) and wait for b (on another one)
       const started = performance.now();
-      await expireSession(connectString, doomed.credentials);
+      await expireSession(connectString, sessionInternals(doomed).credentials);
       const error = await outcome;
       expect(isZkError(error, 'SESSION_LOST')).toBe(true);
       expect(performance.now() - started).toBeLessThan(10_000);

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionLostError, ZkSession, type LockHandle } from '@zk-recipes/core';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import { FaultProxy, TestingServer, firstServerAddress, testConnectString, uniqueRoot, untilChildCount } from '@zk-recipes/testing';
+import { sessionInternals } from '@zk-recipes/core/internal';
 
 type Partition = 'two-way' | 'one-way' | 'one-way with events';
 
@@ -63,13 +64,13 @@ async function partitionedHolder(target: Target, sessionMs: number, partition: P
 
     const handle = await new InterProcessMutex(holder, path).acquire();
     let abortedAt = Number.NaN;
-    let clockAtAbort = holder.livenessClock;
+    let clockAtAbort = sessionInternals(holder).livenessClock;
     handle.signal.addEventListener(
       'abort',
       () => {
         abortedAt = performance.now();
         // Still the lost generation's clock: the abort runs inside the session's retirement.
-        clockAtAbort = holder.livenessClock;
+        clockAtAbort = sessionInternals(holder).livenessClock;
       },
       { once: true },
     );
@@ -93,9 +94,9 @@ async function partitionedHolder(target: Target, sessionMs: number, partition: P
     await untilChildCount(other, path, 2);
 
     // Replies to the holder's last requests must have arrived, so that its clock stands still.
-    const { lastAnsweredSentAt: before } = holder.livenessClock;
+    const { lastAnsweredSentAt: before } = sessionInternals(holder).livenessClock;
     await holder.exists(path);
-    expect(holder.livenessClock.lastAnsweredSentAt).toBeGreaterThan(before);
+    expect(sessionInternals(holder).livenessClock.lastAnsweredSentAt).toBeGreaterThan(before);
     const framesMark = proxy.frames.length;
     if (partition === 'two-way') void proxy.blackhole();
     else proxy.holdRequests();

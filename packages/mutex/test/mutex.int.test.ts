@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '@zk-recipes/core';
 import { InterProcessMutex, InterProcessSemaphoreMutex } from '@zk-recipes/mutex';
 import { childrenOf, expireSession, FaultProxy, pollUntil, testConnectString, uniqueRoot, untilChildCount } from '@zk-recipes/testing';
+import { sessionInternals } from '@zk-recipes/core/internal';
 
 const root = uniqueRoot('mutex');
 const sessions: ZkSession[] = [];
@@ -220,7 +221,7 @@ describe('InterProcessMutex', () => {
     const lostEvent = new Promise<Error>((resolve) => doomed.once('lost', resolve));
     const next = waiter.acquire({ timeoutMs: 20_000 });
     await untilChildCount(observer, path, 2);
-    await expireSession(testConnectString(), doomedSession.credentials);
+    await expireSession(testConnectString(), sessionInternals(doomedSession).credentials);
     const nextHandle = await next;
     await lostEvent;
     expect(handle.signal.aborted).toBe(true);

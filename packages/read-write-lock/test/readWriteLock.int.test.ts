@@ -3,6 +3,7 @@ import { InterProcessReadWriteLock, type LockHandle } from '@zk-recipes/read-wri
 import { expireSession, FaultProxy, pollUntil, serverWatchedPaths, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { childrenOf, deferred, untilChildren, untilWatched } from './support/zk.js';
+import { sessionInternals } from '@zk-recipes/core/internal';
 
 const root = uniqueRoot('read-write-lock');
 const sessions: ZkSession[] = [];
@@ -807,14 +808,14 @@ describe('InterProcessReadWriteLock', () => {
     await untilChildren(s1, path, (ch) => ch.length === 3);
 
     const signalled = new Promise<void>((resolve) => read.signal.addEventListener('abort', () => resolve(), { once: true }));
-    await expireSession(testConnectString(), s2.credentials);
+    await expireSession(testConnectString(), sessionInternals(s2).credentials);
     await signalled;
     expect(read.signal.aborted).toBe(true);
     await read.release(); // does not throw once ownership is gone
     const write: LockHandle = await writing;
 
     const oldWaiter = (await childrenOf(s1, path)).find((name) => name !== nameOf(write.path));
-    await expireSession(testConnectString(), s3.credentials);
+    await expireSession(testConnectString(), sessionInternals(s3).credentials);
     // Its node went with the session; a new one, of the next session, queues behind the writer.
     await untilChildren(s1, path, (ch) => ch.length === 2 && oldWaiter !== undefined && !ch.includes(oldWaiter));
     await write.release();

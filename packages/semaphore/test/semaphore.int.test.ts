@@ -2,6 +2,7 @@ import { ZkSession } from '@zk-recipes/core';
 import { expireSession, FaultProxy, pollUntil, serverWatchedPaths, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterProcessSemaphore, SharedCount, type Lease } from '../src/index.js';
+import { sessionInternals } from '@zk-recipes/core/internal';
 
 // ZooKeeper's CREATE2 opcode: what ZkSession sends for an ephemeral-sequential create.
 const OP_CREATE2 = 15;
@@ -233,7 +234,7 @@ describe('InterProcessSemaphore (queue layout)', () => {
     const waiting = doomedSem.acquire();
     await untilParticipants(sem, 2);
     const [, oldWaiter] = await sem.getParticipantNodes();
-    await expireSession(testConnectString(), doomed.credentials);
+    await expireSession(testConnectString(), sessionInternals(doomed).credentials);
     await pollUntil(async () => {
       const nodes = await sem.getParticipantNodes();
       return nodes.length === 2 && !nodes.includes(oldWaiter!);
@@ -244,7 +245,7 @@ describe('InterProcessSemaphore (queue layout)', () => {
 
     // A holder learns of the loss through its lease's signal.
     const lost = new Promise((resolve) => lease.signal.addEventListener('abort', resolve, { once: true }));
-    await expireSession(testConnectString(), doomed.credentials);
+    await expireSession(testConnectString(), sessionInternals(doomed).credentials);
     await lost;
     await lease.release(); // does not throw for a lost lease
     expect(await sem.getParticipantNodes()).toEqual([]);
@@ -466,14 +467,14 @@ describe('InterProcessSemaphore with a SharedCount', () => {
   it('close() removes its watch from the session and from the server', async () => {
     const path = `${root}/count-close`;
     const session = await connect();
-    const baseline = session.diagnostics.watchKeys;
+    const baseline = sessionInternals(session).diagnostics.watchKeys;
     for (let i = 0; i < 3; i++) {
       const count = new SharedCount(session, path, { seedValue: 1 });
       await count.start();
-      expect(session.diagnostics.watchKeys).toBe(baseline + 1);
+      expect(sessionInternals(session).diagnostics.watchKeys).toBe(baseline + 1);
       expect(await serverWatchedPaths(testConnectString(), session.sessionIdBigInt)).toContain(path);
       count.close();
-      expect(session.diagnostics.watchKeys).toBe(baseline);
+      expect(sessionInternals(session).diagnostics.watchKeys).toBe(baseline);
       // The server handles one session's requests in order: once this is answered, so is the removal.
       await session.exists(path);
       expect(await serverWatchedPaths(testConnectString(), session.sessionIdBigInt)).not.toContain(path);
@@ -485,7 +486,7 @@ describe('InterProcessSemaphore with a SharedCount', () => {
     const count = new SharedCount(follower, `${root}/count-expiry`, { seedValue: 1 });
     await count.start();
     const reconnected = new Promise<void>((resolve) => follower.once('connected', () => resolve()));
-    await expireSession(testConnectString(), follower.credentials);
+    await expireSession(testConnectString(), sessionInternals(follower).credentials);
     await reconnected; // a new ZooKeeper session, none of the old watches
     const seen = new Promise((resolve) => count.once('changed', resolve));
     await new SharedCount(main, `${root}/count-expiry`, { seedValue: 1 }).setCount(7);

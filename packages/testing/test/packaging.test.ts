@@ -47,6 +47,7 @@ describe('package tarballs', () => {
   it.each(PACKAGES)('%s: LICENSE, README.md, dist/index.js and its types; no build cache, no tests or test fixtures', (name) => {
     const files = packed.find((p) => p.name === name)!.files.map((f) => f.path);
     expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'package.json']));
+    if (name === '@zk-recipes/core') expect(files).toEqual(expect.arrayContaining(['dist/internal.js', 'dist/internal.d.ts']));
     expect(files.filter((f) => f.includes('tsbuildinfo'))).toEqual([]);
     // Tests and this repository's own fixtures (the ACL tests' credentials) stay out of it.
     expect(files.filter((f) => /^(test|test-support)\//.test(f))).toEqual([]);
@@ -79,6 +80,17 @@ describe('package metadata', () => {
       expect(Object.keys(entry)).toEqual(['@zk-recipes/source', 'types', 'default']);
       expect(entry['@zk-recipes/source']).toMatch(/^\.\/src\/.*\.ts$/);
     }
+  });
+
+  // The one subpath beyond the root: test-only views of a session, for this repository's tests
+  // and @zk-recipes/testing. It ships (testing's nemesis worker imports it) but is not public API.
+  it('@zk-recipes/core: `./internal` is its only subpath, shipped, kept out of the root, and documented as not public API', () => {
+    const pkg = JSON.parse(readRepoFile('packages/core/package.json')) as { exports: Record<string, Record<string, string>> };
+    expect(Object.keys(pkg.exports)).toEqual(['.', './internal']);
+    expect(pkg.exports['./internal']!['default']).toBe('./dist/internal.js');
+    expect(readRepoFile('packages/core/src/index.ts')).not.toMatch(/internal\.js|sessionInternals/);
+    const doc = readRepoFile('docs/packaging.md');
+    expect(doc).toMatch(/`@zk-recipes\/core\/internal`[^\n]*\*\*not public API\*\*/);
   });
 
   it('the root: the same repository and issues, and it stays private (never published)', () => {

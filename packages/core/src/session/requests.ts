@@ -1,11 +1,14 @@
 /**
  * The bodies of the requests a {@link ZkSession} sends and the decoding of their replies, as pure
  * functions: what goes on the wire for each operation, apart from the session's state, its pending
- * calls and its watches (docs/architecture.md, "The session"). Paths arrive without the chroot and
- * leave with it; created paths come back without it.
+ * calls and its watches (docs/architecture.md, "The session"). Each operation's function returns
+ * its whole request: opcode, body and the decoder of its reply; the three reads (which may set a
+ * watch, registered by the session's generation) return the body, their decoders stand apart.
+ * Paths arrive without the chroot and leave with it; created paths come back without it.
  */
 import { InvalidArgumentError, type ZkRecipesError } from '../errors.js';
-import { fromZkCode } from './errorMapping.js';
+import { WireReplyError, fromZkCode } from './errorMapping.js';
+import { OwnRequest, type RequestBody } from './ownRequest.js';
 import {
   CREATE_FLAGS,
   JuteWriter,
@@ -20,11 +23,8 @@ import {
 } from './frames.js';
 import type { AclEntry, CreateMode, CreateResult, Stat, TransactionOp, TransactionResult } from './types.js';
 
-/** A request's opcode and body (without the length prefix, xid and type that the wire adds). */
-export interface RequestBody {
-  type: number;
-  body: Buffer;
-}
+/** Code.NONODE. */
+const ZK_NO_NODE = -101;
 
 /** RemoveWatchesRequest types (Watcher.WatcherType in ZooKeeper: Children 1, Data 2). */
 export const WATCHER_TYPES = { child: 1, data: 2 } as const;
@@ -49,11 +49,11 @@ export function assertVersion(op: string, version: unknown): asserts version is 
 }
 
 /** CREATE2 (or CREATE_CONTAINER for mode `container`: the server deletes it once its last child goes). */
-export function createRequest(chroot: string | undefined, path: string, data: Uint8Array | null | undefined, acl: readonly AclEntry[], mode: CreateMode): RequestBody {
+export function createRequest(chroot: string | undefined, path: string, data: Uint8Array | null | undefined, acl: readonly AclEntry[], mode: CreateMode): OwnRequest {
   const flags = CREATE_FLAGS[mode];
   if (flags === undefined) throw new InvalidArgumentError(`create: unknown mode ${String(mode)}`, { op: 'create', path });
   const w = new JuteWriter().ustring(withChroot(chroot, path)).buffer(data ?? null).acl(acl).int(flags);
-  return { type: mode === 'container' ? OP.createContainer : OP.create2, body: bodyOf(w) };
+  return new OwnRequest({ type: mode === 'container' ? OP.createContainer : OP.create2, body: bodyOf(w) }, (r) => decodeCreated(r, chroot));
 }
 
 /** The reply to {@link createRequest}: the node's path (with its sequence) and stat. */
@@ -74,6 +74,26 @@ export function decodeChildren(r: JuteReader): { children: string[]; stat: Stat 
   return { children, stat: r.stat() };
 }
 
+/**
+ * The reply to an EXISTS (decoded on error replies too): the stat, or null for a missing node,
+ * which is an answer here, not an error. Any other error code is the call's error.
+ */
+export function decodeExists(r: JuteReader, header: ReplyHeader): Stat | null | WireReplyError {
+  if (header.err === ZK_NO_NODE) return null;
+  if (header.err !== 0) return new WireReplyError(header.err);
+  return r.stat();
+}
+
+/** The reply to a SET_DATA or SET_ACL: the node's new stat. */
+export function decodeStat(r: JuteReader): Stat {
+  return r.stat();
+}
+
+/** The reply to a DELETE or REMOVE_WATCHES: nothing but its success. */
+export function decodeNothing(): undefined {
+  return undefined;
+}
+
 /** The reply to a GET_DATA. */
 export function decodeData(r: JuteReader): { data: Buffer; stat: Stat } {
   const data = r.buffer();
@@ -81,20 +101,20 @@ export function decodeData(r: JuteReader): { data: Buffer; stat: Stat } {
 }
 
 /** DELETE of `version` (-1: any). */
-export function deleteRequest(chroot: string | undefined, path: string, version: number): RequestBody {
+export function deleteRequest(chroot: string | undefined, path: string, version: number): OwnRequest {
   assertVersion('delete', version);
-  return { type: OP.delete, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path)).int(version)) };
+  return new OwnRequest({ type: OP.delete, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path)).int(version)) }, decodeNothing);
 }
 
 /** SET_DATA at `version` (-1: any); the reply is the new stat. */
-export function setDataRequest(chroot: string | undefined, path: string, data: Uint8Array, version: number): RequestBody {
+export function setDataRequest(chroot: string | undefined, path: string, data: Uint8Array, version: number): OwnRequest {
   assertVersion('setData', version);
-  return { type: OP.setData, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path)).buffer(data).int(version)) };
+  return new OwnRequest({ type: OP.setData, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path)).buffer(data).int(version)) }, decodeStat);
 }
 
 /** GET_ACL: the node's ACL and stat. */
-export function getAclRequest(chroot: string | undefined, path: string): RequestBody {
-  return { type: OP.getACL, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path))) };
+export function getAclRequest(chroot: string | undefined, path: string): OwnRequest {
+  return new OwnRequest({ type: OP.getACL, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path))) }, decodeAcl);
 }
 
 /** The reply to {@link getAclRequest}. */
@@ -104,15 +124,15 @@ export function decodeAcl(r: JuteReader): { acl: AclEntry[]; stat: Stat } {
 }
 
 /** SET_ACL at ACL `version` (the stat's `aversion`; -1: any); the reply is the new stat. */
-export function setAclRequest(chroot: string | undefined, path: string, acl: readonly AclEntry[], version: number): RequestBody {
+export function setAclRequest(chroot: string | undefined, path: string, acl: readonly AclEntry[], version: number): OwnRequest {
   assertVersion('setACL', version);
   if (!Array.isArray(acl) || acl.length === 0) throw new InvalidArgumentError('setACL: acl must be a non-empty array', { op: 'setACL', path });
-  return { type: OP.setACL, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path)).acl(acl).int(version)) };
+  return new OwnRequest({ type: OP.setACL, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path)).acl(acl).int(version)) }, decodeStat);
 }
 
 /** REMOVE_WATCHES of one class of watch on `path` (ZooKeeper 3.5+). */
-export function removeWatchesRequest(chroot: string | undefined, path: string, watchClass: keyof typeof WATCHER_TYPES): RequestBody {
-  return { type: OP.removeWatches, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path)).int(WATCHER_TYPES[watchClass])) };
+export function removeWatchesRequest(chroot: string | undefined, path: string, watchClass: keyof typeof WATCHER_TYPES): OwnRequest {
+  return new OwnRequest({ type: OP.removeWatches, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path)).int(WATCHER_TYPES[watchClass])) }, decodeNothing);
 }
 
 /**
@@ -120,7 +140,7 @@ export function removeWatchesRequest(chroot: string | undefined, path: string, w
  * `defaultAcl`; delete and setData without a version mean any version (-1).
  * @throws InvalidArgumentError for an empty list or an invalid op
  */
-export function transactionRequest(ops: TransactionOp[], defaultAcl: readonly AclEntry[], chroot: string | undefined): RequestBody {
+export function transactionRequest(ops: TransactionOp[], defaultAcl: readonly AclEntry[], chroot: string | undefined): OwnRequest {
   if (!Array.isArray(ops) || ops.length === 0) {
     throw new InvalidArgumentError('transaction: ops must be a non-empty array', { op: 'transaction' });
   }
@@ -147,7 +167,8 @@ export function transactionRequest(ops: TransactionOp[], defaultAcl: readonly Ac
   });
   const w = new JuteWriter();
   encodeMulti(w, wire, chroot);
-  return { type: OP.multi, body: bodyOf(w) };
+  // A failed multi still carries one result per op: its decoder sees error replies too.
+  return new OwnRequest({ type: OP.multi, body: bodyOf(w) }, (r, header) => decodeTransaction(r, header, ops, chroot), true);
 }
 
 /**

@@ -34,8 +34,8 @@ export class WatchEntry extends SmallSet<Watcher> {
 
 export class WatchRegistry {
   private readonly entries = new Map<string, WatchEntry>();
-  /** Requests in flight that will set a watch on a key (see {@link takeIfIdle}). */
-  private readonly arming = new Map<string, number>();
+  /** Requests in flight that will set a watch on a key (see {@link arming}). */
+  private readonly arms = new Map<string, number>();
   private dropped = false;
 
   /**
@@ -102,17 +102,29 @@ export class WatchRegistry {
     for (const kind of ['data', 'exist', 'child'] as const) this.entries.get(keyOf(kind, path))?.delete(watcher);
   }
 
-  /** A request that may set a watch of `watchClass` on `path` was sent; call {@link armEnded} when it settles. */
-  armStarted(watchClass: WatchClass, path: string): void {
+  /**
+   * Wraps the `resolve` and `reject` of a request that may set a watch of `watchClass` on `path`:
+   * until it settles, {@link takeIfIdle} leaves that watch alone (the reply would set it again
+   * after a removal, and its waiter would never be told).
+   */
+  arming<T>(watchClass: WatchClass, path: string, resolve: (value: T) => void, reject: (error: Error) => void): { resolve(value: T): void; reject(error: Error): void } {
     const key = keyOf(watchClass, path);
-    this.arming.set(key, (this.arming.get(key) ?? 0) + 1);
-  }
-
-  armEnded(watchClass: WatchClass, path: string): void {
-    const key = keyOf(watchClass, path);
-    const left = (this.arming.get(key) ?? 1) - 1;
-    if (left > 0) this.arming.set(key, left);
-    else this.arming.delete(key);
+    this.arms.set(key, (this.arms.get(key) ?? 0) + 1);
+    const ended = (): void => {
+      const left = (this.arms.get(key) ?? 1) - 1;
+      if (left > 0) this.arms.set(key, left);
+      else this.arms.delete(key);
+    };
+    return {
+      resolve: (value) => {
+        ended();
+        resolve(value);
+      },
+      reject: (error) => {
+        ended();
+        reject(error);
+      },
+    };
   }
 
   /**
@@ -132,7 +144,7 @@ export class WatchRegistry {
         entry.delete(watcher);
         found.push({ kind, entry });
       }
-      if (found.length === 0 || found.some(({ entry }) => entry.size > 0) || this.arming.has(keyOf(watchClass, path))) continue;
+      if (found.length === 0 || found.some(({ entry }) => entry.size > 0) || this.arms.has(keyOf(watchClass, path))) continue;
       for (const { entry } of found) this.entries.delete(entry.key);
       idle.push({ watchClass, entries: found });
     }
@@ -155,7 +167,7 @@ export class WatchRegistry {
   dropAll(): void {
     this.dropped = true;
     this.entries.clear();
-    this.arming.clear();
+    this.arms.clear();
   }
 }
 

@@ -22,44 +22,12 @@
  */
 import type { Socket } from 'node:net';
 import { CM_STATES, type ConnectionManager, type WireRequest } from './wire.js';
-import { FrameSplitter, JuteReader, OP, XID, readReplyHeader, type ReplyHeader } from './frames.js';
+import { FrameSplitter, JuteReader, OP, XID, readReplyHeader } from './frames.js';
+import { OwnRequest } from './ownRequest.js';
 import { logSocketWrites, type WireClock } from './wireClock.js';
 import { installWriteBatching } from './writeBatching.js';
 
-/** A request we encoded ourselves; its reply is decoded by `decode`, not by the wire client. */
-export class OwnRequest implements WireRequest {
-  readonly header: { xid: number; type: number };
-  // null: the wire client must not touch our (already chrooted) payload.
-  readonly payload = null;
-
-  constructor(
-    type: number,
-    private readonly body: Buffer,
-    /** Decodes a success reply body (reader positioned after the ReplyHeader). */
-    readonly decode: (reader: JuteReader, header: ReplyHeader) => unknown,
-    /** When true, `decode` also sees error replies (a failed multi still carries per-op results). */
-    readonly decodesErrors = false,
-  ) {
-    this.header = { xid: 0, type };
-  }
-
-  /** The frame's length as its 4-byte prefix states it (what the server checks against jute.maxbuffer). */
-  get frameLength(): number {
-    return 8 + this.body.length;
-  }
-
-  toBuffer(): Buffer {
-    // xid is assigned by the wire client right before this is called.
-    const out = Buffer.allocUnsafe(4 + 8 + this.body.length);
-    out.writeInt32BE(8 + this.body.length, 0);
-    out.writeInt32BE(this.header.xid, 4);
-    out.writeInt32BE(this.header.type, 8);
-    this.body.copy(out, 12);
-    return out;
-  }
-}
-
-/** A ping as the wire client queues it (xid -2, not kept in its pending queue); see `ZkSession`'s watchdog. */
+/** A ping as the wire client queues it (xid -2, not kept in its pending queue); sent by `Generation.keepAlive` for the liveness watchdog. */
 export const PING_REQUEST: WireRequest = {
   header: { xid: XID.ping, type: OP.ping },
   payload: null,

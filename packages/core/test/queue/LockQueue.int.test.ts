@@ -13,6 +13,7 @@ import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { childrenOf, pollUntil, untilChildCount } from '../../../testing/src/observeNodes.js';
 import { serverWatchedPaths } from '../../../testing/src/serverWatches.js';
 import { expireSession, fourLetter, sharedServer, uniqueRoot } from '../session/support.js';
+import { sessionInternals } from '../../src/internal.js';
 
 /** Ends a waiter when its session is lost (the default enqueues it again on the next session). */
 const REFUSE_NEW_SESSION = sessionFailedRetryPolicy(retryForever({ sleepMs: 10 }));
@@ -77,7 +78,7 @@ describe('LockQueue', () => {
       let waiterHeld = false;
       void waiter.then(() => (waiterHeld = true));
       // Parked: its own node (holder and waiter alike) and the holder's node are watched.
-      await pollUntil(() => via.diagnostics.watchers >= 3, 5000, 'the waiter to watch the holder');
+      await pollUntil(() => sessionInternals(via).diagnostics.watchers >= 3, 5000, 'the waiter to watch the holder');
       // Nothing passes the proxy now: neither the delete nor any reply or watch event.
       void proxy.blackhole();
       const leaving = queue.leave(holder);
@@ -108,7 +109,7 @@ describe('LockQueue', () => {
     const waiter = enterExclusive(queue, { timeoutMs: 60_000 });
     await untilChildCount(observer, path, 3, 5000);
     // Each waiter watches its own node and its predecessor, the holder its own node.
-    await pollUntil(() => session.diagnostics.watchers >= 5, 5000, 'both waiters to watch');
+    await pollUntil(() => sessionInternals(session).diagnostics.watchers >= 5, 5000, 'both waiters to watch');
     controller.abort();
     await expect(quitter).rejects.toMatchObject({ code: 'ABORTED' });
     // The waiter's predecessor is gone, but the holder still holds: the waiter must not.
@@ -142,7 +143,7 @@ describe('LockQueue', () => {
       const thirdSeat = enterExclusive(new LockQueue(third, path));
       await untilChildCount(observer, path, 3, 5000);
       // Its own node (a child watch), and the second's node (a data watch).
-      await pollUntil(() => third.diagnostics.watchers >= 2, 5000, 'the third to watch the second');
+      await pollUntil(() => sessionInternals(third).diagnostics.watchers >= 2, 5000, 'the third to watch the second');
       const mark = proxy.frames.length;
       await new LockQueue(session, path).leave(first);
       const held = await secondSeat;
@@ -190,7 +191,7 @@ describe('LockQueue', () => {
       const mark = proxy.frames.length;
       const last = new LockQueue(waiterSession, path).enter({ kind: 'lock-', rule });
       await untilChildCount(observer, path, 3, 5000);
-      await pollUntil(() => waiterSession.diagnostics.watchers >= 2, 5000, 'the last to watch the middle');
+      await pollUntil(() => sessionInternals(waiterSession).diagnostics.watchers >= 2, 5000, 'the last to watch the middle');
       // Twenty round trips of its session: a waiter listing in a loop would list about as often.
       for (let i = 0; i < 20; i++) await waiterSession.exists(path);
       const listings = proxy.requestTypesSince(mark).filter((type) => type === OP_GET_CHILDREN2);
@@ -221,11 +222,11 @@ describe('LockQueue', () => {
       const controller = new AbortController();
       const aborted = enterExclusive(waiting, { signal: controller.signal });
       // Its own node (a child watch), the holder's (a data watch).
-      await pollUntil(() => waiter.diagnostics.watchKeys >= 2, 5000, 'the second wait to watch');
+      await pollUntil(() => sessionInternals(waiter).diagnostics.watchKeys >= 2, 5000, 'the second wait to watch');
       controller.abort();
       await expect(aborted).rejects.toMatchObject({ code: 'ABORTED' });
       await waiter.exists(root); // the removals were sent before this request
-      expect(waiter.diagnostics.watchKeys).toBe(0);
+      expect(sessionInternals(waiter).diagnostics.watchKeys).toBe(0);
       expect(await serverWatchedPaths(server.connectString, waiter.sessionIdBigInt)).toEqual(new Set());
       const mark = proxy.frames.length;
       await new LockQueue(session, path).leave(holder);
@@ -254,7 +255,7 @@ describe('LockQueue', () => {
     opened.push(doomed);
     const lostWait = expect(enterExclusive(new LockQueue(doomed, path))).rejects.toMatchObject({ code: 'RETRIES_EXHAUSTED', cause: { code: 'SESSION_LOST' } });
     await untilChildCount(observer, path, 2, 5000);
-    await expireSession(server.connectString, doomed.credentials);
+    await expireSession(server.connectString, sessionInternals(doomed).credentials);
     await lostWait;
     await untilChildCount(observer, path, 1, 5000);
     expect(await children(path)).toEqual([holder.name]);
@@ -353,7 +354,7 @@ describe('LockQueue', () => {
       // Every acquisition has exactly one node again and waits: no call pending, a watch each.
       let seen = '';
       const allWaiting = async () => {
-        const { pendingCalls, watchers } = via.diagnostics;
+        const { pendingCalls, watchers } = sessionInternals(via).diagnostics;
         const nodes = pendingCalls === 0 && watchers >= 2 * N ? (await holderSession.getChildren(path)).children.length : undefined;
         seen = `${grantedSeat ? `granted ${grantedSeat.name} (holder ${holder.name}, its signal ${holder.signal.aborted ? 'aborted' : 'live'}) ` : ''}state ${via.state}, session ${via.sessionIdBigInt === sessionId ? 'kept' : 'replaced'}, ${pendingCalls} calls pending, ${watchers} watchers, ${nodes ?? '?'} nodes, ${settledCount} acquisitions ended (first: ${firstEnded instanceof Error ? `${(firstEnded as { code?: string }).code} ${firstEnded.message}` : String(firstEnded)})`;
         return nodes === N + 1;
@@ -485,7 +486,7 @@ describe('waitUntilGone', () => {
     // (see the session's clock), so a short one could declare itself lost while they drain.
     const session = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 20_000 });
     opened.push(session);
-    const before = session.diagnostics.watchers;
+    const before = sessionInternals(session).diagnostics.watchers;
     for (let round = 0; round < 10; round++) {
       const controller = new AbortController();
       const waits = Array.from({ length: 1000 }, () => waitUntilGone(session, path, controller.signal).catch((err: unknown) => err));
@@ -495,6 +496,6 @@ describe('waitUntilGone', () => {
     }
     // Replies may still be in flight when a wait is aborted: let them land, then count.
     await session.exists(path);
-    expect(session.diagnostics.watchers).toBe(before);
+    expect(sessionInternals(session).diagnostics.watchers).toBe(before);
   });
 });

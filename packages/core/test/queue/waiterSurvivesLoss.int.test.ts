@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '../../src/session/index.js';
+import { sessionInternals } from '../../src/session/sessionInternals.js';
 import { LockQueue } from '../../src/queue/LockQueue.js';
 import { exclusiveRule } from '../../src/queue/OrderingRule.js';
 import { retryForever, retryNTimes, sessionFailedRetryPolicy, type RetryPolicy } from '../../src/retry/index.js';
@@ -39,7 +40,7 @@ const enter = (queue: LockQueue, options: { timeoutMs?: number; signal?: AbortSi
 async function expireAndReconnect(session: ZkSession): Promise<void> {
   const lost = nextEvent(session, 'lost');
   const connected = lost.then(() => nextEvent(session, 'connected'));
-  await expireSession(server.connectString, session.credentials);
+  await expireSession(server.connectString, sessionInternals(session).credentials);
   await connected;
 }
 

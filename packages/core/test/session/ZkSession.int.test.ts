@@ -8,6 +8,7 @@ import { SessionClosedError, ZooKeeperError, InvalidArgumentError } from '../../
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { serverWatchedPaths } from '@zk-recipes/testing';
 import { nextEvent, pollUntil, sharedServer, uniqueRoot } from './support.js';
+import { sessionInternals } from '../../src/internal.js';
 
 let server: ReturnType<typeof sharedServer>;
 let s: ZkSession;
@@ -155,7 +156,7 @@ describe('ZkSession basics', () => {
       const tx = await c.transaction([{ type: 'create', path: '/tx-in-chroot' }]);
       expect(tx).toEqual([{ type: 'create', path: '/tx-in-chroot' }]);
       const fired = new Promise((resolve) => void c.exists('/w-in-chroot', resolve));
-      await pollUntil(() => c.diagnostics.watchKeys === 1, 5000, 'watch registered');
+      await pollUntil(() => sessionInternals(c).diagnostics.watchKeys === 1, 5000, 'watch registered');
       await s.create(`${root}/w-in-chroot`, null);
       expect(await fired).toEqual({ type: 'created', path: '/w-in-chroot' });
     } finally {
@@ -188,12 +189,12 @@ describe('watches', () => {
   it('data, child and existence watches fire once, outside the socket handler', async () => {
     const p = `${root}/w1`;
     const created = new Promise((resolve) => void s.exists(p, resolve));
-    await pollUntil(() => s.diagnostics.watchKeys >= 1, 5000, 'exists watch');
+    await pollUntil(() => sessionInternals(s).diagnostics.watchKeys >= 1, 5000, 'exists watch');
     await s.create(p, null);
     expect(await created).toEqual({ type: 'created', path: p });
     const changed = new Promise((resolve) => void s.getData(p, resolve));
     const child = new Promise((resolve) => void s.getChildren(p, resolve));
-    await pollUntil(() => s.diagnostics.watchKeys >= 2, 5000, 'watches');
+    await pollUntil(() => sessionInternals(s).diagnostics.watchKeys >= 2, 5000, 'watches');
     await s.create(`${p}/c`, null);
     expect(await child).toEqual({ type: 'childrenChanged', path: p });
     await s.setData(p, Buffer.from('x'));
@@ -217,12 +218,12 @@ describe('watches', () => {
           resolve();
         });
       }));
-      await pollUntil(() => s.diagnostics.watchers >= 10_000, 20_000, '10k watchers');
-      expect(s.diagnostics.watchKeys).toBe(1);
+      await pollUntil(() => sessionInternals(s).diagnostics.watchers >= 10_000, 20_000, '10k watchers');
+      expect(sessionInternals(s).diagnostics.watchKeys).toBe(1);
       await s.delete(p);
       await Promise.all(all);
       expect(fired).toBe(10_000);
-      expect(s.diagnostics.watchKeys).toBe(0);
+      expect(sessionInternals(s).diagnostics.watchKeys).toBe(0);
       expect(warnings.filter((w) => String(w).includes('MaxListeners'))).toEqual([]);
     } finally {
       process.off('warning', onWarning);
@@ -282,7 +283,7 @@ describe('removeWatches', () => {
     s.removeWatches(p, b);
     await s.exists(root);
     expect(await watched(p)).toBe(false);
-    expect(s.diagnostics.watchKeys).toBe(0);
+    expect(sessionInternals(s).diagnostics.watchKeys).toBe(0);
     await s.setData(p, Buffer.from('changed'));
     await s.exists(root);
     expect(seen).toEqual([]);
@@ -301,7 +302,7 @@ describe('removeWatches', () => {
     s.removeWatches(missing, w);
     await s.exists(root);
     expect(await watched(missing)).toBe(false);
-    expect(s.diagnostics.watchKeys).toBe(0);
+    expect(sessionInternals(s).diagnostics.watchKeys).toBe(0);
   });
 
   it('removes a child watch: the server sends no notification afterwards', async () => {
@@ -324,7 +325,7 @@ describe('removeWatches', () => {
       await s.create(`${p}/b`, null);
       await t.exists(root); // a notification would have come before this reply
       expect(notifications()).toBe(1);
-      expect(t.diagnostics.watchKeys).toBe(0);
+      expect(sessionInternals(t).diagnostics.watchKeys).toBe(0);
     } finally {
       await t.close();
       await proxy.close();
@@ -374,7 +375,7 @@ describe('close', () => {
         expect(r.status).toBe('rejected');
         expect((r as PromiseRejectedResult).reason).toBeInstanceOf(SessionClosedError);
       }
-      expect(c.diagnostics.pendingCalls).toBe(0);
+      expect(sessionInternals(c).diagnostics.pendingCalls).toBe(0);
     } finally {
       await proxy.close();
     }

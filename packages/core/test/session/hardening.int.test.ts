@@ -11,6 +11,7 @@ import { ZkSession } from '../../src/session/index.js';
 import { SessionLostError } from '../../src/errors.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { expireSession, nextEvent, pollUntil, startServer, uniqueRoot, type ServerHandle } from './support.js';
+import { sessionInternals } from '../../src/internal.js';
 
 const require = createRequire(import.meta.url);
 // The raw wire client, for the reproductions only.
@@ -141,7 +142,7 @@ describe('hardening of node-zookeeper-client 1.1.3', () => {
       const t0 = performance.now();
       await own.pause();
       // The last request the server answered before it stopped: the session clock runs from its send time.
-      const { lastAnsweredSentAt, marginMs } = c.livenessClock;
+      const { lastAnsweredSentAt, marginMs } = sessionInternals(c).livenessClock;
       const pending = c.getData('/').catch((e: unknown) => e);
       await suspended;
       const suspendedAfter = performance.now() - t0;
@@ -204,7 +205,7 @@ describe('hardening of node-zookeeper-client 1.1.3', () => {
       const signal = c.sessionSignal;
       const queued = [c.getData(root), c.create(`${root}/while-down`, null), c.getChildren(root)];
       const lost = nextEvent(c, 'lost');
-      await expireSession(server.connectString, c.credentials);
+      await expireSession(server.connectString, sessionInternals(c).credentials);
       proxy.refuseConnections(false);
       await lost;
       for (const r of await Promise.allSettled(queued)) {

@@ -9,6 +9,7 @@ import { SessionLostError } from '../../src/errors.js';
 import type { ConnectionState } from '../../src/session/types.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { expireSession, nextEvent, pollUntil, sharedServer, uniqueRoot } from './support.js';
+import { sessionInternals } from '../../src/internal.js';
 
 let server: ReturnType<typeof sharedServer>;
 let observer: ZkSession;
@@ -42,7 +43,7 @@ describe('session loss', () => {
       await s.getData(root, () => (watchFired = true));
       const lost = nextEvent(s, 'lost');
       const connected = nextEvent(s, 'connected');
-      await expireSession(server.connectString, s.credentials);
+      await expireSession(server.connectString, sessionInternals(s).credentials);
       const [reason] = await lost;
       expect(reason).toBeInstanceOf(SessionLostError);
       expect(reason.message).toMatch(/expired/);
@@ -63,7 +64,7 @@ describe('session loss', () => {
       await observer.setData(root, Buffer.from('poke'));
       await s.getData(root); // a round trip on the new session after the change
       expect(watchFired).toBe(false);
-      expect(s.diagnostics.watchKeys).toBe(0);
+      expect(sessionInternals(s).diagnostics.watchKeys).toBe(0);
     } finally {
       await s.close();
     }
@@ -80,7 +81,7 @@ describe('session loss', () => {
       const lost = nextEvent(s, 'lost');
       const t0 = performance.now();
       void proxy.blackhole();
-      const { lastAnsweredSentAt, marginMs } = s.livenessClock;
+      const { lastAnsweredSentAt, marginMs } = sessionInternals(s).livenessClock;
       const inFlight = s.getData(root).catch((e: unknown) => e);
       await suspended;
       expect(performance.now() - t0).toBeLessThan(timeout * 0.9);
@@ -113,7 +114,7 @@ describe('session loss', () => {
       const sid = s.sessionId;
       const eph = await s.create(`${root}/short-`, null, { mode: 'ephemeral_sequential' });
       const watched = new Promise((resolve) => void s.getData(eph.path, resolve));
-      await pollUntil(() => s.diagnostics.watchKeys === 1, 5000);
+      await pollUntil(() => sessionInternals(s).diagnostics.watchKeys === 1, 5000);
       const suspended = nextEvent(s, 'suspended');
       const reconnected = nextEvent(s, 'reconnected');
       void proxy.blackhole();
@@ -208,7 +209,7 @@ describe('session loss', () => {
       await reconnected;
       expect(settledTwice).toBe(false);
       expect(outcomes.filter((o) => o !== 'ok' && o !== 'CONNECTION_LOSS')).toEqual([]);
-      expect(s.diagnostics.pendingCalls).toBe(0);
+      expect(sessionInternals(s).diagnostics.pendingCalls).toBe(0);
       expect(await s.exists(dir)).not.toBeNull();
     } finally {
       await s.close();

@@ -9,6 +9,7 @@ import { ZkSession } from '../../src/session/index.js';
 import { SessionLostError } from '../../src/errors.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { nextEvent, pollUntil, sharedServer, uniqueRoot } from './support.js';
+import { sessionInternals } from '../../src/internal.js';
 
 let observer: ZkSession;
 const root = uniqueRoot('liveness');
@@ -55,7 +56,7 @@ describe('the session clock', () => {
       // The reply is read after the stall (these are bytes received, and even an answer)...
       expect(await reply).toBe('resolved');
       // ...but to a request sent before the stall: it proves nothing about the time since.
-      expect(s.livenessClock.lastAnsweredSentAt).toBeLessThanOrEqual(sentBefore);
+      expect(sessionInternals(s).livenessClock.lastAnsweredSentAt).toBeLessThanOrEqual(sentBefore);
       expect(s.stillAlive()).toBe(false);
       expect(signal.aborted).toBe(true);
       const [reason] = await lost;
@@ -89,7 +90,7 @@ describe('the session clock', () => {
       });
       await observer.exists(eph.path); // the observer's watch is set
       await s.exists(root); // our clock is fresh
-      const { lastAnsweredSentAt, lostDeadline, marginMs } = s.livenessClock;
+      const { lastAnsweredSentAt, lostDeadline, marginMs } = sessionInternals(s).livenessClock;
       expect(lostDeadline).toBe(lastAnsweredSentAt + timeout - marginMs);
       // Past our deadline, well before the earliest moment the server can expire the session.
       const mark = proxy.frames.length;

@@ -5,6 +5,9 @@ import {
   decodeAcl,
   decodeChildren,
   decodeCreated,
+  decodeData,
+  decodeExists,
+  decodeStat,
   decodeTransaction,
   deleteRequest,
   getAclRequest,
@@ -14,6 +17,9 @@ import {
   setDataRequest,
   transactionRequest,
 } from '../../src/session/requests.js';
+import { WireReplyError } from '../../src/session/errorMapping.js';
+import { assertRequestFits, type OwnRequest } from '../../src/session/ownRequest.js';
+import type { Stat } from '../../src/session/types.js';
 
 const OPEN = [{ perms: 31, scheme: 'world', id: 'anyone' }];
 const reader = (body: Buffer) => new JuteReader(body);
@@ -124,5 +130,121 @@ describe('reply decoding', () => {
     ok.int(OP.check).bool(false).int(0);
     ok.int(-1).bool(true).int(-1);
     expect(decodeTransaction(reader(bodyOf(ok)), header(), [...ops], '/app')).toEqual([{ type: 'create', path: '/a' }, { type: 'delete' }, { type: 'check' }]);
+  });
+});
+
+/** A stat whose every field differs, written in ZooKeeper's order (jute's Stat). */
+const STAT: Stat = {
+  czxid: 0x100000001n,
+  mzxid: 0x100000002n,
+  ctime: 1_700_000_000_001n,
+  mtime: 1_700_000_000_002n,
+  version: 3,
+  cversion: 4,
+  aversion: 5,
+  ephemeralOwner: 0x7234567890abcdefn,
+  dataLength: 6,
+  numChildren: 7,
+  pzxid: 0x100000003n,
+};
+const writeStat = (w: JuteWriter, s: Stat = STAT): JuteWriter => {
+  const longs = (...vs: bigint[]) => {
+    for (const v of vs) w.int(Number(v >> 32n) | 0).int(Number(v & 0xffffffffn) | 0);
+  };
+  longs(s.czxid, s.mzxid, s.ctime, s.mtime);
+  w.int(s.version).int(s.cversion).int(s.aversion);
+  longs(s.ephemeralOwner);
+  w.int(s.dataLength).int(s.numChildren);
+  longs(s.pzxid);
+  return w;
+};
+/** What the server would read: the frame `toBuffer` writes, split into length, xid, opcode and body. */
+const onTheWire = (request: OwnRequest, xid = 7) => {
+  request.header.xid = xid;
+  const frame = request.toBuffer();
+  return { length: frame.readInt32BE(0), xid: frame.readInt32BE(4), type: frame.readInt32BE(8), body: frame.subarray(12), frame };
+};
+
+describe('each operation\'s whole request: the frame on the wire and the decoder of its reply', () => {
+  it('the frame: length prefix (what maxRequestBytes is checked against), xid, opcode, then the body', () => {
+    const request = setDataRequest('/app', '/a', Buffer.from('xyz'), 2);
+    const wire = onTheWire(request, 42);
+    expect(wire.frame.length).toBe(4 + wire.length);
+    expect(request.frameLength).toBe(wire.length);
+    expect([wire.xid, wire.type]).toEqual([42, OP.setData]);
+    expect(wire.body.equals(request.body)).toBe(true);
+    const r = reader(wire.body);
+    expect([r.ustring(), r.buffer().toString(), r.int()]).toEqual(['/app/a', 'xyz', 2]);
+    expect(r.offset).toBe(wire.body.length);
+  });
+
+  it('assertRequestFits: a frame over maxRequestBytes is refused with INVALID_ARGUMENT naming the call; one at the limit passes', () => {
+    const request = setDataRequest(undefined, '/a', Buffer.alloc(100), -1);
+    expect(() => assertRequestFits('setData', '/a', request, request.frameLength)).not.toThrow();
+    expect(() => assertRequestFits('setData', '/a', request, request.frameLength - 1)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', op: 'setData', path: '/a', message: expect.stringContaining(`${request.frameLength} bytes`) }),
+    );
+  });
+
+  it('create: the reply decodes to the created path without the chroot and the whole stat', () => {
+    const request = createRequest('/app', '/locks/x-', null, OPEN, 'ephemeral_sequential');
+    expect(request.decodesErrors).toBe(false);
+    const reply = writeStat(new JuteWriter().ustring('/app/locks/x-0000000001'));
+    expect(request.decode(reader(bodyOf(reply)), header())).toEqual({ path: '/locks/x-0000000001', stat: STAT });
+    // With no data, the data field is jute's null (-1), not an empty buffer.
+    const r = reader(request.body);
+    r.ustring();
+    expect(r.int()).toBe(-1);
+  });
+
+  it('setData and setACL decode the new stat; delete and removeWatches nothing', () => {
+    const statReply = () => reader(bodyOf(writeStat(new JuteWriter())));
+    expect(setDataRequest(undefined, '/a', Buffer.alloc(0), -1).decode(statReply(), header())).toEqual(STAT);
+    expect(setAclRequest(undefined, '/a', OPEN, -1).decode(statReply(), header())).toEqual(STAT);
+    expect(deleteRequest(undefined, '/a', -1).decode(reader(Buffer.alloc(0)), header())).toBeUndefined();
+    expect(removeWatchesRequest(undefined, '/a', 'child').decode(reader(Buffer.alloc(0)), header())).toBeUndefined();
+    expect(getAclRequest(undefined, '/a').decode(reader(bodyOf(writeStat(new JuteWriter().int(1).int(31).ustring('world').ustring('anyone')))), header())).toEqual({
+      acl: OPEN,
+      stat: STAT,
+    });
+  });
+
+  it('transaction: decodes error replies too (a failed multi carries one result per op)', () => {
+    const request = transactionRequest([{ type: 'delete', path: '/b' }], OPEN, undefined);
+    expect(request.decodesErrors).toBe(true);
+    const failed = new JuteWriter().int(OP.error).bool(false).int(-101).int(-101).int(-1).bool(true).int(-1);
+    expect(request.decode(reader(bodyOf(failed)), header(-101))).toMatchObject({ code: 'NO_NODE', op: 'transaction', path: '/b' });
+  });
+});
+
+describe('reply decoding, field by field', () => {
+  it('a stat reply round-trips every field in ZooKeeper\'s order', () => {
+    expect(decodeStat(reader(bodyOf(writeStat(new JuteWriter()))))).toEqual(STAT);
+  });
+
+  it('getData: the bytes, then the stat; an empty node (jute null) reads as an empty buffer', () => {
+    const read = decodeData(reader(bodyOf(writeStat(new JuteWriter().buffer(Buffer.from([0, 1, 255]))))));
+    expect([...read.data]).toEqual([0, 1, 255]);
+    expect(read.stat).toEqual(STAT);
+    expect(decodeData(reader(bodyOf(writeStat(new JuteWriter().buffer(null))))).data.length).toBe(0);
+  });
+
+  it('getChildren: the names in the server\'s order, then the stat', () => {
+    const listing = decodeChildren(reader(bodyOf(writeStat(new JuteWriter().int(3).ustring('c-2').ustring('a-1').ustring('b')))));
+    expect(listing).toEqual({ children: ['c-2', 'a-1', 'b'], stat: STAT });
+  });
+
+  it('exists: the stat; NO_NODE is an answer (null); any other error code is the call\'s error', () => {
+    expect(decodeExists(reader(bodyOf(writeStat(new JuteWriter()))), header())).toEqual(STAT);
+    expect(decodeExists(reader(Buffer.alloc(0)), header(-101))).toBeNull();
+    const refused = decodeExists(reader(Buffer.alloc(0)), header(-102));
+    expect(refused).toBeInstanceOf(WireReplyError);
+    expect((refused as WireReplyError).zkCode).toBe(-102);
+  });
+
+  it('a truncated reply is a RangeError, not a made-up value', () => {
+    const short = bodyOf(writeStat(new JuteWriter())).subarray(0, 60);
+    expect(() => decodeStat(reader(short))).toThrow(RangeError);
+    expect(() => decodeChildren(reader(bodyOf(new JuteWriter().int(2).ustring('a'))))).toThrow(RangeError);
   });
 });

@@ -22,6 +22,7 @@
  */
 import { createInterface } from 'node:readline';
 import type { ZkSession } from '@zk-recipes/core';
+import { sessionInternals } from '@zk-recipes/core/internal';
 import { Prng } from './prng.js';
 import { report, workerName } from '../workerSide.js';
 
@@ -141,8 +142,9 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
   });
   rl.on('close', () => stop.abort());
 
+  const internals = sessionInternals(session);
   const reportSession = (): void => {
-    const { sessionId, password } = session.credentials;
+    const { sessionId, password } = internals.credentials;
     report({ type: 'session', worker, t: now(), session: sessionId.toString('hex'), password: password.toString('hex') });
   };
   reportSession();

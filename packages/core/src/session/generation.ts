@@ -1,0 +1,152 @@
+/**
+ * One ZooKeeper session: one wire client, its connections, its calls in flight and its watches.
+ * A `ZkSession` opens a new one after each `lost` (`openGeneration.ts`) and ends it with
+ * `retireGeneration.ts` (docs/architecture.md, "The session").
+ */
+import type { WatchdogInput, WirePhase } from './livenessWatchdog.js';
+import { OwnRequest, type ReplyDecoder } from './ownRequest.js';
+import { PendingCalls } from './pendingCalls.js';
+import { readRequest } from './requests.js';
+import { OP } from './frames.js';
+import type { WatchEvent, WatchEventType, Watcher } from './types.js';
+import { CM_STATES, forgetWireWatcher, type ConnectionManager, type WireClient, type WireEvent } from './wire.js';
+import { WireClock } from './wireClock.js';
+import { WatchRegistry, type WatchClass, type WatchKind } from './watchRegistry.js';
+import { PING_REQUEST } from './wireHardening.js';
+
+/** Watch event types on the wire (Watcher.Event.EventType); others are dropped by the hardening. */
+const WIRE_EVENT_TYPES: Record<number, WatchEventType> = {
+  1: 'created',
+  2: 'deleted',
+  3: 'dataChanged',
+  4: 'childrenChanged',
+};
+
+export class Generation {
+  readonly abort = new AbortController();
+  readonly pending = new PendingCalls();
+  readonly watches: WatchRegistry;
+  readonly cm: ConnectionManager;
+  /** The session's chroot (the connect string's), prefixed to every path we send. */
+  readonly chroot: string | undefined;
+  /** Set once the first connect response arrived: this generation has a ZooKeeper session. */
+  established = false;
+  retired = false;
+  /** Send and reply times of this generation's frames: the liveness clock. */
+  readonly clock: WireClock;
+  /** The socket `livenessSample` last saw, and since when: a new socket restarts its phase. */
+  private socket: unknown = undefined;
+  private socketSince: number;
+  /** This generation's connect, when it waits (after refused credentials: see `ZkSession`'s `authFailed`). */
+  connectTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    readonly n: number,
+    readonly client: WireClient,
+    onWatcherError: (err: Error) => void,
+  ) {
+    this.cm = client.connectionManager;
+    this.chroot = this.cm.chrootPath;
+    this.watches = new WatchRegistry(onWatcherError);
+    const now = performance.now();
+    this.clock = new WireClock(now, this.cm.sessionTimeout);
+    this.socketSince = now;
+  }
+
+  /** Whether the wire client has a connection with the session on it (read-only servers included). */
+  get wireConnected(): boolean {
+    return this.cm.state === CM_STATES.CONNECTED || this.cm.state === CM_STATES.CONNECTED_READ_ONLY;
+  }
+
+  /**
+   * A GET_CHILDREN2, GET_DATA or EXISTS of `path`, its reply read by `decode` (an EXISTS's error
+   * replies too: NO_NODE answers it). With a `watcher`, the server sets a watch, and the decoder
+   * registers ours at once (in the socket handler, before any event the server sends after that
+   * reply can be read): on the children, on the data, or (an EXISTS of a missing node) on the
+   * node's creation.
+   */
+  read<T>(type: typeof OP.getChildren2 | typeof OP.getData | typeof OP.exists, path: string, decode: ReplyDecoder<T>, watcher: Watcher | undefined): OwnRequest {
+    const body = readRequest(type, this.chroot, path, watcher !== undefined);
+    const decodesErrors = type === OP.exists;
+    if (watcher === undefined) return new OwnRequest(body, decode, decodesErrors);
+    return new OwnRequest(
+      body,
+      (r, header) => {
+        const reply = decode(r, header);
+        if (reply instanceof Error) return reply;
+        this.addWatch(type === OP.getChildren2 ? 'child' : type === OP.exists && reply === null ? 'exist' : 'data', path, watcher);
+        return reply;
+      },
+      decodesErrors,
+    );
+  }
+
+  /** Registers `watcher`: on the wire (once per kind and path; see `watchRegistry.ts`) and in ours. */
+  private addWatch(kind: WatchKind, path: string, watcher: Watcher): void {
+    if (this.retired) return;
+    const entry = this.watches.add(kind, path, watcher);
+    if (!entry) return;
+    const wireWatcher = (event: WireEvent): void => {
+      const type = WIRE_EVENT_TYPES[event.getType()];
+      if (type) this.watches.fire(entry, { type, path } satisfies WatchEvent);
+    };
+    entry.wire = wireWatcher;
+    if (kind === 'data') this.cm.registerDataWatcher(path, wireWatcher);
+    else if (kind === 'child') this.cm.registerChildWatcher(path, wireWatcher);
+    else this.cm.registerExistenceWatcher(path, wireWatcher);
+  }
+
+  /**
+   * Forgets `watcher` on `path`, and in the wire client each watch no other watcher of ours still
+   * needs (so no reconnection sets it again). Returns the classes of server-side watch that are
+   * now ours to remove from the server (see `WatchRegistry.takeIfIdle`).
+   */
+  forgetIdleWatches(path: string, watcher: Watcher): WatchClass[] {
+    const classes: WatchClass[] = [];
+    for (const { watchClass, entries } of this.watches.takeIfIdle(path, watcher)) {
+      for (const { kind, entry } of entries) if (entry.wire !== undefined) forgetWireWatcher(this.cm, kind, path, entry.wire);
+      classes.push(watchClass);
+    }
+    return classes;
+  }
+
+  /**
+   * The liveness watchdog's remedies short of `lost`: a ping, or dropping a silent connection so
+   * that the wire client moves to the next server (docs/architecture.md, "The session", sharp edge 3).
+   */
+  keepAlive(verdict: 'ping' | 'destroySocket'): void {
+    if (verdict === 'ping') this.cm.queue(PING_REQUEST, noop);
+    else this.cm.socket?.destroy();
+  }
+
+  /** What the liveness watchdog judges this generation by, now. */
+  livenessSample(): WatchdogInput {
+    const cm = this.cm;
+    const now = performance.now();
+    const clock = this.clock;
+    if (cm.socket !== this.socket) {
+      this.socket = cm.socket;
+      this.socketSince = now;
+    }
+    let phase: WirePhase = 'other';
+    if (this.wireConnected) phase = 'connected';
+    else if (cm.state === CM_STATES.CONNECTING && cm.socket && !cm.socket.destroyed && !cm.socket.connecting) phase = 'connecting';
+    return {
+      now,
+      phase,
+      phaseSince: this.socketSince,
+      lastReceivedAt: clock.lastReceivedAt,
+      lastSentAt: clock.lastSentAt,
+      lastAnsweredSentAt: clock.lastAnsweredSentAt,
+      oldestUnansweredSentAt: clock.oldestUnansweredSentAt,
+      lastRepliedAt: clock.lastRepliedAt,
+      established: this.established,
+      sessionTimeoutMs: cm.sessionTimeout,
+      // The wire client times out the TCP connect; we time out the connect RESPONSE (a stopped
+      // server's kernel still accepts the TCP connection).
+      connectTimeoutMs: Math.min(cm.connectTimeout, Math.floor(cm.sessionTimeout / 3)),
+    };
+  }
+}
+
+function noop(): void {}
