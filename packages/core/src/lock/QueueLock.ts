@@ -1,5 +1,5 @@
 import { EventEmitter } from 'eventemitter3';
-import { isZkError, NotOwnerError, SessionClosedError, SessionLostError } from '../errors.js';
+import { AbortedError, isZkError, NotOwnerError, SessionClosedError, SessionLostError } from '../errors.js';
 import { currentFrame, OwnerFrame } from '../context/ownerContext.js';
 import { joinPath, validateLockPath } from '../nodes/index.js';
 import type { LockQueue } from '../queue/LockQueue.js';
@@ -173,8 +173,12 @@ export class QueueLock extends EventEmitter<LockEvents> {
     return this.holdings.ofCurrentContext((holding) => holding.handles.length > 0 && holding.releasing !== true);
   }
 
-  /** Re-enters the current context's holding if there is one (re-entrant locks only). */
-  protected reenter(): LockHandle | undefined {
+  /**
+   * Re-enters the current context's holding if there is one (re-entrant locks only). A re-entry
+   * does not wait, but one whose `signal` is already aborted is refused (`ABORTED`) like every
+   * other acquisition, the multi-lock's re-entry included.
+   */
+  protected reenter(signal?: AbortSignal): LockHandle | undefined {
     if (!this.config.reentrant) return undefined;
     const holding = this.holdingOfCurrentContext();
     if (holding === undefined) return undefined;
@@ -186,6 +190,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
       }
       throw new SessionLostError(`${this.config.name}.acquire: this context held ${this.path} but lost it with its session; release it first`);
     }
+    if (signal?.aborted === true) throw new AbortedError(`${this.config.name}.acquire: aborted (re-entering ${this.path})`, { cause: signal.reason, path: this.path });
     const handle = new Handle(this, holding);
     holding.handles.push(handle);
     return handle;
@@ -206,7 +211,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
   protected acquireIn(options: AcquireOptions): Acquisition {
     let reentered: LockHandle | undefined;
     try {
-      reentered = this.reenter();
+      reentered = this.reenter(options.signal);
     } catch (err) {
       return { frame: undefined, acquired: Promise.reject(err) };
     }
