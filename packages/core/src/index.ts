@@ -16,11 +16,17 @@ export type { QueueNode, QueueSeat } from './queue/QueueSeat.js';
 export { REVOCATION_MARKER, isRevocationRequest, requestRevocation } from './queue/revocation.js';
 export { keepPlaceAfterLeaving } from './queue/localSeats.js';
 export { StopSignal } from './queue/stopSignal.js';
-export { parseAcquireOptions, type AcquireOptions } from './queue/acquireOptions.js';
 export { OwnerFrame, currentFrame, continueInFrame, runInFrame } from './context/ownerContext.js';
+export { parseAcquireOptions, type AcquireOptions } from './lock/acquireOptions.js';
 export { QueueLock, type Acquisition, type LockEvents, type QueueLockConfig } from './lock/QueueLock.js';
 export type { LockHandle } from './lock/LockHandle.js';
-/** @internal `withLock` and `await using` for the recipes' own handles (multi-lock, semaphore lease). */
+/** @internal The acquire front-end for the recipes that are not a QueueLock (semaphore, multi-lock). */
+export { acquireVia, tryAcquireVia, withLockVia, type AcquireStep, type Started } from './lock/acquireFrontEnd.js';
+/** @internal One deadline over several waits (semaphore, multi-lock; public again in multi-lock). */
+export { Deadline } from './lock/Deadline.js';
+/** @internal Ownership by async context of a lock's acquisitions (multi-lock). */
+export { OwnerHoldings } from './lock/OwnerHoldings.js';
+/** @internal `await using` for the recipes' own handles (multi-lock, semaphore lease). */
 export { disposeHandle, runThenRelease } from './lock/releaseAfter.js';
 /** @internal the recipes' compile-time checks that a schema accepts exactly its public type. */
 export type { AssertTrue, TypesEqual } from './support/typeEquality.js';

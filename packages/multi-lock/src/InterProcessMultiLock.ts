@@ -1,28 +1,30 @@
 import {
   AbortedError,
-  continueInFrame,
+  acquireVia,
   currentFrame,
+  Deadline,
   disposeHandle,
   isZkError,
   LockTimeoutError,
   MultiReleaseError,
   NodeDeletedError,
   NotOwnerError,
-  parseAcquireOptions,
-  runThenRelease,
+  OwnerHoldings,
   SessionClosedError,
   SessionLostError,
+  tryAcquireVia,
+  withLockVia,
   type AcquireOptions,
   type LockEvents,
   type LockHandle,
   type OwnerFrame,
+  type Started,
   type ZkSession,
 } from '@zk-recipes/core';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import { EventEmitter } from 'eventemitter3';
 import { acquisitionOrder } from './acquisitionOrder.js';
 import { ConnectionRelay } from './ConnectionRelay.js';
-import { Deadline } from './Deadline.js';
 import { HolderFrame } from './HolderFrame.js';
 import type { MultiLockHandle } from './MultiLockHandle.js';
 import type { MultiLockMember } from './MultiLockMember.js';
@@ -82,8 +84,8 @@ class Holding implements MultiLockHandle {
   release(): Promise<void> {
     return this.lock.releaseHolding(this);
   }
-  async [Symbol.asyncDispose](): Promise<void> {
-    if (this.held || this.partlyReleased) await disposeHandle(this, `${NAME}: await using`, () => this.holdsAny());
+  [Symbol.asyncDispose](): Promise<void> {
+    return disposeHandle(this, `${NAME}: await using`, () => this.holdsAny());
   }
 }
 
@@ -104,8 +106,13 @@ class Holding implements MultiLockHandle {
 export class InterProcessMultiLock extends EventEmitter<LockEvents> {
   /** The members in acquisition order. */
   readonly members: readonly MultiLockMember[];
-  private readonly holdings = new Set<Holding>();
+  private readonly holdings = new OwnerHoldings<Holding>();
   private readonly relay: ConnectionRelay;
+  /** The front-end's step: the members are taken under a holder frame of this acquisition's own. */
+  private readonly step = (options: AcquireOptions): Started<MultiLockHandle> => {
+    const frame = new HolderFrame(currentFrame());
+    return { frame, granted: this.acquireAll(options, frame) };
+  };
 
   /**
    * @param members the locks to hold together, each listed once (any object with the lock API).
@@ -147,14 +154,7 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
    * acquisition failure first in `errors`) if giving back the members already held failed too.
    */
   acquire(options?: AcquireOptions): Promise<MultiLockHandle> {
-    let parsed: AcquireOptions;
-    try {
-      parsed = parseAcquireOptions(options, `${NAME}.acquire`);
-    } catch (err) {
-      return Promise.reject(err); // a method that returns a promise rejects, never throws
-    }
-    const frame = new HolderFrame(currentFrame());
-    return continueInFrame(frame, this.acquireAll(parsed, frame));
+    return acquireVia(this.step, options, `${NAME}.acquire`);
   }
 
   /**
@@ -162,19 +162,7 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
    * defaults to 0: take the members only if each is free now.
    */
   tryAcquire(options?: AcquireOptions): Promise<MultiLockHandle | null> {
-    let parsed: AcquireOptions;
-    try {
-      parsed = parseAcquireOptions(options, `${NAME}.tryAcquire`);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    const frame = new HolderFrame(currentFrame());
-    const attempt = this.acquireAll({ ...parsed, timeoutMs: parsed.timeoutMs ?? 0 }, frame).catch((err: unknown) => {
-      if (isZkError(err, 'LOCK_TIMEOUT')) return null;
-      throw err;
-    });
-    // Tag the promise the caller awaits last, so its continuation is the holder.
-    return continueInFrame(frame, attempt);
+    return tryAcquireVia(this.step, options, `${NAME}.tryAcquire`);
   }
 
   /**
@@ -196,15 +184,13 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
    * rejects with ReleaseFailedError (`RELEASE_FAILED`, the MultiReleaseError as `error`), whose
    * `handle` releases the rest and whose `suppressed` is what `fn` threw, if it did.
    */
-  async withLock<T>(fn: (handle: MultiLockHandle) => T | Promise<T>, options?: AcquireOptions): Promise<T> {
-    const handle = await this.acquire(options);
-    return runThenRelease(handle, fn, `${NAME}.withLock [${this.paths.join(', ')}]`, () => handle.members.some((member) => member.held));
+  withLock<T>(fn: (handle: MultiLockHandle) => T | Promise<T>, options?: AcquireOptions): Promise<T> {
+    return withLockVia(this.acquire(options), fn, `${NAME}.withLock [${this.paths.join(', ')}]`, (handle) => handle.members.some((member) => member.held));
   }
 
   /** True if any async context of this process holds the multi-lock (every member) through this object. */
   isAcquiredInThisProcess(): boolean {
-    for (const holding of this.holdings) if (holding.held) return true;
-    return false;
+    return this.holdings.some((holding) => holding.held);
   }
 
   /** True if the calling async context holds the multi-lock. */
@@ -246,9 +232,7 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
     }
     holding.held = false;
     holding.unlink();
-    this.holdings.delete(holding);
-    holding.frame.holds--;
-    if (this.holdings.size === 0) this.relay.detach();
+    if (this.holdings.delete(holding)) this.relay.detach();
   }
 
   /**
@@ -335,9 +319,7 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
 
   private hold(frame: OwnerFrame, handles: LockHandle[]): Holding {
     const holding = new Holding(this, frame, this.paths, handles);
-    frame.holds++;
-    if (this.holdings.size === 0) this.relay.attach();
-    this.holdings.add(holding);
+    if (this.holdings.add(holding)) this.relay.attach();
     holding.signal.addEventListener(
       'abort',
       () => {
@@ -352,14 +334,7 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
 
   /** The calling context's holding; with `partly`, one a release gave back only in part too. */
   private holdingOfCurrentContext(partly = false): Holding | undefined {
-    const frame = currentFrame();
-    if (frame === undefined) return undefined;
-    for (const ancestor of frame.chain()) {
-      for (const holding of this.holdings) {
-        if (holding.frame === ancestor && (holding.held || (partly && holding.partlyReleased)) && !holding.releasing) return holding;
-      }
-    }
-    return undefined;
+    return this.holdings.ofCurrentContext((holding) => (holding.held || (partly && holding.partlyReleased)) && !holding.releasing);
   }
 }
 

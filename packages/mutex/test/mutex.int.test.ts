@@ -91,6 +91,22 @@ describe('InterProcessMutex', () => {
     await expect(mutex.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
   });
 
+  it('refuses a re-entry whose signal is already aborted (ABORTED), as any acquisition, and keeps the holding as it was', async () => {
+    const path = `${root}/reentrant-aborted`;
+    const mutex = new InterProcessMutex(session, path);
+    const outer = await mutex.acquire();
+    const controller = new AbortController();
+    controller.abort(new Error('request gone'));
+    await expect(mutex.acquire({ signal: controller.signal })).rejects.toMatchObject({ code: 'ABORTED', path });
+    expect(await mutex.tryAcquire({ signal: controller.signal }).catch((err: unknown) => err)).toMatchObject({ code: 'ABORTED' });
+    await expect(mutex.withLock(() => 'ran', { signal: controller.signal })).rejects.toMatchObject({ code: 'ABORTED' });
+    // The holding is untouched: one acquisition, released by one release.
+    expect(outer.held).toBe(true);
+    await mutex.release();
+    expect(mutex.isOwnedByCurrentContext()).toBe(false);
+    expect(await children(path)).toEqual([]);
+  });
+
   it('excludes two independent concurrent tasks of one process, and lets work forked inside the holder re-enter', async () => {
     const path = `${root}/tasks`;
     const mutex = new InterProcessMutex(session, path);

@@ -1,4 +1,6 @@
 import {
+  acquireVia,
+  Deadline,
   exclusiveRule,
   InvalidArgumentError,
   isZkError,
@@ -6,10 +8,11 @@ import {
   LockQueue,
   LockTimeoutError,
   nodeDataOf,
-  parseAcquireOptions,
   parseOptions,
+  tryAcquireVia,
   validateLockPath,
   type AcquireOptions,
+  type AcquireStep,
   type OrderingRule,
   type QueueSeat,
   type ZkSession,
@@ -30,14 +33,10 @@ const CURATOR_LOCK_KIND = 'lock-';
 
 const quantitySchema = z.number().int().min(1).max(2 ** 31 - 1);
 
-/** How one acquisition waits: until a deadline, or (tryAcquire) not at all. */
+/** How one acquisition waits: its options, and one deadline over its waits (`curator`: lock, then leases). */
 interface Wait {
-  deadline: number | undefined;
-  signal: AbortSignal | undefined;
-  /** Fail instead of waiting (timeout 0: "only if free now"). */
-  now: boolean;
-  /** Told when someone writes Curator's revocation marker to a lease node of this acquisition. */
-  onRevoke: (() => void) | undefined;
+  options: AcquireOptions;
+  deadline: Deadline;
 }
 
 /** Events of an {@link InterProcessSemaphore}. */
@@ -102,8 +101,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
    * node of this call is left behind.
    */
   async acquire(options?: AcquireOptions): Promise<Lease> {
-    const parsed = parseAcquireOptions(options, 'InterProcessSemaphore.acquire');
-    const [lease] = await this.take(1, toWait(parsed, false));
+    const [lease] = await acquireVia(this.taking(1), options, 'InterProcessSemaphore.acquire');
     return lease!;
   }
 
@@ -113,8 +111,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
    */
   async acquireMany(quantity: number, options?: AcquireOptions): Promise<Lease[]> {
     const n = parseOptions(quantitySchema, quantity, 'InterProcessSemaphore.acquireMany quantity');
-    const parsed = parseAcquireOptions(options, 'InterProcessSemaphore.acquireMany');
-    return this.take(n, toWait(parsed, false));
+    return acquireVia(this.taking(n), options, 'InterProcessSemaphore.acquireMany');
   }
 
   /**
@@ -122,16 +119,14 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
    * defaults to 0: take a lease only if one is free now (and nobody waits before us).
    */
   async tryAcquire(options?: AcquireOptions): Promise<Lease | null> {
-    const parsed = parseAcquireOptions(options, 'InterProcessSemaphore.tryAcquire');
-    const leases = await nullOnTimeout(this.take(1, toWait(parsed, true)));
+    const leases = await tryAcquireVia(this.taking(1), options, 'InterProcessSemaphore.tryAcquire');
     return leases?.[0] ?? null;
   }
 
   /** Like {@link acquireMany}, but resolves to `null` instead of throwing `LOCK_TIMEOUT` (default timeout 0). */
   async tryAcquireMany(quantity: number, options?: AcquireOptions): Promise<Lease[] | null> {
     const n = parseOptions(quantitySchema, quantity, 'InterProcessSemaphore.tryAcquireMany quantity');
-    const parsed = parseAcquireOptions(options, 'InterProcessSemaphore.tryAcquireMany');
-    return nullOnTimeout(this.take(n, toWait(parsed, true)));
+    return tryAcquireVia(this.taking(n), options, 'InterProcessSemaphore.tryAcquireMany');
   }
 
   /** Full paths of the lease nodes (holders and waiters), sorted by sequence: holders first. */
@@ -145,10 +140,16 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
     return this.fixedMax ?? this.count!.getCount();
   }
 
-  private async take(quantity: number, wait: Wait): Promise<Lease[]> {
+  /** The acquire front-end's step: `quantity` leases (owned by this process, not by an async context). */
+  private taking(quantity: number): AcquireStep<Lease[]> {
+    return (options) => ({ granted: this.take(quantity, options) });
+  }
+
+  private async take(quantity: number, options: AcquireOptions): Promise<Lease[]> {
     if (this.fixedMax !== undefined && quantity > this.fixedMax) {
       throw new InvalidArgumentError(`InterProcessSemaphore ${this.path}: asked for ${quantity} leases, there are only ${this.fixedMax}`);
     }
+    const wait: Wait = { options, deadline: Deadline.start(options.timeoutMs) };
     try {
       return await (this.layout === 'queue' ? this.takeQueued(quantity, wait) : this.takeCuratorStyle(quantity, wait));
     } catch (err) {
@@ -183,8 +184,8 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
       rule: this.ruleFor(leaseQueueRule(() => this.maxLeases()), wait),
       data: this.data,
       timeoutMs: remaining(wait),
-      signal: wait.signal,
-      onRevoke: wait.onRevoke,
+      signal: wait.options.signal,
+      onRevoke: wait.options.onRevoke,
       onRecheck: this.recheckSubscription(),
     });
     return this.leaseNode(this.leases, seat, quantity).leases(quantity);
@@ -205,7 +206,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
       kind: CURATOR_LOCK_KIND,
       rule: this.ruleFor(exclusiveRule, wait),
       timeoutMs: remaining(wait),
-      signal: wait.signal,
+      signal: wait.options.signal,
     });
     const taken: QueueSeat[] = [];
     try {
@@ -216,8 +217,8 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
             rule: this.ruleFor(curatorCountRule(() => this.maxLeases()), wait),
             data: this.data,
             timeoutMs: remaining(wait),
-            signal: wait.signal,
-            onRevoke: wait.onRevoke,
+            signal: wait.options.signal,
+            onRevoke: wait.options.onRevoke,
             onRecheck: this.recheckSubscription(),
           }),
         );
@@ -232,7 +233,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   }
 
   private ruleFor(rule: OrderingRule, wait: Wait): OrderingRule {
-    if (!wait.now) return rule;
+    if (!wait.deadline.isTry) return rule;
     return failInsteadOfWaiting(rule, () => new LockTimeoutError(`semaphore ${this.path}: no lease free now`));
   }
 
@@ -265,27 +266,10 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   }
 }
 
-function toWait(options: AcquireOptions, tryOnly: boolean): Wait {
-  const timeoutMs = options.timeoutMs ?? (tryOnly ? 0 : undefined);
-  return {
-    deadline: timeoutMs === undefined ? undefined : Date.now() + timeoutMs,
-    signal: options.signal,
-    now: timeoutMs === 0,
-    onRevoke: options.onRevoke,
-  };
-}
-
-/** Milliseconds left until the deadline; `undefined` (no deadline) when failing fast instead. */
+/**
+ * Milliseconds left until the deadline; `undefined` (no engine timer) for a try, which fails in
+ * its rule instead of waiting (see `ruleFor`).
+ */
 function remaining(wait: Wait): number | undefined {
-  if (wait.now || wait.deadline === undefined) return undefined;
-  return Math.max(0, wait.deadline - Date.now());
-}
-
-async function nullOnTimeout<T>(attempt: Promise<T>): Promise<T | null> {
-  try {
-    return await attempt;
-  } catch (err) {
-    if (err instanceof Error && (err as { code?: string }).code === 'LOCK_TIMEOUT') return null;
-    throw err;
-  }
+  return wait.deadline.isTry ? undefined : wait.deadline.remainingMs();
 }

@@ -101,8 +101,7 @@ class NodeLease implements Lease {
     }
     this.held = false;
   }
-  async [Symbol.asyncDispose](): Promise<void> {
-    // A refused release keeps the lease: the error carries it, since `await using` hid it.
-    if (this.held) await disposeHandle(this, `lease ${this.node.path}: await using`, () => this.held);
+  [Symbol.asyncDispose](): Promise<void> {
+    return disposeHandle(this, `lease ${this.node.path}: await using`, () => this.held);
   }
 }

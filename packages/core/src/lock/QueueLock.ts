@@ -1,13 +1,15 @@
 import { EventEmitter } from 'eventemitter3';
-import { isZkError, NotOwnerError, SessionClosedError, SessionLostError } from '../errors.js';
-import { continueInFrame, currentFrame, OwnerFrame } from '../context/ownerContext.js';
+import { AbortedError, isZkError, NotOwnerError, SessionClosedError, SessionLostError } from '../errors.js';
+import { currentFrame, OwnerFrame } from '../context/ownerContext.js';
 import { joinPath, validateLockPath } from '../nodes/index.js';
-import { parseAcquireOptions, type AcquireOptions } from '../queue/acquireOptions.js';
 import type { LockQueue } from '../queue/LockQueue.js';
 import type { OrderingRule } from '../queue/OrderingRule.js';
 import type { QueueSeat } from '../queue/QueueSeat.js';
+import { acquireVia, tryAcquireVia, withLockVia, type Started } from './acquireFrontEnd.js';
+import type { AcquireOptions } from './acquireOptions.js';
 import type { LockHandle } from './LockHandle.js';
-import { disposeHandle, runThenRelease } from './releaseAfter.js';
+import { OwnerHoldings } from './OwnerHoldings.js';
+import { disposeHandle } from './releaseAfter.js';
 
 /** Events a lock emits while it is held in this process. */
 export interface LockEvents {
@@ -80,21 +82,23 @@ class Handle implements LockHandle {
   release(): Promise<void> {
     return this.lock.releaseHandle(this.holding, this);
   }
-  async [Symbol.asyncDispose](): Promise<void> {
-    if (this.held) await disposeHandle(this, `${this.lock.path}: await using`, () => this.held);
+  [Symbol.asyncDispose](): Promise<void> {
+    return disposeHandle(this, `${this.lock.path}: await using`, () => this.held);
   }
 }
 
 /**
- * The generic lock every recipe exposes: acquire / tryAcquire / release / withLock on top of the
- * lock-queue engine, with ownership by async context (see `context/ownerContext.ts`). A recipe
- * supplies only its node kind and ordering rule.
+ * The queue-backed lock (mutex, read/write lock): the acquire front-end (`acquireFrontEnd.ts`)
+ * over the lock-queue engine, with ownership and re-entrancy by async context
+ * (docs/architecture.md, "Ownership by async context"). A recipe supplies only its node kind and
+ * ordering rule.
  */
 export class QueueLock extends EventEmitter<LockEvents> {
   /** The lock directory. */
   readonly path: string;
   protected readonly config: QueueLockConfig;
-  private readonly holdings = new Set<Holding>();
+  private readonly holdings = new OwnerHoldings<Holding>();
+  private readonly step = (options: AcquireOptions): Started<LockHandle> => this.start(options);
   private readonly forward = {
     suspended: () => this.emit('suspended'),
     reconnected: () => this.emit('reconnected'),
@@ -113,16 +117,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
    * @throws LockTimeoutError (`LOCK_TIMEOUT`), AbortedError (`ABORTED`), SessionLostError (`SESSION_LOST`)
    */
   acquire(options?: AcquireOptions): Promise<LockHandle> {
-    let parsed: AcquireOptions;
-    try {
-      parsed = parseAcquireOptions(options, `${this.config.name}.acquire`);
-    } catch (err) {
-      return Promise.reject(err); // a method that returns a promise rejects, never throws
-    }
-    const acquisition = this.acquireIn(parsed);
-    if (acquisition.frame === undefined) return acquisition.acquired;
-    const frame = acquisition.frame;
-    return continueInFrame(frame, acquisition.seat, (seat) => this.hold(frame, seat));
+    return acquireVia(this.step, options, `${this.config.name}.acquire`);
   }
 
   /**
@@ -130,17 +125,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
    * defaults to 0: take the lock only if it is free now.
    */
   tryAcquire(options?: AcquireOptions): Promise<LockHandle | null> {
-    let parsed: AcquireOptions;
-    try {
-      parsed = parseAcquireOptions(options, `${this.config.name}.tryAcquire`);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    const acquisition = this.acquireIn({ ...parsed, timeoutMs: parsed.timeoutMs ?? 0 });
-    if (acquisition.frame === undefined) return acquisition.acquired.catch(nullOnTimeout);
-    const frame = acquisition.frame;
-    // Tag last: only continuations of the promise the caller awaits run in the holder's frame.
-    return continueInFrame<QueueSeat, LockHandle | null>(frame, acquisition.seat, (seat) => this.hold(frame, seat), nullOnTimeout);
+    return tryAcquireVia(this.step, options, `${this.config.name}.tryAcquire`);
   }
 
   /**
@@ -162,9 +147,8 @@ export class QueueLock extends EventEmitter<LockEvents> {
    * ReleaseFailedError (`RELEASE_FAILED`), whose `handle` releases it again and whose `suppressed`
    * is what `fn` threw, if it did (docs/errors.md, "Releasing").
    */
-  async withLock<T>(fn: (handle: LockHandle) => T | Promise<T>, options?: AcquireOptions): Promise<T> {
-    const handle = await this.acquire(options);
-    return runThenRelease(handle, fn, `${this.config.name}.withLock ${this.path}`, () => handle.held);
+  withLock<T>(fn: (handle: LockHandle) => T | Promise<T>, options?: AcquireOptions): Promise<T> {
+    return withLockVia(this.acquire(options), fn, `${this.config.name}.withLock ${this.path}`, (handle) => handle.held);
   }
 
   /** True if any async context of this process holds the lock through this object. */
@@ -186,16 +170,15 @@ export class QueueLock extends EventEmitter<LockEvents> {
 
   /** The holding of the calling context, if any (also used by recipes, e.g. read/write rules). */
   protected holdingOfCurrentContext(): Holding | undefined {
-    const frame = currentFrame();
-    if (frame === undefined) return undefined;
-    for (const ancestor of frame.chain()) {
-      for (const holding of this.holdings) if (holding.frame === ancestor && holding.handles.length > 0 && holding.releasing !== true) return holding;
-    }
-    return undefined;
+    return this.holdings.ofCurrentContext((holding) => holding.handles.length > 0 && holding.releasing !== true);
   }
 
-  /** Re-enters the current context's holding if there is one (re-entrant locks only). */
-  protected reenter(): LockHandle | undefined {
+  /**
+   * Re-enters the current context's holding if there is one (re-entrant locks only). A re-entry
+   * does not wait, but one whose `signal` is already aborted is refused (`ABORTED`) like every
+   * other acquisition, the multi-lock's re-entry included.
+   */
+  protected reenter(signal?: AbortSignal): LockHandle | undefined {
     if (!this.config.reentrant) return undefined;
     const holding = this.holdingOfCurrentContext();
     if (holding === undefined) return undefined;
@@ -207,20 +190,28 @@ export class QueueLock extends EventEmitter<LockEvents> {
       }
       throw new SessionLostError(`${this.config.name}.acquire: this context held ${this.path} but lost it with its session; release it first`);
     }
+    if (signal?.aborted === true) throw new AbortedError(`${this.config.name}.acquire: aborted (re-entering ${this.path})`, { cause: signal.reason, path: this.path });
     const handle = new Handle(this, holding);
     holding.handles.push(handle);
     return handle;
   }
 
+  /** The front-end's step: an answer at once, or a seat that becomes a holding once granted. */
+  private start(options: AcquireOptions): Started<LockHandle> {
+    const acquisition = this.acquireIn(options);
+    if (acquisition.frame === undefined) return { granted: acquisition.acquired };
+    const { frame, seat } = acquisition;
+    return { frame, granted: seat.then((granted) => this.hold(frame, granted)) };
+  }
+
   /**
-   * Re-enters, or enqueues in the engine under a fresh owner frame. For an enqueued acquisition
-   * the caller tags the seat promise with `continueInFrame(frame, seat, hold)` as its very last
-   * step, so the code after `await acquire()` (and all it starts) is the holder.
+   * Re-enters, or enqueues in the engine under a fresh owner frame, which the front-end makes the
+   * owner of the code after `await acquire()` (and all it starts).
    */
   protected acquireIn(options: AcquireOptions): Acquisition {
     let reentered: LockHandle | undefined;
     try {
-      reentered = this.reenter();
+      reentered = this.reenter(options.signal);
     } catch (err) {
       return { frame: undefined, acquired: Promise.reject(err) };
     }
@@ -246,11 +237,9 @@ export class QueueLock extends EventEmitter<LockEvents> {
     };
     seat.signal.addEventListener('abort', onNodeLost, { once: true });
     const holding: Holding = { frame, seat, handles: [], unlisten: () => seat.signal.removeEventListener('abort', onNodeLost) };
-    frame.holds++;
     const handle = new Handle(this, holding);
     holding.handles.push(handle);
-    if (this.holdings.size === 0) this.listen(true);
-    this.holdings.add(holding);
+    if (this.holdings.add(holding)) this.listen(true);
     return handle;
   }
 
@@ -276,10 +265,8 @@ export class QueueLock extends EventEmitter<LockEvents> {
     handle.held = false;
     holding.handles.splice(holding.handles.indexOf(handle), 1);
     if (holding.handles.length > 0) return;
-    this.holdings.delete(holding);
     holding.unlisten();
-    holding.frame.holds--;
-    if (this.holdings.size === 0) this.listen(false);
+    if (this.holdings.delete(holding)) this.listen(false);
   }
 
   /** Gives the node back to the engine; recipes may defer it (read/write downgrade). */
@@ -294,9 +281,4 @@ export class QueueLock extends EventEmitter<LockEvents> {
       else session.off(event, listener);
     }
   }
-}
-
-function nullOnTimeout(err: unknown): null {
-  if (isZkError(err, 'LOCK_TIMEOUT')) return null;
-  throw err;
 }

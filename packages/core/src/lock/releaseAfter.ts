@@ -1,7 +1,7 @@
 import { ReleaseFailedError } from '../errors.js';
 
 /** What `withLock` and `await using` need of a handle. */
-interface Releasable {
+export interface Releasable {
   release(): Promise<void>;
 }
 
@@ -24,9 +24,13 @@ export async function runThenRelease<H extends Releasable, T>(handle: H, fn: (ha
   return result;
 }
 
-/** `Symbol.asyncDispose` of a handle: a refused release rejects with the handle in the error. */
-export function disposeHandle<H extends Releasable>(handle: H, what: string, holdsAny: () => boolean): Promise<void> {
-  return release(handle, what, holdsAny);
+/**
+ * `Symbol.asyncDispose` of a handle: releases it if it still holds anything (`await using` after
+ * an explicit release is no error); a refused release rejects with the handle in the error, since
+ * `await using` hid it from the caller.
+ */
+export async function disposeHandle<H extends Releasable>(handle: H, what: string, holdsAny: () => boolean): Promise<void> {
+  if (holdsAny()) await release(handle, what, holdsAny);
 }
 
 async function release<H extends Releasable>(handle: H, what: string, holdsAny: () => boolean, fn?: { thrown: unknown }): Promise<void> {

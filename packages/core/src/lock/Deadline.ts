@@ -1,10 +1,11 @@
 /**
- * One deadline for a whole multi-lock acquisition: how long each member may still wait.
+ * One deadline for an acquisition made of several waits (a multi-lock's members one after another,
+ * a Curator-layout semaphore's internal lock and then its leases): how long the next wait may take.
  *
- * - no timeout: every member waits as long as it takes;
- * - `0` (a try): every member gets `0`, i.e. is taken only if free right now;
- * - otherwise each member gets what is left, and once nothing is left the acquisition has timed
- *   out before asking the next member.
+ * - no timeout: every wait takes as long as it takes;
+ * - `0` (a try): every wait gets `0`, i.e. succeeds only if free right now;
+ * - otherwise each wait gets what is left, and once nothing is left the acquisition has timed out
+ *   before the next wait starts.
  */
 export class Deadline {
   private constructor(
@@ -22,16 +23,21 @@ export class Deadline {
     return this.timeoutMs;
   }
 
+  /** True for a try: `timeoutMs` 0, "only if free right now". */
+  get isTry(): boolean {
+    return this.timeoutMs === 0;
+  }
+
   /** True when a positive timeout has run out. */
   expired(now: number = performance.now()): boolean {
     return this.timeoutMs !== undefined && this.timeoutMs > 0 && now >= this.endsAt;
   }
 
-  /** The timeout to give the next member: undefined (no limit), 0 (try) or what is left. */
+  /** The timeout to give the next wait: undefined (no limit), 0 (try) or what is left. */
   remainingMs(now: number = performance.now()): number | undefined {
     if (this.timeoutMs === undefined) return undefined;
     if (this.timeoutMs === 0) return 0;
-    // Whole milliseconds, rounded up: a member never gets less than what is really left.
+    // Whole milliseconds, rounded up: a wait never gets less than what is really left.
     return Math.max(0, Math.ceil(this.endsAt - now));
   }
 }

@@ -1,0 +1,81 @@
+// The acquire front-end every recipe shares: `acquire`, `tryAcquire` and `withLock` around the one
+// step that differs between recipes, starting an acquisition (docs/architecture.md, "The acquire
+// front-end"). The step gets validated options; it leaves the deadline and the caller's signal to
+// the engine (`LockQueue.enter`) or, for an acquisition made of several waits, to a `Deadline`.
+import { isZkError } from '../errors.js';
+import { continueInFrame, type OwnerFrame } from '../context/ownerContext.js';
+import { parseAcquireOptions, type AcquireOptions } from './acquireOptions.js';
+import { runThenRelease, type Releasable } from './releaseAfter.js';
+
+/** What a recipe's acquisition step started. */
+export interface Started<H> {
+  /**
+   * The owner frame of a new holding, for a recipe owned by async context (docs/architecture.md,
+   * "Ownership by async context"): the promise handed to the caller is tagged with it, so the
+   * code after `await acquire()` is the holder. Absent for an answer known at once (a re-entry, a
+   * refusal) and for recipes not owned by context (a semaphore's leases).
+   */
+  readonly frame?: OwnerFrame | undefined;
+  /** Settles with the handle, or with why there is none. */
+  readonly granted: Promise<H>;
+}
+
+/** A recipe's acquisition step: start one acquisition under already validated options. */
+export type AcquireStep<H> = (options: AcquireOptions) => Started<H>;
+
+/**
+ * `acquire(options)`: validates `options` (`INVALID_ARGUMENT` naming `where`), starts `step`, and
+ * hands out the grant. It rejects, never throws: it is a method that returns a promise.
+ */
+export function acquireVia<H>(step: AcquireStep<H>, options: unknown, where: string): Promise<H> {
+  let started: Started<H>;
+  try {
+    started = step(parseAcquireOptions(options, where));
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return handOut(started);
+}
+
+/**
+ * `tryAcquire(options)`: like {@link acquireVia}, but `timeoutMs` defaults to 0 ("only if free
+ * now") and `LOCK_TIMEOUT` resolves to `null`. Every other failure still rejects.
+ */
+export function tryAcquireVia<H>(step: AcquireStep<H>, options: unknown, where: string): Promise<H | null> {
+  let started: Started<H>;
+  try {
+    const parsed = parseAcquireOptions(options, where);
+    started = step({ ...parsed, timeoutMs: parsed.timeoutMs ?? 0 });
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return handOut<H, null>(started, nullOnTimeout);
+}
+
+/**
+ * `withLock(fn, options)`: waits for `acquired`, runs `fn` with the handle and always releases
+ * (see {@link runThenRelease}: a refused release rejects with `RELEASE_FAILED` carrying the handle).
+ * `holdsAny` tells whether the handle still holds something after a failed release.
+ */
+export async function withLockVia<H extends Releasable, T>(
+  acquired: Promise<H>,
+  fn: (handle: H) => T | Promise<T>,
+  what: string,
+  holdsAny: (handle: H) => boolean,
+): Promise<T> {
+  const handle = await acquired;
+  return runThenRelease(handle, fn, what, () => holdsAny(handle));
+}
+
+/** The grant as the caller gets it: tagged with the holder's frame, if there is one. */
+function handOut<H, R = never>(started: Started<H>, onRejected?: (err: unknown) => R): Promise<H | R> {
+  const { frame, granted } = started;
+  if (frame === undefined) return onRejected === undefined ? granted : granted.catch(onRejected);
+  // Tag last: only continuations of the promise the caller awaits run in the holder's frame.
+  return continueInFrame<H, H | R>(frame, granted, undefined, onRejected);
+}
+
+function nullOnTimeout(err: unknown): null {
+  if (isZkError(err, 'LOCK_TIMEOUT')) return null;
+  throw err;
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { Deadline } from '../../src/lock/Deadline.js';
+
+describe('Deadline', () => {
+  it('gives no limit without a timeout', () => {
+    const deadline = Deadline.start(undefined, 0);
+    expect(deadline.remainingMs(1e9)).toBeUndefined();
+    expect(deadline.expired(1e9)).toBe(false);
+    expect(deadline.isTry).toBe(false);
+  });
+
+  it('gives every wait a try (0) when the timeout is 0, however long the tries take', () => {
+    const deadline = Deadline.start(0, 100);
+    expect(deadline.isTry).toBe(true);
+    expect(deadline.remainingMs(100)).toBe(0);
+    expect(deadline.remainingMs(500)).toBe(0);
+    expect(deadline.expired(500)).toBe(false);
+  });
+
+  it('shares one positive timeout across waits and expires when it is used up', () => {
+    const deadline = Deadline.start(1000, 100);
+    expect(deadline.isTry).toBe(false);
+    expect(deadline.remainingMs(100)).toBe(1000);
+    expect(deadline.remainingMs(700)).toBe(400);
+    expect(deadline.expired(1099)).toBe(false);
+    expect(deadline.expired(1100)).toBe(true);
+    expect(deadline.remainingMs(2000)).toBe(0);
+  });
+
+  it('rounds what is left up to whole milliseconds', () => {
+    const deadline = Deadline.start(1000, 0.5);
+    expect(deadline.remainingMs(100.25)).toBe(901);
+  });
+});

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { currentFrame, OwnerFrame } from '../../src/context/ownerContext.js';
+import { AbortedError, isZkError, LockTimeoutError, ZooKeeperError } from '../../src/errors.js';
+import { acquireVia, tryAcquireVia, withLockVia, type AcquireStep } from '../../src/lock/acquireFrontEnd.js';
+import type { AcquireOptions } from '../../src/lock/acquireOptions.js';
+
+/** A handle whose release can be made to fail, as the server refusing the delete would. */
+class FakeHandle {
+  held = true;
+  refuse: Error | undefined;
+  async release(): Promise<void> {
+    if (this.refuse !== undefined) throw this.refuse;
+    this.held = false;
+  }
+}
+
+/** A step that records the options it was started with and grants (or fails) as told. */
+function stepThat(outcome: () => Promise<FakeHandle>, frame?: OwnerFrame): { step: AcquireStep<FakeHandle>; seen: AcquireOptions[] } {
+  const seen: AcquireOptions[] = [];
+  return { seen, step: (options) => (seen.push(options), { frame, granted: outcome() }) };
+}
+
+describe('acquireVia', () => {
+  it('rejects invalid options (INVALID_ARGUMENT naming the call) without starting the step', async () => {
+    const { step, seen } = stepThat(() => Promise.resolve(new FakeHandle()));
+    const attempt = acquireVia(step, { timeoutMs: -1 }, 'Lock.acquire');
+    await expect(attempt).rejects.toSatisfy((err) => isZkError(err, 'INVALID_ARGUMENT') && /Lock\.acquire/.test((err as Error).message));
+    await expect(acquireVia(step, { bogus: 1 }, 'Lock.acquire')).rejects.toSatisfy((err) => isZkError(err, 'INVALID_ARGUMENT'));
+    expect(seen).toEqual([]);
+  });
+
+  it('passes the options on as given: no default timeout', async () => {
+    const { step, seen } = stepThat(() => Promise.resolve(new FakeHandle()));
+    await acquireVia(step, undefined, 'Lock.acquire');
+    const signal = new AbortController().signal;
+    await acquireVia(step, { timeoutMs: 5, signal }, 'Lock.acquire');
+    expect(seen).toEqual([{}, { timeoutMs: 5, signal }]);
+  });
+
+  it('rejects with what the step threw', async () => {
+    const thrown = new Error('refused at once');
+    const step: AcquireStep<FakeHandle> = () => {
+      throw thrown;
+    };
+    await expect(acquireVia(step, {}, 'Lock.acquire')).rejects.toBe(thrown);
+  });
+
+  it('makes the code after `await acquire()` run in the step\'s frame, and only that code', async () => {
+    const frame = new OwnerFrame(currentFrame());
+    const { step } = stepThat(() => Promise.resolve(new FakeHandle()), frame);
+    const before = currentFrame();
+    const sibling = (async () => {
+      await Promise.resolve();
+      return currentFrame();
+    })();
+    await acquireVia(step, {}, 'Lock.acquire');
+    expect(currentFrame()).toBe(frame);
+    expect(await sibling).toBe(before);
+  });
+});
+
+describe('tryAcquireVia', () => {
+  it('defaults the timeout to 0 and keeps a given one', async () => {
+    const { step, seen } = stepThat(() => Promise.resolve(new FakeHandle()));
+    await tryAcquireVia(step, undefined, 'Lock.tryAcquire');
+    await tryAcquireVia(step, { timeoutMs: 250 }, 'Lock.tryAcquire');
+    expect(seen.map((options) => options.timeoutMs)).toEqual([0, 250]);
+  });
+
+  it('resolves LOCK_TIMEOUT to null, with or without a frame, and rejects every other failure', async () => {
+    const timeout = () => Promise.reject(new LockTimeoutError('not free'));
+    expect(await tryAcquireVia(stepThat(timeout).step, {}, 'Lock.tryAcquire')).toBeNull();
+    expect(await tryAcquireVia(stepThat(timeout, new OwnerFrame(undefined)).step, {}, 'Lock.tryAcquire')).toBeNull();
+    const aborted = new AbortedError('aborted');
+    await expect(tryAcquireVia(stepThat(() => Promise.reject(aborted)).step, {}, 'Lock.tryAcquire')).rejects.toBe(aborted);
+    await expect(tryAcquireVia(stepThat(() => Promise.reject(aborted), new OwnerFrame(undefined)).step, {}, 'Lock.tryAcquire')).rejects.toBe(aborted);
+    await expect(tryAcquireVia(stepThat(timeout).step, { timeoutMs: 'soon' }, 'Lock.tryAcquire')).rejects.toSatisfy((err) => isZkError(err, 'INVALID_ARGUMENT'));
+  });
+});
+
+describe('withLockVia', () => {
+  it('runs fn with the handle and releases it, returning what fn returned', async () => {
+    const handle = new FakeHandle();
+    const result = await withLockVia(Promise.resolve(handle), (h) => (expect(h.held).toBe(true), 42), 'Lock.withLock /x', (h) => h.held);
+    expect(result).toBe(42);
+    expect(handle.held).toBe(false);
+  });
+
+  it('releases when fn throws and rejects with what it threw', async () => {
+    const handle = new FakeHandle();
+    const thrown = new Error('fn failed');
+    await expect(withLockVia(Promise.resolve(handle), () => Promise.reject(thrown), 'Lock.withLock /x', (h) => h.held)).rejects.toBe(thrown);
+    expect(handle.held).toBe(false);
+  });
+
+  it('does not run fn when the acquisition fails', async () => {
+    let ran = false;
+    const timeout = new LockTimeoutError('not acquired');
+    await expect(withLockVia(Promise.reject<FakeHandle>(timeout), () => (ran = true), 'Lock.withLock /x', (h) => h.held)).rejects.toBe(timeout);
+    expect(ran).toBe(false);
+  });
+
+  it('rejects with RELEASE_FAILED carrying the handle and what fn threw when the release is refused', async () => {
+    const handle = new FakeHandle();
+    handle.refuse = new ZooKeeperError('NO_AUTH', -102, 'no DELETE for us');
+    const thrown = new Error('fn failed');
+    const attempt = withLockVia(Promise.resolve(handle), () => Promise.reject(thrown), 'Lock.withLock /x', (h) => h.held);
+    await expect(attempt).rejects.toMatchObject({ code: 'RELEASE_FAILED', handle, error: handle.refuse, suppressed: thrown });
+    expect(handle.held).toBe(true);
+  });
+});
