@@ -1,4 +1,4 @@
-import { AbortedError, isZkError, joinPath, keepPlaceAfterLeaving, NodeDeletedError, SessionClosedError, SessionLostError, type LockQueue, type QueueSeat } from '@zk-recipes/core';
+import { AbortedError, isZkError, joinPath, NodeDeletedError, SessionClosedError, SessionLostError, type LockQueue, type QueueSeat } from '@zk-recipes/core';
 import { downgradeNameOf } from './downgradeName.js';
 import type { ReadWriteNaming } from './naming.js';
 
@@ -36,7 +36,7 @@ export async function createDowngradeSeat(request: DowngradeRequest): Promise<Qu
   const name = downgradeNameOf(writeSeat.name, request.naming);
   if (name === null) throw new Error(`${request.what}: ${writeSeat.name} is not a write node of this lock`); // cannot happen: we named it
   const path = joinPath(dir, name);
-  keepPlaceAfterLeaving(session, writeSeat.path);
+  queue.keepPlace(writeSeat.path);
   let mayExist = false; // an attempt whose reply was lost may have created the read node
   try {
     for (;;) {

@@ -3,9 +3,9 @@ import { isZkError, NotOwnerError, SessionClosedError, SessionLostError } from '
 import { continueInFrame, currentFrame, OwnerFrame } from '../context/ownerContext.js';
 import { joinPath, validateLockPath } from '../nodes/index.js';
 import { parseAcquireOptions, type AcquireOptions } from '../queue/acquireOptions.js';
-import type { LockQueue } from '../queue/LockQueue.js';
+import type { LockQueue } from '../engine/LockQueue.js';
 import type { OrderingRule } from '../queue/OrderingRule.js';
-import type { QueueSeat } from '../queue/QueueSeat.js';
+import type { QueueSeat } from '../engine/ownNode.js';
 import type { LockHandle } from './LockHandle.js';
 import { disposeHandle, runThenRelease } from './releaseAfter.js';
 

@@ -61,6 +61,7 @@ import { pathAndAncestors } from '../nodes/pathAndAncestors.js';
 import { detectTlsPorts } from './tlsPortProbe.js';
 import { WatchRegistry, type WatchClass, type WatchKind } from './watchRegistry.js';
 import { SaslHandshake } from './sasl/saslHandshake.js';
+import { SessionScope } from './sessionScope.js';
 
 const WIRE_EVENT_TYPES: Record<number, WatchEventType> = {
   1: 'created',
@@ -113,6 +114,10 @@ class Generation {
 export class ZkSession extends EventEmitter<ZkSessionEvents> {
   /** Validated options, defaults applied. */
   readonly options: ZkSessionOptions;
+  // --- issue 15, per-session scope: the one hook of the layers above (docs/architecture.md, "Per-session state")
+  /** @internal What the layers above keep per session (the lock-queue engine's seats and caches). */
+  readonly scope = new SessionScope<ZkSession>(this);
+  // --- end per-session scope
   private _state: ConnectionState = 'connecting';
   /** Set by connect() while it waits for the first session: failures that end the wait at once. */
   private failFast: ConnectFailFast | undefined;

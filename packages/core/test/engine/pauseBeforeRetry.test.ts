@@ -1,17 +1,19 @@
 /**
- * LockQueue's pause between retries of its own steps: the session's retry policy decides, but a
+ * The lock queue's pause between retries of its own steps: the session's retry policy decides, but a
  * custom policy's NaN, negative or huge delay must neither fire the timer at once (Node's
  * TimeoutOverflowWarning / TimeoutNegativeWarning: a tight loop) nor wait more than a second.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LockQueue } from '../../src/queue/LockQueue.js';
+import { EngineScope } from '../../src/engine/EngineScope.js';
+import { ZkQueueOps } from '../../src/engine/QueueOps.js';
+import { SessionScope } from '../../src/session/sessionScope.js';
 import type { RetryPolicy } from '../../src/retry/RetryPolicy.js';
 import type { ZkSession } from '../../src/session/ZkSession.js';
 
 /** Just what the constructor and the pause read of a session. */
 function fakeSession(retryPolicy: RetryPolicy): ZkSession {
   const unused = () => Promise.reject(new Error('not used here'));
-  return {
+  const session = {
     getChildren: unused,
     create: unused,
     delete: unused,
@@ -19,7 +21,14 @@ function fakeSession(retryPolicy: RetryPolicy): ZkSession {
     defaultAcl: [{ perms: 31, scheme: 'world', id: 'anyone' }],
     retryPolicy,
     waitForConnected: () => Promise.resolve(),
-  } as unknown as ZkSession;
+  } as unknown as ZkSession & { scope: SessionScope<ZkSession> };
+  Object.assign(session, { scope: new SessionScope<ZkSession>(session) });
+  return session;
+}
+
+/** The queue's ZooKeeper work, where the pause lives. */
+function queueOps(session: ZkSession): ZkQueueOps {
+  return new ZkQueueOps(new EngineScope(session), '/locks/pause', undefined);
 }
 
 /** The private step under test. */
@@ -30,7 +39,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe('LockQueue: the pause before retrying a step', () => {
+describe('ZkQueueOps: the pause before retrying a step', () => {
   it.each([
     ['a delay under a second', 250, 250],
     ['no further retries (null)', null, 1000],
@@ -41,7 +50,7 @@ describe('LockQueue: the pause before retrying a step', () => {
   ])('a policy answering %s: a timer of %s ms', async (_what, delay, expected) => {
     vi.useFakeTimers();
     const setTimer = vi.spyOn(globalThis, 'setTimeout');
-    const queue = new LockQueue(fakeSession({ nextDelayMs: () => delay }), '/locks/pause') as unknown as Pausing;
+    const queue = queueOps(fakeSession({ nextDelayMs: () => delay })) as unknown as Pausing;
     const paused = queue.pauseBeforeRetry(0, new Error('connection lost'), new AbortController().signal);
     expect(setTimer).toHaveBeenCalledTimes(1);
     expect(setTimer.mock.calls[0]![1]).toBe(expected);
@@ -50,7 +59,7 @@ describe('LockQueue: the pause before retrying a step', () => {
   });
 
   it('an abort ends the pause at once', async () => {
-    const queue = new LockQueue(fakeSession({ nextDelayMs: () => 3e9 }), '/locks/pause') as unknown as Pausing;
+    const queue = queueOps(fakeSession({ nextDelayMs: () => 3e9 })) as unknown as Pausing;
     const controller = new AbortController();
     const paused = queue.pauseBeforeRetry(0, new Error('connection lost'), controller.signal);
     controller.abort();

@@ -4,10 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '../../src/session/index.js';
-import { LockQueue } from '../../src/queue/LockQueue.js';
+import { LockQueue } from '../../src/engine/LockQueue.js';
 import { protectionGuidOf } from '../../src/nodes/index.js';
 import { exclusiveRule, type OrderingRule } from '../../src/queue/OrderingRule.js';
-import { waitUntilGone } from '../../src/watch/waitUntilGone.js';
+import { waitUntilGone } from '../../src/watch/NodeWatch.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { childrenOf, pollUntil, untilChildCount } from '../../../testing/src/observeNodes.js';
 import { serverWatchedPaths } from '../../../testing/src/serverWatches.js';

@@ -1,7 +1,7 @@
 /** StopSignal and SmallSet: pure logic, no server. */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
-import { StopSignal } from '../../src/queue/stopSignal.js';
+import { AbortFanOut, StopSignal } from '../../src/signals/StopSignal.js';
 import { SmallSet } from '../../src/util/SmallSet.js';
 
 function recorder() {
@@ -13,13 +13,15 @@ describe('StopSignal', () => {
   it('leaves no listener on the caller\'s or the session\'s signal once disposed (Node keeps a combined signal with listeners alive)', () => {
     const session = new AbortController();
     const caller = AbortSignal.any([new AbortController().signal]);
-    const stops = [0, 1, 2].map(() => new StopSignal({ sessionSignal: session.signal, signal: caller, what: 'lock /a' }));
+    const fanOut = new AbortFanOut(); // a session's, shared by its stops
+    const stops = [0, 1, 2].map(() => new StopSignal({ sessionSignal: session.signal, signal: caller, what: 'lock /a', fanOut }));
     expect(getEventListeners(caller, 'abort')).toHaveLength(1); // one real listener, fanned out
+    expect(getEventListeners(session.signal, 'abort')).toHaveLength(1);
     for (const stop of stops) stop.dispose();
     expect(getEventListeners(caller, 'abort')).toHaveLength(0);
     expect(getEventListeners(session.signal, 'abort')).toHaveLength(0);
     // Following again after the last one left works as before.
-    const again = new StopSignal({ sessionSignal: session.signal, signal: caller, what: 'lock /a' });
+    const again = new StopSignal({ sessionSignal: session.signal, signal: caller, what: 'lock /a', fanOut });
     const { calls, listener } = recorder();
     again.addStopListener(listener('again'));
     session.abort(new Error('expired'));

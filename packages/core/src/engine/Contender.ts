@@ -1,15 +1,13 @@
 import { isZkError, SessionLostError, type NodeDeletedError } from '../errors.js';
 import { joinPath, type QueueEntry } from '../nodes/index.js';
-import { AnyOfWait, type AnyOfSink } from './AnyOfWait.js';
-import type { EnterOptions, Created, LockQueue } from './LockQueue.js';
-import { localSeats, type LocalSeatState } from './localSeats.js';
-import { OwnNodeWatch, type OwnNodeSink } from './OwnNodeWatch.js';
-import { beginHolding } from './holding.js';
-import type { Decision } from './OrderingRule.js';
-import type { QueueNode, QueueSeat } from './QueueSeat.js';
-import { Recheck } from './recheck.js';
-import { StopSignal } from './stopSignal.js';
-import type { WaitResult, WaitSink, WatchedListing } from './waitResult.js';
+import type { Decision } from '../queue/OrderingRule.js';
+import { Recheck } from '../signals/Recheck.js';
+import type { StopSignal } from '../signals/StopSignal.js';
+import type { WatchedListing } from '../watch/ChildrenWatch.js';
+import type { AnyOfSink, AnyOfWait } from './AnyOfWait.js';
+import type { WaitResult, WaitSink } from './ObstacleWait.js';
+import { beginHolding, type LocalSeatState, type OwnNodeSink, type OwnNodeWatch, type QueueNode, type QueueSeat } from './ownNode.js';
+import type { Created, EnterOptions, QueueOps } from './QueueOps.js';
 
 /**
  * One acquisition walking the queue (docs/architecture.md, "The lock-queue engine"): enqueue → decide → wait for what the rule names →
@@ -17,7 +15,7 @@ import type { WaitResult, WaitSink, WatchedListing } from './waitResult.js';
  *
  * A small state machine, not an async function: a process may park ten thousand contenders, and
  * a suspended async frame with its promises costs about as much again as this object. Each step's
- * ZooKeeper work is the queue's ({@link LockQueue}); this class only sequences the steps.
+ * ZooKeeper work is the queue's ({@link QueueOps}); this class only sequences the steps.
  */
 export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   /** Settles with our seat once held; rejects with LOCK_TIMEOUT, ABORTED, SESSION_LOST or the failure. */
@@ -49,23 +47,17 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   private anyOf: { wait: AnyOfWait; queue: QueueEntry[] } | undefined;
 
   constructor(
-    private readonly queue: LockQueue,
+    private readonly queue: QueueOps,
     private readonly options: EnterOptions,
   ) {
     this.done = new Promise<QueueSeat>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
     });
-    const session = queue.session;
+    const session = queue.scope.session;
     this.generation = session.generation;
     this.sessionSignal = session.sessionSignal;
-    this.stop = new StopSignal({
-      signal: options.signal,
-      timeoutMs: options.timeoutMs,
-      sessionSignal: this.sessionSignal,
-      isConnected: queue.isConnected,
-      what: queue.what,
-    });
+    this.stop = queue.stopFor(options);
     this.recheck = options.onRecheck === undefined ? undefined : new Recheck(options.onRecheck);
   }
 
@@ -93,15 +85,20 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       const rest = this.behindWaitedFor!;
       this.decideOn(rest, rest.findIndex((entry) => entry.name === this.seat!.name), false, undefined);
     } else if (next === 'relist') {
-      this.queue.listAfterReconnect(this.stop).then(
+      this.queue.list(this.stop).then(
         (children) => this.decide(children, undefined),
         (err: unknown) => this.fail(err),
       );
-    } else if (Array.isArray(next)) {
-      this.decide(next, undefined);
     } else {
-      this.decide(next.children, next);
+      this.decide(next, undefined);
     }
+  }
+
+  /** The wait for the children ended: a listing it made (its watch armed), or list again. */
+  private childrenWaited(next: WatchedListing | 'relist'): void {
+    if (this.finished) return;
+    if (next === 'relist') this.waited('relist');
+    else this.decide(next.children, next);
   }
 
   /** @internal The node we waited for had been touched before our watch (see `relistIfTouched`). */
@@ -120,10 +117,8 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
 
   private seated(created: Created): void {
     // Watched before anything we wait for: its deletion, if first, is read first.
-    const own = new OwnNodeWatch(this.queue.session, created.path, this, this.options.onRevoke !== undefined);
-    const state: LocalSeatState = { held: false, own };
-    localSeats(this.queue.session).set(created.path, state);
-    this.state = state;
+    const own = this.queue.seat(created.path, this, this.options.onRevoke !== undefined);
+    this.state = this.queue.scope.seats.get(created.path);
     this.own = own;
     this.seat = {
       path: created.path,
@@ -244,7 +239,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     this.hasWaited = true;
     if ('waitForAnyOf' in decision) {
       this.announceAfterWait = false;
-      const wait = new AnyOfWait(this.queue.session, this.queue.path, stop, this);
+      const wait = this.queue.waitForAnyOf(stop, this);
       this.anyOf = { wait, queue: [...queue] };
       // Deciding without listing notices our own node's deletion through its own watch.
       wait.begin(decision.waitForAnyOf, decision.relistIfCreated);
@@ -256,14 +251,14 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     } else if ('waitForChildren' in decision) {
       this.announceAfterWait = false;
       this.queue.waitForChildren(children ?? queue.map((entry) => entry.name), armed, recheck, stop).then(
-        (next) => this.waited(next),
+        (next) => this.childrenWaited(next),
         (err: unknown) => this.waitFailed(err),
       );
     } else {
       this.announceAfterWait = decision.announceHolding === true;
       this.behindWaitedFor = decision.decideBehindIfHeld === true ? queue.slice(queue.findIndex((entry) => entry.name === decision.waitFor) + 1) : undefined;
       const touchActedOn = this.touch?.name === decision.waitFor ? this.touch.version : 0;
-      this.queue.waitForNode(decision, recheck, stop, this, touchActedOn);
+      this.queue.waitFor(decision, recheck, stop, this, touchActedOn);
     }
   }
 
@@ -276,7 +271,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
 
   /** Whether `name` in our directory is a node of this process (session). */
   private isLocal(name: string): boolean {
-    return localSeats(this.queue.session).has(joinPath(this.queue.path, name));
+    return this.queue.scope.seats.has(joinPath(this.queue.path, name));
   }
 
   /**
@@ -292,13 +287,12 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       this.fail(this.stop.reason ?? this.own!.deletedBy);
       return;
     }
-    const session = this.queue.session;
-    const grantedAt = session.aliveAt(this.generation);
+    const grantedAt = this.queue.scope.session.aliveAt(this.generation);
     if (grantedAt === undefined || this.sessionSignal.aborted) {
       this.fail(this.stop.reason ?? new SessionLostError(`${this.queue.what}: the ZooKeeper session was lost`, { cause: this.sessionSignal.reason }));
       return;
     }
-    const signal = beginHolding(this.state!, this.own!, this.sessionSignal, this.options.onRevoke);
+    const signal = beginHolding(this.state!, this.own!, this.queue.scope.fanOut, this.sessionSignal, this.options.onRevoke);
     const seat: QueueSeat = { ...this.seat!, signal, grantedAt };
     this.seat = seat;
     if (announce) this.queue.announce(seat, this.options.data);

@@ -2,10 +2,8 @@ import { isZkError } from '../errors.js';
 import { joinPath } from '../nodes/index.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Watcher } from '../session/types.js';
-import { tellAsEvent } from '../watch/asEvent.js';
-import { CreationWatch, type CreationSink } from '../watch/CreationWatch.js';
-import { onSuspended } from '../watch/suspensions.js';
-import type { StopListener, Stoppable } from './stoppable.js';
+import type { StopListener, StopSignal } from '../signals/StopSignal.js';
+import { CreationWatch, tellAsEvent, type CreationSink, type Suspensions } from '../watch/NodeWatch.js';
 
 /** Where an {@link AnyOfWait} reports. */
 export interface AnyOfSink {
@@ -43,8 +41,9 @@ export class AnyOfWait implements StopListener, CreationSink {
 
   constructor(
     private readonly session: ZkSession,
+    private readonly suspensions: Suspensions,
     private readonly dir: string,
-    private readonly stop: Stoppable,
+    private readonly stop: StopSignal,
     private readonly sink: AnyOfSink,
   ) {}
 
@@ -57,20 +56,17 @@ export class AnyOfWait implements StopListener, CreationSink {
    */
   begin(names: readonly string[], appears: readonly string[] = []): void {
     this.stop.addStopListener(this);
+    if (this.ended) return; // stopped already: nothing is sent (requests answer later, never in here)
     // After a reconnection the server tells replayed watches' deletions before creations: their
     // order no longer says which came first, so such a wait ends and the contender lists again.
-    if (appears.length > 0 && !this.ended) this.unsubscribe = onSuspended(this.session, () => this.created());
+    if (appears.length > 0) this.unsubscribe = this.suspensions.onSuspended(() => this.created());
     for (const name of appears) {
-      if (this.ended) return;
       const watch = new CreationWatch(this.session, joinPath(this.dir, name), this);
       this.creations.set(name, watch);
       this.unconfirmed++;
       watch.begin();
     }
-    for (const name of names) {
-      if (this.ended) return;
-      this.arm(name);
-    }
+    for (const name of names) this.arm(name);
   }
 
   /** Whether this wait watches every one of `names` for departure and of `appears` for creation. */
@@ -134,11 +130,12 @@ export class AnyOfWait implements StopListener, CreationSink {
         if (this.ended) this.session.removeWatches(path, watcher);
       },
       (err: unknown) => {
-        if (this.ended || this.watching.get(name) !== watcher) return;
+        // No watch was set, so nothing but the end can have replaced or removed this one.
+        if (this.ended) return;
         if (isZkError(err, 'NO_NODE')) {
           // Already gone: told like the deletion event it stands for.
           tellAsEvent(() => {
-            if (!this.ended && this.watching.get(name) === watcher) this.gone(name);
+            if (!this.ended) this.gone(name);
           });
           return;
         }
