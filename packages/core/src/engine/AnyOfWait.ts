@@ -90,9 +90,12 @@ export class AnyOfWait implements StopListener, CreationSink {
     this.sink.changedAhead();
   }
 
-  /** @internal A node watched for creation was absent when its watch was set. */
+  /**
+   * @internal A node watched for creation was absent when its watch was set. (Never after the end:
+   * {@link cancel} ends every creation watch first, and an ended one tells nothing.)
+   */
   absent(): void {
-    if (this.ended || --this.unconfirmed > 0 || this.deferred === undefined) return;
+    if (--this.unconfirmed > 0 || this.deferred === undefined) return;
     const deferred = this.deferred;
     this.deferred = undefined;
     for (const name of deferred) {
@@ -101,9 +104,8 @@ export class AnyOfWait implements StopListener, CreationSink {
     }
   }
 
-  /** @internal */
+  /** @internal A creation watch's request failed (never after the end, as for {@link absent}). */
   creationWatchFailed(reason: unknown): void {
-    if (this.ended) return;
     this.cancel();
     this.sink.anyOfFailed(reason);
   }
