@@ -27,7 +27,8 @@ export type ErrorCode =
   | 'INSECURE_ACL'
   | 'MULTI_RELEASE_FAILED'
   | 'RELEASE_FAILED'
-  | 'TLS_HANDSHAKE';
+  | 'TLS_HANDSHAKE'
+  | 'RETRIES_EXHAUSTED';
 
 export interface ZkRecipesErrorOptions {
   cause?: unknown;
@@ -132,6 +133,22 @@ export class InsecureAclError extends ZkRecipesError {
   constructor(message: string, acl: readonly AclEntry[], options?: ZkRecipesErrorOptions) {
     super('INSECURE_ACL', message, options);
     this.acl = acl;
+  }
+}
+
+/**
+ * The session's retry policy gave up on a step of an acquisition (or of a downgrade) that kept
+ * failing with a lost connection: the acquisition ends, and leaves no node of ours behind.
+ * `policy` names the policy, `attempts` counts the tries of that step, `cause` is the last failure.
+ */
+export class RetriesExhaustedError extends ZkRecipesError {
+  constructor(
+    message: string,
+    readonly policy: string,
+    readonly attempts: number,
+    options?: ZkRecipesErrorOptions,
+  ) {
+    super('RETRIES_EXHAUSTED', message, options);
   }
 }
 

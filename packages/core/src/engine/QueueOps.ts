@@ -3,7 +3,7 @@ import { joinPath, newProtectedName, type QueueEntry } from '../nodes/index.js';
 import type { OrderingRule } from '../queue/OrderingRule.js';
 import type { Stat } from '../session/types.js';
 import type { ZkSession } from '../session/ZkSession.js';
-import { timerDelayMs } from '../retry/timerLimit.js';
+import { RetryBudget } from '../retry/retryLoop.js';
 import type { Recheck } from '../signals/Recheck.js';
 import { StopSignal } from '../signals/StopSignal.js';
 import { waitForChildrenChange, type WatchedListing } from '../watch/ChildrenWatch.js';
@@ -194,9 +194,14 @@ export class ZkQueueOps implements QueueOps {
     setTimeout(() => void quietly(), session.negotiatedSessionTimeoutMs).unref();
   }
 
+  /**
+   * The delete of {@link leave}. Like Curator's guaranteed delete it outlives the retry policy:
+   * once the policy gives up it goes on a second apart, until the session answers or ends.
+   */
   private async deleteSeat(seat: QueueNode): Promise<void> {
     const session = this.session;
-    for (let attempt = 0; ; attempt++) {
+    const retries = this.retriesFrom(performance.now());
+    for (;;) {
       if (seat.signal.aborted || session.generation !== seat.generation) return;
       try {
         await session.delete(seat.path);
@@ -204,7 +209,13 @@ export class ZkQueueOps implements QueueOps {
       } catch (err) {
         if (isZkError(err, 'NO_NODE') || isZkError(err, 'SESSION_LOST') || isZkError(err, 'SESSION_CLOSED')) return;
         if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
-        await this.pauseBeforeRetry(attempt, err, seat.signal);
+        let delay: number;
+        try {
+          delay = retries.nextDelayMs(err);
+        } catch {
+          delay = GUARANTEED_DELETE_PAUSE_MS;
+        }
+        await this.pauseThenReconnect(delay, seat.signal);
       }
     }
   }
@@ -258,7 +269,8 @@ export class ZkQueueOps implements QueueOps {
     const session = this.session;
     // An attempt whose reply was lost and whose node was not found may still be applied later.
     let ghostGuid: string | undefined;
-    for (let attempt = 0; ; attempt++) {
+    const retries = this.retriesFrom(performance.now());
+    for (;;) {
       stop.throwIfStopped();
       const create = session.create(requested, options.data ?? null, { mode: 'ephemeral_sequential' });
       const listing = this.listBehindCreates();
@@ -285,7 +297,13 @@ export class ZkQueueOps implements QueueOps {
         }
         if (recovered !== undefined) return { ...recovered, ghostGuid };
         ghostGuid = guid;
-        await this.pauseBeforeRetry(attempt, err, stop.signal);
+        try {
+          await this.pauseBeforeRetry(retries, err, stop);
+        } catch (gaveUp) {
+          // The policy gave up: a create still held by the old server may yet be applied.
+          await this.giveUp(guid, generation, Promise.reject(err));
+          throw gaveUp;
+        }
         continue;
       }
       const name = created.path.slice(this.path.length + 1);
@@ -371,17 +389,21 @@ export class ZkQueueOps implements QueueOps {
 
   /**
    * Runs `step` once connected until the server answers it: a lost connection is the retry
-   * policy's business, never the caller's (the acquisition ends only at its deadline, its abort or
-   * the session's end). `step` must be safe to send again (a read, or a write that tolerates it).
+   * policy's business, never the caller's (the acquisition ends at its deadline, its abort, the
+   * session's end, or when the policy gives up). `step` must be safe to send again (a read, or a
+   * write that tolerates it).
    */
   private async untilAnswered<T>(stop: StopSignal, step: () => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
+    const startedAt = performance.now();
+    let retries: RetryBudget | undefined; // made at the first failure: none on the common path
+    for (;;) {
       await this.whenConnected(stop);
       try {
         return await stop.race(step());
       } catch (err) {
         if (stop.aborted || !isZkError(err, 'CONNECTION_LOSS')) throw err;
-        await this.pauseBeforeRetry(attempt, err, stop.signal);
+        retries ??= this.retriesFrom(startedAt);
+        await this.pauseBeforeRetry(retries, err, stop);
       }
     }
   }
@@ -550,12 +572,24 @@ export class ZkQueueOps implements QueueOps {
     return stop.race(this.session.waitForConnected(stop.signal));
   }
 
-  private async pauseBeforeRetry(attempt: number, err: unknown, signal: AbortSignal): Promise<void> {
-    const delay = this.session.retryPolicy.nextDelayMs(attempt, 0, err) ?? 1000;
+  /** The retries of one step under the session's policy, counted from `startedAt`. */
+  private retriesFrom(startedAt: number): RetryBudget {
+    return new RetryBudget(this.session.retryPolicy, this.what, startedAt);
+  }
+
+  /**
+   * Pauses before retrying a step as the session's retry policy says (docs/architecture.md,
+   * "Retries"), then waits to be connected; the stop ends the pause at once.
+   * @throws RetriesExhaustedError (`RETRIES_EXHAUSTED`) when the policy gives up
+   */
+  private async pauseBeforeRetry(retries: RetryBudget, err: unknown, stop: StopSignal): Promise<void> {
+    await this.pauseThenReconnect(retries.nextDelayMs(err), stop.signal);
+  }
+
+  /** Waits `delayMs` (a timer's range), then until connected; `signal` ends both at once. */
+  private async pauseThenReconnect(delayMs: number, signal: AbortSignal): Promise<void> {
     await new Promise<void>((resolve) => {
-      // A custom policy may return NaN, a negative (a timer fires those at once, with a warning)
-      // or a huge delay: pause a second at most, then wait to be connected.
-      const timer = setTimeout(done, Math.min(timerDelayMs(delay), 1000));
+      const timer = setTimeout(done, delayMs);
       function done() {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
@@ -566,3 +600,6 @@ export class ZkQueueOps implements QueueOps {
     await this.session.waitForConnected(signal).catch(() => undefined);
   }
 }
+
+/** The pause of a release's delete once the retry policy has given up (see `deleteSeat`). */
+const GUARANTEED_DELETE_PAUSE_MS = 1000;

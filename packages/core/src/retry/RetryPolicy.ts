@@ -10,4 +10,9 @@ export interface RetryPolicy {
    * @returns the delay in ms before the next attempt, or `null` to give up
    */
   nextDelayMs(retryCount: number, elapsedMs: number, error: unknown): number | null;
+  /**
+   * How an error names this policy when it gives up (`RETRIES_EXHAUSTED`), e.g.
+   * `retryNTimes(3, 1000)`. The built-in policies set it; a custom one may.
+   */
+  readonly name?: string;
 }

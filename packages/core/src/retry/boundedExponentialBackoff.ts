@@ -44,5 +44,5 @@ type _SchemaMatchesBoundedExponentialBackoffOptions = AssertTrue<TypesEqual<z.in
  */
 export function boundedExponentialBackoff(options: BoundedExponentialBackoffOptions): RetryPolicy {
   const o = parseOptions(boundedExponentialBackoffOptionsSchema, options, 'boundedExponentialBackoff');
-  return backoffPolicy(o.baseSleepMs, o.maxRetries, o.maxSleepMs, o.random ?? Math.random);
+  return backoffPolicy(o.baseSleepMs, o.maxRetries, o.maxSleepMs, o.random ?? Math.random, 'boundedExponentialBackoff');
 }

@@ -45,7 +45,7 @@ type _SchemaMatchesExponentialBackoffOptions = AssertTrue<
  */
 export function exponentialBackoff(options: ExponentialBackoffOptions): RetryPolicy {
   const o = parseOptions(exponentialBackoffOptionsSchema, options, 'exponentialBackoff');
-  return backoffPolicy(o.baseSleepMs, o.maxRetries, o.maxSleepMs, o.random ?? Math.random);
+  return backoffPolicy(o.baseSleepMs, o.maxRetries, o.maxSleepMs, o.random ?? Math.random, 'exponentialBackoff');
 }
 
 /** Shared by the bounded and unbounded variants. @internal */
@@ -54,8 +54,10 @@ export function backoffPolicy(
   maxRetries: number,
   maxSleepMs: number,
   random: () => number,
+  kind = 'exponentialBackoff',
 ): RetryPolicy {
   return {
+    name: `${kind}(${baseSleepMs}, ${maxRetries}, ${maxSleepMs})`,
     nextDelayMs(retryCount) {
       if (retryCount >= maxRetries) return null;
       // Clamp so that a misbehaving random source or a huge retryCount cannot overflow the range.

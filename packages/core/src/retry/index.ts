@@ -7,3 +7,5 @@ export { retryUntilElapsed, type RetryUntilElapsedOptions } from './retryUntilEl
 export { retryForever, type RetryForeverOptions } from './retryForever.js';
 export { sessionFailedRetryPolicy } from './sessionFailedRetryPolicy.js';
 export { abortableSleep, isRetryableByDefault, runWithRetry, type RetryLoopOptions } from './retryLoop.js';
+/** @internal the lock-queue engine's and the downgrade's retries under the session's policy. */
+export { RetryBudget } from './retryLoop.js';

@@ -27,6 +27,7 @@ type _SchemaMatchesRetryForeverOptions = AssertTrue<TypesEqual<z.input<typeof re
 export function retryForever(options: RetryForeverOptions): RetryPolicy {
   const o = parseOptions(retryForeverOptionsSchema, options, 'retryForever');
   return {
+    name: `retryForever(${o.sleepMs})`,
     nextDelayMs() {
       return o.sleepMs;
     },

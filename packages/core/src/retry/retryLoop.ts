@@ -1,4 +1,4 @@
-import { AbortedError, InvalidArgumentError, isZkError } from '../errors.js';
+import { AbortedError, InvalidArgumentError, isZkError, RetriesExhaustedError } from '../errors.js';
 import type { RetryPolicy } from './RetryPolicy.js';
 import { timerDelayMs } from './timerLimit.js';
 
@@ -78,6 +78,42 @@ export async function runWithRetry<T>(
       throwIfAborted(signal);
       if (options.beforeRetry) await options.beforeRetry(err, signal);
     }
+  }
+}
+
+/**
+ * The retries of one step under a policy (docs/architecture.md, "Retries"): the lock-queue engine
+ * and the read/write downgrade ask it for the pause before each retry. It counts the retries and
+ * the time since the step's first attempt, as the policy expects them, and turns the policy's
+ * "give up" into a {@link RetriesExhaustedError} naming the policy and the attempts.
+ */
+export class RetryBudget {
+  private retries = 0;
+
+  constructor(
+    private readonly policy: RetryPolicy,
+    /** Names the step's owner in the error, e.g. `lock /locks/a`. */
+    private readonly what: string,
+    /** When the step's first attempt started, on `performance.now()`. */
+    private readonly startedAt: number,
+  ) {}
+
+  /**
+   * The pause before the next attempt after `err`, as a timer can take it.
+   * @throws RetriesExhaustedError (`RETRIES_EXHAUSTED`) when the policy gives up; `cause` is `err`
+   */
+  nextDelayMs(err: unknown): number {
+    const elapsedMs = performance.now() - this.startedAt;
+    const delay = this.policy.nextDelayMs(this.retries, elapsedMs, err);
+    if (delay === null) {
+      const policy = this.policy.name ?? 'the custom retryPolicy';
+      const attempts = this.retries + 1;
+      throw new RetriesExhaustedError(`${this.what}: the retry policy ${policy} gave up after ${attempts} attempt(s) in ${Math.round(elapsedMs)} ms`, policy, attempts, {
+        cause: err,
+      });
+    }
+    this.retries++;
+    return timerDelayMs(delay);
   }
 }
 

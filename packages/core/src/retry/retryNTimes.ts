@@ -28,12 +28,13 @@ type _SchemaMatchesRetryNTimesOptions = AssertTrue<TypesEqual<z.input<typeof ret
  */
 export function retryNTimes(options: RetryNTimesOptions): RetryPolicy {
   const o = parseOptions(retryNTimesOptionsSchema, options, 'retryNTimes');
-  return fixedDelayPolicy(o.n, o.sleepMs);
+  return fixedDelayPolicy(o.n, o.sleepMs, `retryNTimes(${o.n}, ${o.sleepMs})`);
 }
 
 /** @internal */
-export function fixedDelayPolicy(n: number, sleepMs: number): RetryPolicy {
+export function fixedDelayPolicy(n: number, sleepMs: number, name: string): RetryPolicy {
   return {
+    name,
     nextDelayMs(retryCount) {
       return retryCount < n ? sleepMs : null;
     },

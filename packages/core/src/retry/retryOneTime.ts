@@ -26,5 +26,5 @@ type _SchemaMatchesRetryOneTimeOptions = AssertTrue<TypesEqual<z.input<typeof re
  */
 export function retryOneTime(options: RetryOneTimeOptions): RetryPolicy {
   const o = parseOptions(retryOneTimeOptionsSchema, options, 'retryOneTime');
-  return fixedDelayPolicy(1, o.sleepMs);
+  return fixedDelayPolicy(1, o.sleepMs, `retryOneTime(${o.sleepMs})`);
 }

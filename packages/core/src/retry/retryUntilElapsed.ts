@@ -30,6 +30,7 @@ type _SchemaMatchesRetryUntilElapsedOptions = AssertTrue<TypesEqual<z.input<type
 export function retryUntilElapsed(options: RetryUntilElapsedOptions): RetryPolicy {
   const o = parseOptions(retryUntilElapsedOptionsSchema, options, 'retryUntilElapsed');
   return {
+    name: `retryUntilElapsed(${o.maxElapsedMs}, ${o.sleepMs})`,
     nextDelayMs(_retryCount, elapsedMs) {
       return elapsedMs < o.maxElapsedMs ? o.sleepMs : null;
     },

@@ -13,6 +13,7 @@ export function sessionFailedRetryPolicy(inner: RetryPolicy): RetryPolicy {
     throw new InvalidArgumentError('sessionFailedRetryPolicy: option "inner" must be a RetryPolicy');
   }
   return {
+    name: `sessionFailedRetryPolicy(${inner.name ?? 'a custom policy'})`,
     nextDelayMs(retryCount, elapsedMs, error) {
       if (isZkError(error, 'SESSION_LOST')) return null;
       return inner.nextDelayMs(retryCount, elapsedMs, error);
