@@ -1,12 +1,12 @@
 import { isZkError, SessionLostError, type NodeDeletedError } from '../errors.js';
-import { joinPath, type QueueEntry } from '../nodes/index.js';
+import type { QueueEntry } from '../nodes/index.js';
 import type { Decision } from '../queue/OrderingRule.js';
 import { Recheck } from '../signals/Recheck.js';
 import type { StopSignal } from '../signals/StopSignal.js';
 import type { WatchedListing } from '../watch/ChildrenWatch.js';
 import type { AnyOfSink, AnyOfWait } from './AnyOfWait.js';
 import type { WaitResult, WaitSink } from './ObstacleWait.js';
-import { beginHolding, type LocalSeatState, type OwnNodeSink, type OwnNodeWatch, type QueueNode, type QueueSeat } from './ownNode.js';
+import type { OwnNodeSink, OwnNodeWatch, QueueNode, QueueSeat } from './ownNode.js';
 import type { Created, EnterOptions, QueueOps } from './QueueOps.js';
 
 /**
@@ -28,7 +28,6 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   private readonly generation: number;
   private readonly sessionSignal: AbortSignal;
   private seat: QueueNode | undefined;
-  private state: LocalSeatState | undefined;
   /** The watch on our own node, from the moment it is seated (see {@link OwnNodeWatch}). */
   private own: OwnNodeWatch | undefined;
   /** Held or failed: nothing a wait still reports can change the outcome. */
@@ -54,7 +53,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       this.resolve = resolve;
       this.reject = reject;
     });
-    const session = queue.scope.session;
+    const session = queue.session;
     this.generation = session.generation;
     this.sessionSignal = session.sessionSignal;
     this.stop = queue.stopFor(options);
@@ -78,7 +77,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     if (this.finished) return;
     if (next === 'held') {
       // Held without a fresh listing: a waiter may have queued right behind us since our last one.
-      this.hold(this.announceAfterWait && (this.behind === undefined || !this.isLocal(this.behind)), false);
+      this.hold(this.announceAfterWait && (this.behind === undefined || !this.queue.isLocal(this.behind)), false);
     } else if (next === 'passed') {
       if (!this.ownNodeKnown()) return;
       // The node we waited for went as a holder, so did every node ahead of it: decide on the rest.
@@ -118,7 +117,6 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   private seated(created: Created): void {
     // Watched before anything we wait for: its deletion, if first, is read first.
     const own = this.queue.seat(created.path, this, this.options.onRevoke !== undefined);
-    this.state = this.queue.scope.seats.get(created.path);
     this.own = own;
     this.seat = {
       path: created.path,
@@ -232,7 +230,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       // Only a waiter that listed while we still waited can need it. On a fresh listing that is the
       // one right behind us, if another process's; on an old one, it may be missing from it.
       const behind = this.behind;
-      const successorMayWatch = behind === undefined ? !fresh : !this.isLocal(behind);
+      const successorMayWatch = behind === undefined ? !fresh : !this.queue.isLocal(behind);
       this.hold(decision.announceHolding === true && this.hasWaited && successorMayWatch, fresh);
       return;
     }
@@ -269,11 +267,6 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     current?.wait.cancel();
   }
 
-  /** Whether `name` in our directory is a node of this process (session). */
-  private isLocal(name: string): boolean {
-    return this.queue.scope.seats.has(joinPath(this.queue.path, name));
-  }
-
   /**
    * Grants the lock (docs/architecture.md, "A grant requires our node"): only while our node is
    * known to exist, and while the server cannot yet have expired our session (events read late,
@@ -287,12 +280,12 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       this.fail(this.stop.reason ?? this.own!.deletedBy);
       return;
     }
-    const grantedAt = this.queue.scope.session.aliveAt(this.generation);
+    const grantedAt = this.queue.session.aliveAt(this.generation);
     if (grantedAt === undefined || this.sessionSignal.aborted) {
       this.fail(this.stop.reason ?? new SessionLostError(`${this.queue.what}: the ZooKeeper session was lost`, { cause: this.sessionSignal.reason }));
       return;
     }
-    const signal = beginHolding(this.state!, this.own!, this.queue.scope.fanOut, this.sessionSignal, this.options.onRevoke);
+    const signal = this.queue.hold(this.seat!.path, this.sessionSignal, this.options.onRevoke);
     const seat: QueueSeat = { ...this.seat!, signal, grantedAt };
     this.seat = seat;
     if (announce) this.queue.announce(seat, this.options.data);

@@ -4,7 +4,7 @@ import type { ZkSession } from '../session/ZkSession.js';
 import { Contender } from './Contender.js';
 import { engineScopeOf, type EngineScope } from './EngineScope.js';
 import { assertLockNodeFits, type DirectoryRecord } from './lockDirectory.js';
-import { beginHolding, type OwnNodeSink, type QueueNode, type QueueSeat } from './ownNode.js';
+import type { OwnNodeSink, QueueNode, QueueSeat } from './ownNode.js';
 import { ZkQueueOps, type EnterOptions } from './QueueOps.js';
 
 /** Options of a {@link LockQueue}. */
@@ -68,7 +68,7 @@ export class LockQueue {
     const own = this.ops.seat(path, IGNORE_WHILE_WAITING, false);
     own.arm();
     const sessionSignal = session.generation === generation ? session.sessionSignal : AbortSignal.abort(new SessionLostError(`${this.ops.what}: the ZooKeeper session was lost`));
-    const signal = beginHolding(this.scope.seats.get(path)!, own, this.scope.fanOut, sessionSignal, undefined);
+    const signal = this.ops.hold(path, sessionSignal, undefined);
     return { path, name: path.slice(path.lastIndexOf('/') + 1), fencingToken, generation, signal, grantedAt };
   }
 

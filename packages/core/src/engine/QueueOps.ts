@@ -11,7 +11,7 @@ import { AnyOfWait, type AnyOfSink } from './AnyOfWait.js';
 import type { EngineScope } from './EngineScope.js';
 import { agreeOnRecord, assertLockNodeFits, checkDirectoryAcl, checksDirectoryAcl, createLockDirectory, createRecordedDirectory, type DirectoryRecord } from './lockDirectory.js';
 import { ObstacleWait, type NodeDecision, type WaitResult, type WaitSink } from './ObstacleWait.js';
-import { announcementOf, OwnNodeWatch, type OwnNodeSink, type QueueNode } from './ownNode.js';
+import { announcementOf, beginHolding, OwnNodeWatch, type OwnNodeSink, type QueueNode } from './ownNode.js';
 
 /** What one {@link LockQueue.enter} call asks for. */
 export interface EnterOptions {
@@ -59,8 +59,8 @@ export interface Created {
  * lock-queue engine"): a {@link Contender} sequences these steps and does none of them itself.
  */
 export interface QueueOps {
-  /** The session's engine state: our seats, the fan-outs, the shared listings. */
-  readonly scope: EngineScope;
+  /** The session the queue's nodes are made in. */
+  readonly session: ZkSession;
   /** The lock directory; our nodes are its children. */
   readonly path: string;
   /** For error messages: `lock <path>`. */
@@ -71,6 +71,10 @@ export interface QueueOps {
   enqueue(options: EnterOptions, stop: StopSignal): Promise<Created>;
   /** Watches our node from its seating (see {@link OwnNodeWatch}) and registers it as ours. */
   seat(path: string, sink: OwnNodeSink, revocable: boolean): OwnNodeWatch;
+  /** Our seat at `path` holds from now on; returns the holder's signal (see `beginHolding`). */
+  hold(path: string, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined): AbortSignal;
+  /** Whether `name` in our directory is a node of this process (this session). */
+  isLocal(name: string): boolean;
   /** Lists the queue once connected (shared with the other contenders asking now). */
   list(stop: StopSignal): Promise<string[]>;
   /** Our place in a listing, sorted by sequence. Throws if our node is not in it. */
@@ -102,7 +106,7 @@ export class ZkQueueOps implements QueueOps {
   /** The directory incarnation whose ACL we checked (docs/architecture.md, "The directory's ACL"). */
   private aclCheckedIncarnation: bigint | undefined;
   private readonly checksAcl: boolean;
-  private readonly session: ZkSession;
+  readonly session: ZkSession;
   readonly what: string;
   private readonly isConnected = (): boolean => this.session.isConnected;
 
@@ -137,6 +141,15 @@ export class ZkQueueOps implements QueueOps {
     const own = new OwnNodeWatch(this.session, this.scope.suspensions, path, sink, revocable);
     this.scope.seats.set(path, { held: false, own });
     return own;
+  }
+
+  hold(path: string, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined): AbortSignal {
+    const state = this.scope.seats.get(path)!;
+    return beginHolding(state, state.own!, this.scope.fanOut, sessionSignal, onRevoke);
+  }
+
+  isLocal(name: string): boolean {
+    return this.scope.seats.has(joinPath(this.path, name));
   }
 
   /**

@@ -28,6 +28,17 @@ describe('StopSignal', () => {
     expect(calls).toEqual(['again']);
   });
 
+  it("following(signal) stops with that signal's own reason (the public waits' contract), through the fan-out it is given", () => {
+    const fanOut = new AbortFanOut();
+    const caller = new AbortController();
+    const stops = [0, 1].map(() => StopSignal.following(caller.signal, fanOut));
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(1);
+    const reason = new Error('gave up');
+    caller.abort(reason);
+    expect(stops.map((stop) => stop.reason)).toEqual([reason, reason]);
+    expect(() => stops[0]!.throwIfStopped()).toThrow(reason);
+  });
+
   it('stops with SESSION_LOST when the session signal fires, telling each listener once', () => {
     const session = new AbortController();
     const stop = new StopSignal({ sessionSignal: session.signal, what: 'lock /a' });
