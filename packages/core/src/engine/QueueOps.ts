@@ -13,7 +13,7 @@ import { agreeOnRecord, assertLockNodeFits, checkDirectoryAcl, checksDirectoryAc
 import { ObstacleWait, type NodeDecision, type WaitResult, type WaitSink } from './ObstacleWait.js';
 import { announcementOf, beginHolding, OwnNodeWatch, type OwnNodeSink, type QueueNode } from './ownNode.js';
 
-/** What one {@link LockQueue.enter} call asks for. */
+/** What one `LockQueue.enter` call asks for. */
 export interface EnterOptions {
   /** Node-name kind written after the protection prefix, e.g. `lock-`, `read-`, `write-`. */
   kind: string;
@@ -61,8 +61,6 @@ export interface Created {
 export interface QueueOps {
   /** The session the queue's nodes are made in. */
   readonly session: ZkSession;
-  /** The lock directory; our nodes are its children. */
-  readonly path: string;
   /** For error messages: `lock <path>`. */
   readonly what: string;
   /** A stop for one acquisition: its deadline, its caller's signal, the session's end. */
@@ -91,8 +89,6 @@ export interface QueueOps {
   announce(seat: QueueNode, data: Uint8Array | null | undefined): void;
   /** Deletes our node and forgets it (see `LockQueue.leave`). */
   leave(seat: QueueNode): Promise<void>;
-  /** The error of an acquisition whose node someone else deleted (an operator, a tool). */
-  ownNodeDeleted(seat: Pick<QueueNode, 'name' | 'path'>): NodeDeletedError;
 }
 
 /** {@link QueueOps} on one lock directory of one session. */
@@ -433,7 +429,7 @@ export class ZkQueueOps implements QueueOps {
   }
 
   /** The error of an acquisition whose node someone else deleted (an operator, a tool). */
-  ownNodeDeleted(seat: Pick<QueueNode, 'name' | 'path'>): NodeDeletedError {
+  private ownNodeDeleted(seat: Pick<QueueNode, 'name' | 'path'>): NodeDeletedError {
     return new NodeDeletedError(`lock ${this.path}: our queue node ${seat.name} was deleted by someone else`, {
       op: 'getChildren',
       path: seat.path,
