@@ -1,4 +1,4 @@
-import { AbortedError, isZkError, joinPath, keepPlaceAfterLeaving, NodeDeletedError, SessionClosedError, SessionLostError, type LockQueue, type QueueSeat } from '@zk-recipes/core';
+import { abortableSleep, AbortedError, isZkError, joinPath, NodeDeletedError, RetryBudget, SessionClosedError, SessionLostError, type LockQueue, type QueueSeat } from '@zk-recipes/core';
 import { downgradeNameOf } from './downgradeName.js';
 import type { ReadWriteNaming } from './naming.js';
 
@@ -36,8 +36,9 @@ export async function createDowngradeSeat(request: DowngradeRequest): Promise<Qu
   const name = downgradeNameOf(writeSeat.name, request.naming);
   if (name === null) throw new Error(`${request.what}: ${writeSeat.name} is not a write node of this lock`); // cannot happen: we named it
   const path = joinPath(dir, name);
-  keepPlaceAfterLeaving(session, writeSeat.path);
+  queue.keepPlace(writeSeat.path);
   let mayExist = false; // an attempt whose reply was lost may have created the read node
+  const retries = new RetryBudget(session.retryPolicy, request.what);
   try {
     for (;;) {
       throwIfCannotProceed(request);
@@ -63,7 +64,7 @@ export async function createDowngradeSeat(request: DowngradeRequest): Promise<Qu
         }
         if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
         mayExist = true;
-        await session.waitForConnected(writeSeat.signal).catch(() => undefined);
+        await pauseBeforeRetry(request, retries, err);
       }
     }
   } catch (err) {
@@ -76,19 +77,34 @@ export async function createDowngradeSeat(request: DowngradeRequest): Promise<Qu
 
 /**
  * Runs a read until the server answers: a lost connection is waited out (same session), never
- * reported. Ends only as the downgrade may: abort, the write lock's loss, the session's end.
+ * reported. Ends only as the downgrade may: abort, the write lock's loss, the session's end, or
+ * the session's retry policy giving up.
  */
 async function untilAnswered<T>(request: DowngradeRequest, read: () => Promise<T>): Promise<T> {
-  const { session } = request.queue;
+  const retries = new RetryBudget(request.queue.session.retryPolicy, request.what);
   for (;;) {
     throwIfCannotProceed(request);
     try {
       return await read();
     } catch (err) {
       if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
-      await session.waitForConnected(request.writeSeat.signal).catch(() => undefined);
+      await pauseBeforeRetry(request, retries, err);
     }
   }
+}
+
+/**
+ * The pause the session's retry policy asks for after `err` (the engine's, see
+ * docs/architecture.md, "Retries"), then a wait until connected again (same session). An abort or
+ * the write lock's loss ends it at once; the next attempt's check reports it.
+ * @throws RetriesExhaustedError (`RETRIES_EXHAUSTED`) when the policy gives up
+ */
+async function pauseBeforeRetry(request: DowngradeRequest, retries: RetryBudget, err: unknown): Promise<void> {
+  const { queue, writeSeat, signal } = request;
+  const delayMs = retries.delayAfter(err);
+  const stop = signal === undefined ? writeSeat.signal : AbortSignal.any([writeSeat.signal, signal]);
+  await abortableSleep(delayMs, stop).catch(() => undefined);
+  await queue.session.waitForConnected(writeSeat.signal).catch(() => undefined);
 }
 
 /** Grants the read node, unless the session may have expired meanwhile (as every grant checks). */

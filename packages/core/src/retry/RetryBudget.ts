@@ -12,13 +12,21 @@ export class RetryBudget {
   private failures = 0;
   private readonly startedAt: number;
 
+  private readonly now: () => number;
+
   constructor(
     readonly policy: RetryPolicy,
     /** Names the operation in the error, e.g. `lock /locks/a`. */
     private readonly what: string,
-    private readonly now: () => number = () => performance.now(),
+    options: {
+      /** When the operation's first attempt started (a budget made at its first failure says so). */
+      startedAt?: number;
+      /** The clock, `performance.now` by default; injectable for tests. */
+      now?: () => number;
+    } = {},
   ) {
-    this.startedAt = now();
+    this.now = options.now ?? (() => performance.now());
+    this.startedAt = options.startedAt ?? this.now();
   }
 
   /** How many failures were counted so far. */

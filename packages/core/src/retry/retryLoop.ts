@@ -60,7 +60,7 @@ export async function runWithRetry<T>(
   }
   const isRetryable = options.isRetryable ?? isRetryableByDefault;
   const sleep = options.sleep ?? abortableSleep;
-  const budget = new RetryBudget(policy, 'runWithRetry', options.now);
+  const budget = new RetryBudget(policy, 'runWithRetry', { now: options.now });
 
   for (let attemptNo = 0; ; attemptNo++) {
     throwIfAborted(signal);

@@ -27,6 +27,7 @@ import { assertPath, createRequest, decodeChildren, decodeData, decodeExists, de
 import { removeWatchesRequest, setAclRequest, setDataRequest, transactionRequest } from './requests.js';
 import { closeGeneration, retireGeneration } from './retireGeneration.js';
 import { SessionEvents } from './sessionEvents.js';
+import { SessionScope } from './sessionScope.js';
 import type { AclEntry, ConnectionState, CreateOptions, CreateResult, MkdirpOptions, Stat, TransactionOp, TransactionResult, Watcher, ZkSessionEvents } from './types.js';
 import { CM_STATES } from './wire.js';
 import type { WatchClass } from './watchRegistry.js';
@@ -45,6 +46,8 @@ import type { WatchClass } from './watchRegistry.js';
 export class ZkSession extends EventEmitter<ZkSessionEvents> {
   /** Validated options, defaults applied. */
   readonly options: ZkSessionOptions;
+  /** @internal What the layers above keep per session: the lock-queue engine's seats and caches (docs/architecture.md, "Per-session state"). */
+  readonly scope = new SessionScope<ZkSession>(this);
   private _state: ConnectionState = 'connecting';
   /** Set by connect() while it waits for the first session: failures that end the wait at once. */
   private failFast: ConnectFailFast | undefined;

@@ -28,7 +28,7 @@ describe('RetryBudget: one count and one clock for every step of an operation', 
       },
     };
     const time = clock();
-    const budget = new RetryBudget(policy, 'lock /a', time.now);
+    const budget = new RetryBudget(policy, 'lock /a', { now: time.now });
     expect(budget.delayAfter(new Error('one'))).toBe(7);
     time.advance(250);
     expect(budget.delayAfter(new Error('two'))).toBe(7);
@@ -40,7 +40,7 @@ describe('RetryBudget: one count and one clock for every step of an operation', 
   });
 
   it('ends retryNTimes after n retries with RETRIES_EXHAUSTED naming the policy, the attempts and the last failure', () => {
-    const budget = new RetryBudget(retryNTimes({ n: 2, sleepMs: 10 }), 'lock /a', clock().now);
+    const budget = new RetryBudget(retryNTimes({ n: 2, sleepMs: 10 }), 'lock /a', { now: clock().now });
     const failures = [new Error('a'), new Error('b'), new Error('c')];
     expect(budget.delayAfter(failures[0])).toBe(10);
     expect(budget.delayAfter(failures[1])).toBe(10);
@@ -57,7 +57,7 @@ describe('RetryBudget: one count and one clock for every step of an operation', 
 
   it('ends retryUntilElapsed on the time since the operation began, not since the last failure', () => {
     const time = clock();
-    const budget = new RetryBudget(retryUntilElapsed({ maxElapsedMs: 1_000, sleepMs: 100 }), 'lock /a', time.now);
+    const budget = new RetryBudget(retryUntilElapsed({ maxElapsedMs: 1_000, sleepMs: 100 }), 'lock /a', { now: time.now });
     time.advance(600);
     expect(budget.delayAfter(new Error('x'))).toBe(100);
     time.advance(600);
@@ -65,15 +65,15 @@ describe('RetryBudget: one count and one clock for every step of an operation', 
   });
 
   it('gives up at once on a lost session under sessionFailedRetryPolicy', () => {
-    const budget = new RetryBudget(sessionFailedRetryPolicy(retryForever({ sleepMs: 5 })), 'lock /a', clock().now);
+    const budget = new RetryBudget(sessionFailedRetryPolicy(retryForever({ sleepMs: 5 })), 'lock /a', { now: clock().now });
     expect(budget.delayAfter(new ZkRecipesError('CONNECTION_LOSS', 'dropped'))).toBe(5);
     expect(() => budget.delayAfter(new SessionLostError('expired'))).toThrow(/sessionFailedRetryPolicy\(retryForever\(sleepMs: 5\)\) gave up after 2 failed attempts/);
   });
 
   it('bounds a custom policy\'s delay to what a timer can wait, and names it as custom', () => {
-    const budget = new RetryBudget({ nextDelayMs: () => Number.NaN }, 'lock /a', clock().now);
+    const budget = new RetryBudget({ nextDelayMs: () => Number.NaN }, 'lock /a', { now: clock().now });
     expect(budget.delayAfter(new Error('x'))).toBe(0);
-    const huge = new RetryBudget({ nextDelayMs: () => 2 ** 40 }, 'lock /a', clock().now);
+    const huge = new RetryBudget({ nextDelayMs: () => 2 ** 40 }, 'lock /a', { now: clock().now });
     expect(huge.delayAfter(new Error('x'))).toBe(2 ** 31 - 1);
     expect(() => new RetryBudget({ nextDelayMs: () => null }, 'lock /a').delayAfter(new Error('x'))).toThrow(/a custom retry policy gave up after 1 failed attempt \(/);
   });

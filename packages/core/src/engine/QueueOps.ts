@@ -1,29 +1,19 @@
-import { InvalidArgumentError, isZkError, NodeDeletedError, SessionLostError } from '../errors.js';
-import { joinPath, newProtectedName, sortedChildren, type QueueEntry } from '../nodes/index.js';
-import type { ZkSession } from '../session/ZkSession.js';
+import { isZkError, NodeDeletedError } from '../errors.js';
+import { joinPath, newProtectedName, type QueueEntry } from '../nodes/index.js';
+import type { OrderingRule } from '../queue/OrderingRule.js';
 import type { Stat } from '../session/types.js';
-import { timerDelayMs } from '../retry/timerLimit.js';
-import { listAndWatchChildren } from '../watch/waitForChildrenChange.js';
-import { announcementOf } from './announcement.js';
-import { checkDirectoryAcl, checksDirectoryAcl } from './directoryAcl.js';
-import { namesWithGuid, nextListing } from './directoryListing.js';
-import { agreeOnRecord, createRecordedDirectory, type DirectoryRecord } from './directoryRecord.js';
-import { createLockDirectory } from './lockDirectory.js';
-import { assertLockNodeFits } from './lockNodeSize.js';
-import { localSeats, type LocalSeatState } from './localSeats.js';
-import { beginHolding } from './holding.js';
-import { OwnNodeWatch, type OwnNodeSink } from './OwnNodeWatch.js';
-import { Contender } from './Contender.js';
-import { enterSurvivingLoss } from './survivingSessionLoss.js';
-import { ObstacleWait, type NodeDecision } from './ObstacleWait.js';
-import type { WaitResult, WaitSink, WatchedListing } from './waitResult.js';
-import { sortedQueueOf } from './sortedQueue.js';
-import type { Recheck } from './recheck.js';
-import type { OrderingRule } from './OrderingRule.js';
-import type { QueueNode, QueueSeat } from './QueueSeat.js';
-import type { StopSignal } from './stopSignal.js';
+import type { ZkSession } from '../session/ZkSession.js';
+import { RetryBudget } from '../retry/RetryBudget.js';
+import type { Recheck } from '../signals/Recheck.js';
+import { StopSignal } from '../signals/StopSignal.js';
+import { waitForChildrenChange, type WatchedListing } from '../watch/ChildrenWatch.js';
+import { AnyOfWait, type AnyOfSink } from './AnyOfWait.js';
+import type { EngineScope } from './EngineScope.js';
+import { agreeOnRecord, assertLockNodeFits, checkDirectoryAcl, checksDirectoryAcl, createLockDirectory, createRecordedDirectory, type DirectoryRecord } from './lockDirectory.js';
+import { ObstacleWait, type NodeDecision, type WaitResult, type WaitSink } from './ObstacleWait.js';
+import { announcementOf, beginHolding, OwnNodeWatch, type OwnNodeSink, type QueueNode } from './ownNode.js';
 
-/** What one {@link LockQueue.enter} call asks for. */
+/** What one `LockQueue.enter` call asks for. */
 export interface EnterOptions {
   /** Node-name kind written after the protection prefix, e.g. `lock-`, `read-`, `write-`. */
   kind: string;
@@ -51,7 +41,7 @@ export interface EnterOptions {
   prepare?: (() => Promise<void>) | undefined;
 }
 
-/** @internal Our node, just created, and the listing sent behind its create. */
+/** Our node, just created, and the listing sent behind its create. */
 export interface Created {
   path: string;
   name: string;
@@ -64,56 +54,98 @@ export interface Created {
   directoryCzxid?: bigint | undefined;
 }
 
-/** Options of a {@link LockQueue}. */
-export interface LockQueueOptions {
-  /** A value every contender must agree on, kept as the directory's data (see {@link DirectoryRecord}). */
-  record?: DirectoryRecord | undefined;
+/**
+ * The ZooKeeper work of one lock queue, as its contenders see it (docs/architecture.md, "The
+ * lock-queue engine"): a {@link Contender} sequences these steps and does none of them itself.
+ */
+export interface QueueOps {
+  /** The session the queue's nodes are made in. */
+  readonly session: ZkSession;
+  /** For error messages: `lock <path>`. */
+  readonly what: string;
+  /** A stop for one acquisition: its deadline, its caller's signal, the session's end. */
+  stopFor(options: EnterOptions): StopSignal;
+  /** Step 1: creates our node and lists the queue behind it (recovering a lost reply by GUID). */
+  enqueue(options: EnterOptions, stop: StopSignal): Promise<Created>;
+  /** Watches our node from its seating (see {@link OwnNodeWatch}) and registers it as ours. */
+  seat(path: string, sink: OwnNodeSink, revocable: boolean): OwnNodeWatch;
+  /** Our seat at `path` holds from now on; returns the holder's signal (see `beginHolding`). */
+  hold(path: string, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined): AbortSignal;
+  /** Whether `name` in our directory is a node of this process (this session). */
+  isLocal(name: string): boolean;
+  /** Lists the queue once connected (shared with the other contenders asking now). */
+  list(stop: StopSignal): Promise<string[]>;
+  /** Our place in a listing, sorted by sequence. Throws if our node is not in it. */
+  placeIn(children: string[], seat: QueueNode, stop: StopSignal): { queue: QueueEntry[]; ownIndex: number };
+  /** Step 3, one node: waits and reports to `sink` how the wait ended. */
+  waitFor(decision: NodeDecision, recheck: Recheck | undefined, stop: StopSignal, sink: WaitSink, touchActedOn: number): void;
+  /** Step 3, any of several nodes: the wait, not begun. */
+  waitForAnyOf(stop: StopSignal, sink: AnyOfSink): AnyOfWait;
+  /** Step 3, the children: a new listing (watch armed) or `'relist'`. */
+  waitForChildren(children: string[], armed: WatchedListing | undefined, recheck: Recheck | undefined, stop: StopSignal): Promise<WatchedListing | 'relist'>;
+  /** Touches our node, waking the successor that watches it (`nudgeSuccessor`). */
+  nudge(seat: QueueNode, data: Uint8Array | null | undefined): void;
+  /** Tells the waiter behind us that we hold (`announceHolding`). */
+  announce(seat: QueueNode, data: Uint8Array | null | undefined): void;
+  /** Deletes our node and forgets it (see `LockQueue.leave`). */
+  leave(seat: QueueNode): Promise<void>;
 }
 
-/**
- * The lock-queue engine (docs/architecture.md, "The lock-queue engine"): enqueue → decide → wait → hold → leave. Every recipe is this
- * walk with its own ordering rule; all ZooKeeper work, deadlines, aborts and cleanup live here.
- */
-export class LockQueue {
+/** {@link QueueOps} on one lock directory of one session. */
+export class ZkQueueOps implements QueueOps {
   /** Background clean-ups of abandoned creates, so tests and shutdown can wait for them. */
   private readonly cleanups = new Set<Promise<void>>();
   /** The listing scheduled behind the creates issued in this tick, shared by all of them. */
   private scheduledListing: Promise<{ children: string[]; stat: Stat }> | undefined;
   /** The directory incarnation (`czxid`) whose record we checked; see {@link DirectoryRecord}. */
   private agreedIncarnation: bigint | undefined;
-  private readonly record: DirectoryRecord | undefined;
   /** The directory incarnation whose ACL we checked (docs/architecture.md, "The directory's ACL"). */
   private aclCheckedIncarnation: bigint | undefined;
   private readonly checksAcl: boolean;
-  /** @internal For error messages: `lock <path>`. */
+  readonly session: ZkSession;
   readonly what: string;
-  /** @internal */
-  readonly isConnected = (): boolean => this.session.isConnected;
+  private readonly isConnected = (): boolean => this.session.isConnected;
 
   constructor(
-    readonly session: ZkSession,
+    readonly scope: EngineScope,
     /** The lock directory; our nodes are its children. */
     readonly path: string,
-    options: LockQueueOptions = {},
+    private readonly record: DirectoryRecord | undefined,
   ) {
-    // Every recipe builds one: a wrong first argument fails here, not later as a TypeError.
-    if (!isSession(session)) throw new InvalidArgumentError(`session must be a ZkSession (from ZkSession.connect()), got ${session === null ? 'null' : typeof session}`);
+    this.session = scope.session;
     this.what = `lock ${path}`;
-    this.record = options.record;
-    this.checksAcl = checksDirectoryAcl(session);
+    this.checksAcl = checksDirectoryAcl(this.session);
   }
 
-  /**
-   * Enqueues a node and waits until `rule` says we hold the lock. Rejects with LOCK_TIMEOUT,
-   * ABORTED or SESSION_LOST; in every failure our node is deleted (or, if the session is gone,
-   * already gone with it). The walk itself is a {@link Contender}; the steps are below.
-   */
-  enter(options: EnterOptions): Promise<QueueSeat> {
-    return enterSurvivingLoss(this.session, this.what, options, (timeoutMs) => {
-      const contender = new Contender(this, timeoutMs === options.timeoutMs ? options : { ...options, timeoutMs });
-      contender.start();
-      return contender.done;
+  stopFor(options: EnterOptions): StopSignal {
+    return new StopSignal({
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      sessionSignal: this.session.sessionSignal,
+      isConnected: this.isConnected,
+      what: this.what,
+      fanOut: this.scope.fanOut,
     });
+  }
+
+  /** Resolves when every background clean-up started so far has finished. */
+  async settled(): Promise<void> {
+    while (this.cleanups.size > 0) await Promise.allSettled([...this.cleanups]);
+  }
+
+  seat(path: string, sink: OwnNodeSink, revocable: boolean): OwnNodeWatch {
+    const own = new OwnNodeWatch(this.session, this.scope.suspensions, path, sink, revocable);
+    this.scope.seats.set(path, { held: false, own });
+    return own;
+  }
+
+  hold(path: string, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined): AbortSignal {
+    const state = this.scope.seats.get(path)!;
+    return beginHolding(state, state.own!, this.scope.fanOut, sessionSignal, onRevoke);
+  }
+
+  isLocal(name: string): boolean {
+    return this.scope.seats.has(joinPath(this.path, name));
   }
 
   /**
@@ -124,7 +156,7 @@ export class LockQueue {
    * and still ours, and a later call may try again (docs/errors.md, "Releasing").
    */
   async leave(seat: QueueNode): Promise<void> {
-    const seats = localSeats(this.session);
+    const seats = this.scope.seats;
     const state = seats.get(seat.path);
     const own = state?.held === true ? state.own : undefined;
     // Our own delete must not read as someone else's. A holder's watch is set again if the server
@@ -158,8 +190,8 @@ export class LockQueue {
     const session = this.session;
     const sweep = async (): Promise<void> => {
       if (session.generation !== generation) return; // its nodes went with its session
-      const children = await nextListing(session, this.path);
-      for (const name of namesWithGuid(children, guid)) await this.deleteQuietly(joinPath(this.path, name), generation);
+      const children = await this.scope.nextListing(this.path);
+      for (const name of this.scope.namesWithGuid(children, guid)) await this.deleteQuietly(joinPath(this.path, name), generation);
     };
     // NO_NODE (the directory went), a lost connection or session: nothing is left to sweep that
     // the session's end will not take.
@@ -171,9 +203,14 @@ export class LockQueue {
     setTimeout(() => void quietly(), session.negotiatedSessionTimeoutMs).unref();
   }
 
+  /**
+   * The delete of {@link leave}. Like Curator's guaranteed delete it outlives the retry policy:
+   * once the policy gives up it goes on a second apart, until the session answers or ends.
+   */
   private async deleteSeat(seat: QueueNode): Promise<void> {
     const session = this.session;
-    for (let attempt = 0; ; attempt++) {
+    const retries = this.retriesFrom(performance.now());
+    for (;;) {
       if (seat.signal.aborted || session.generation !== seat.generation) return;
       try {
         await session.delete(seat.path);
@@ -181,51 +218,15 @@ export class LockQueue {
       } catch (err) {
         if (isZkError(err, 'NO_NODE') || isZkError(err, 'SESSION_LOST') || isZkError(err, 'SESSION_CLOSED')) return;
         if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
-        await this.pauseBeforeRetry(attempt, err, seat.signal);
+        let delay: number;
+        try {
+          delay = retries.delayAfter(err);
+        } catch {
+          delay = GUARANTEED_DELETE_PAUSE_MS;
+        }
+        await this.pauseThenReconnect(delay, seat.signal);
       }
     }
-  }
-
-  /**
-   * Holds a node of ours created outside the queue walk (a read/write downgrade's read node, which
-   * takes its write node's place and so is granted at once): watched like any seat, with a
-   * holder's signal of its own. Give it back with {@link leave}.
-   */
-  adopt(path: string, fencingToken: bigint, generation: number, grantedAt: number): QueueSeat {
-    const session = this.session;
-    const own = new OwnNodeWatch(session, path, IGNORE_WHILE_WAITING, false);
-    const state: LocalSeatState = { held: false, own };
-    localSeats(session).set(path, state);
-    own.arm();
-    const sessionSignal = session.generation === generation ? session.sessionSignal : AbortSignal.abort(new SessionLostError(`${this.what}: the ZooKeeper session was lost`));
-    const signal = beginHolding(state, own, sessionSignal, undefined);
-    return { path, name: path.slice(path.lastIndexOf('/') + 1), fencingToken, generation, signal, grantedAt };
-  }
-
-  /**
-   * Refuses now a node of `kind` with `data` that the session would refuse to send (over its
-   * `maxRequestBytes`): for a recipe that creates other directories before entering this queue (a
-   * `curator`-layout semaphore's internal lock), so that a refused acquisition creates none.
-   * @throws InvalidArgumentError (`INVALID_ARGUMENT`)
-   */
-  assertFits(kind: string, data: Uint8Array | null | undefined): void {
-    assertLockNodeFits(this.session, joinPath(this.path, newProtectedName(kind).name), data);
-  }
-
-  /** The queue's current children, sorted by sequence (full entries, names only). */
-  async participants(): Promise<QueueEntry[]> {
-    try {
-      const { children } = await this.session.getChildren(this.path);
-      return sortedChildren(children);
-    } catch (err) {
-      if (isZkError(err, 'NO_NODE')) return [];
-      throw err;
-    }
-  }
-
-  /** Resolves when every background clean-up started so far has finished. */
-  async settled(): Promise<void> {
-    while (this.cleanups.size > 0) await Promise.allSettled([...this.cleanups]);
   }
 
   /**
@@ -233,7 +234,6 @@ export class LockQueue {
    * session, list the directory: ZooKeeper answers in order, so the listing already contains our
    * node and an uncontended acquire costs one round trip.
    */
-  /** @internal */
   async enqueue(options: EnterOptions, stop: StopSignal): Promise<Created> {
     const { guid, name: protectedName } = newProtectedName(options.kind);
     const requested = joinPath(this.path, protectedName);
@@ -278,7 +278,8 @@ export class LockQueue {
     const session = this.session;
     // An attempt whose reply was lost and whose node was not found may still be applied later.
     let ghostGuid: string | undefined;
-    for (let attempt = 0; ; attempt++) {
+    const retries = this.retriesFrom(performance.now());
+    for (;;) {
       stop.throwIfStopped();
       const create = session.create(requested, options.data ?? null, { mode: 'ephemeral_sequential' });
       const listing = this.listBehindCreates();
@@ -305,7 +306,13 @@ export class LockQueue {
         }
         if (recovered !== undefined) return { ...recovered, ghostGuid };
         ghostGuid = guid;
-        await this.pauseBeforeRetry(attempt, err, stop.signal);
+        try {
+          await this.pauseBeforeRetry(retries, err, stop);
+        } catch (gaveUp) {
+          // The policy gave up: a create still held by the old server may yet be applied.
+          await this.giveUp(guid, generation, Promise.reject(err));
+          throw gaveUp;
+        }
         continue;
       }
       const name = created.path.slice(this.path.length + 1);
@@ -319,7 +326,7 @@ export class LockQueue {
         }
         // The listing alone failed (connection loss between the two replies): list again.
         try {
-          const children = await this.listAfterReconnect(stop);
+          const children = await this.list(stop);
           return { path: created.path, name, fencingToken: created.stat.czxid, children, ghostGuid };
         } catch (listErr) {
           await this.giveUp(guid, generation, Promise.resolve(created));
@@ -359,14 +366,14 @@ export class LockQueue {
     const session = this.session;
     let children: string[];
     try {
-      children = await this.listAfterReconnect(stop);
+      children = await this.list(stop);
     } catch (err) {
       // No directory: our create cannot have made a node in it (a fresh lock path whose
       // directories were never created, or deleted since). Create again; NO_NODE then creates them.
       if (isZkError(err, 'NO_NODE')) return undefined;
       throw err;
     }
-    const ours = namesWithGuid(children, guid);
+    const ours = this.scope.namesWithGuid(children, guid);
     let adopted: Created | undefined;
     for (const name of ours) {
       const path = joinPath(this.path, name);
@@ -382,34 +389,37 @@ export class LockQueue {
   }
 
   /**
-   * @internal Lists once connected, retrying connection losses. The listing is shared with every
-   * contender of this session in this directory that asks in the same turn (see {@link nextListing}).
+   * Lists once connected, retrying connection losses. The listing is shared with every contender
+   * of this session in this directory that asks in the same turn (see `EngineScope.nextListing`).
    */
-  listAfterReconnect(stop: StopSignal): Promise<string[]> {
-    return this.untilAnswered(stop, () => nextListing(this.session, this.path));
+  list(stop: StopSignal): Promise<string[]> {
+    return this.untilAnswered(stop, () => this.scope.nextListing(this.path));
   }
 
   /**
    * Runs `step` once connected until the server answers it: a lost connection is the retry
-   * policy's business, never the caller's (the acquisition ends only at its deadline, its abort or
-   * the session's end). `step` must be safe to send again (a read, or a write that tolerates it).
+   * policy's business, never the caller's (the acquisition ends at its deadline, its abort, the
+   * session's end, or when the policy gives up). `step` must be safe to send again (a read, or a
+   * write that tolerates it).
    */
   private async untilAnswered<T>(stop: StopSignal, step: () => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
+    const startedAt = performance.now();
+    let retries: RetryBudget | undefined; // made at the first failure: none on the common path
+    for (;;) {
       await this.whenConnected(stop);
       try {
         return await stop.race(step());
       } catch (err) {
         if (stop.aborted || !isZkError(err, 'CONNECTION_LOSS')) throw err;
-        await this.pauseBeforeRetry(attempt, err, stop.signal);
+        retries ??= this.retriesFrom(startedAt);
+        await this.pauseBeforeRetry(retries, err, stop);
       }
     }
   }
 
   /** Our place in a listing, sorted by sequence. Throws if our node is not in it. */
-  /** @internal */
   placeIn(children: string[], seat: QueueNode, stop: StopSignal): { queue: QueueEntry[]; ownIndex: number } {
-    const { queue, indexOf } = sortedQueueOf(children);
+    const { queue, indexOf } = this.scope.sortedQueueOf(children);
     const ownIndex = indexOf.get(seat.name) ?? -1;
     if (ownIndex < 0) {
       stop.throwIfStopped();
@@ -418,8 +428,8 @@ export class LockQueue {
     return { queue, ownIndex };
   }
 
-  /** @internal The error of an acquisition whose node someone else deleted (an operator, a tool). */
-  ownNodeDeleted(seat: Pick<QueueNode, 'name' | 'path'>): NodeDeletedError {
+  /** The error of an acquisition whose node someone else deleted (an operator, a tool). */
+  private ownNodeDeleted(seat: Pick<QueueNode, 'name' | 'path'>): NodeDeletedError {
     return new NodeDeletedError(`lock ${this.path}: our queue node ${seat.name} was deleted by someone else`, {
       op: 'getChildren',
       path: seat.path,
@@ -427,10 +437,10 @@ export class LockQueue {
   }
 
   /**
-   * @internal Waits for the node `decision` names and reports to `sink` how it ended (see
+   * Waits for the node `decision` names and reports to `sink` how it ended (see
    * {@link ObstacleWait}). On the common path that is one wait object and no promise.
    */
-  waitForNode(decision: NodeDecision, recheck: Recheck | undefined, stop: StopSignal, sink: WaitSink, touchActedOn: number): void {
+  waitFor(decision: NodeDecision, recheck: Recheck | undefined, stop: StopSignal, sink: WaitSink, touchActedOn: number): void {
     if (recheck === undefined) {
       this.obstacleWait(decision, stop, sink, touchActedOn).begin();
       return;
@@ -444,8 +454,8 @@ export class LockQueue {
   private obstacleWait(decision: NodeDecision, stop: StopSignal, sink: WaitSink, touchActedOn: number): ObstacleWait {
     const path = joinPath(this.path, decision.waitFor);
     const shortcut = decision.lastObstacleIfHeld === true || decision.decideBehindIfHeld === true;
-    const predecessor = shortcut ? localSeats(this.session).get(path) : undefined;
-    return new ObstacleWait(this.session, path, stop, decision, predecessor, sink, touchActedOn);
+    const predecessor = shortcut ? this.scope.seats.get(path) : undefined;
+    return new ObstacleWait(this.scope, path, stop, decision, predecessor, sink, touchActedOn);
   }
 
   /** The node wait of a recipe with outside changes: ends early ('relist') when one is signalled. */
@@ -462,18 +472,12 @@ export class LockQueue {
     }
   }
 
-  /** @internal */
-  async waitForChildren(children: string[], armed: WatchedListing | undefined, recheck: Recheck | undefined, stop: StopSignal): Promise<WaitResult> {
-    // The listing we decided on may already carry the watch; otherwise set one now.
-    let watched = armed !== undefined && armed.children === children ? armed : undefined;
-    if (watched === undefined) {
-      watched = await stop.race(listAndWatchChildren(this.session, this.path, stop.signal));
-      if (!sameChildren(watched.children, children) || recheck?.fired === true) return watched;
-    }
-    await (recheck === undefined ? watched.changed : Promise.race([watched.changed, recheck.next()]));
-    // Usually a release: we will most likely hold the lock, and a watch set now would only
-    // notify us (the holder) needlessly later. List plainly.
-    return 'relist';
+  waitForAnyOf(stop: StopSignal, sink: AnyOfSink): AnyOfWait {
+    return new AnyOfWait(this.session, this.scope.suspensions, this.path, stop, sink);
+  }
+
+  waitForChildren(children: string[], armed: WatchedListing | undefined, recheck: Recheck | undefined, stop: StopSignal): Promise<WatchedListing | 'relist'> {
+    return waitForChildrenChange(this.session, this.path, children, armed, recheck, stop);
   }
 
   /**
@@ -482,7 +486,6 @@ export class LockQueue {
    * lost with the connection is sent again once connected, for as long as our session lasts; one
    * whose answer alone was lost then touches the node twice (the successor lists once more).
    */
-  /** @internal */
   nudge(seat: QueueNode, data: Uint8Array | null | undefined): void {
     const session = this.session;
     const send = (): void => {
@@ -505,7 +508,6 @@ export class LockQueue {
    * lost with the connection costs the waiter a listing when our node goes (its deletion watch
    * stands in for it), never its turn.
    */
-  /** @internal */
   announce(seat: QueueNode, data: Uint8Array | null | undefined): void {
     // Only over the node as we created it (version 0): never over what someone else wrote there,
     // e.g. a revocation request made just before our grant (the waiter lists again instead).
@@ -551,8 +553,8 @@ export class LockQueue {
         try {
           await this.session.waitForConnected(this.session.sessionSignal);
           if (this.session.generation !== generation) return;
-          const children = await nextListing(this.session, this.path);
-          for (const name of namesWithGuid(children, guid)) {
+          const children = await this.scope.nextListing(this.path);
+          for (const name of this.scope.namesWithGuid(children, guid)) {
             await this.deleteQuietly(joinPath(this.path, name));
           }
         } catch {
@@ -579,12 +581,24 @@ export class LockQueue {
     return stop.race(this.session.waitForConnected(stop.signal));
   }
 
-  private async pauseBeforeRetry(attempt: number, err: unknown, signal: AbortSignal): Promise<void> {
-    const delay = this.session.retryPolicy.nextDelayMs(attempt, 0, err) ?? 1000;
+  /** The retries of one step under the session's policy, counted from `startedAt`. */
+  private retriesFrom(startedAt: number): RetryBudget {
+    return new RetryBudget(this.session.retryPolicy, this.what, { startedAt });
+  }
+
+  /**
+   * Pauses before retrying a step as the session's retry policy says (docs/architecture.md,
+   * "Retries"), then waits to be connected; the stop ends the pause at once.
+   * @throws RetriesExhaustedError (`RETRIES_EXHAUSTED`) when the policy gives up
+   */
+  private async pauseBeforeRetry(retries: RetryBudget, err: unknown, stop: StopSignal): Promise<void> {
+    await this.pauseThenReconnect(retries.delayAfter(err), stop.signal);
+  }
+
+  /** Waits `delayMs` (a timer's range), then until connected; `signal` ends both at once. */
+  private async pauseThenReconnect(delayMs: number, signal: AbortSignal): Promise<void> {
     await new Promise<void>((resolve) => {
-      // A custom policy may return NaN, a negative (a timer fires those at once, with a warning)
-      // or a huge delay: pause a second at most, then wait to be connected.
-      const timer = setTimeout(done, Math.min(timerDelayMs(delay), 1000));
+      const timer = setTimeout(done, delayMs);
       function done() {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
@@ -596,17 +610,5 @@ export class LockQueue {
   }
 }
 
-/** An adopted seat is held from the start: nothing is told before. */
-const IGNORE_WHILE_WAITING: OwnNodeSink = { ownNodeGone: () => undefined, revocationRequested: () => undefined };
-
-function sameChildren(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  const set = new Set(a);
-  return b.every((name) => set.has(name));
-}
-
-/** A ZkSession, checked by shape (a second copy of this package in node_modules has its own class). */
-function isSession(value: unknown): value is ZkSession {
-  const v = value as Partial<Record<'getChildren' | 'create' | 'delete', unknown>> | null;
-  return typeof v === 'object' && v !== null && typeof v.getChildren === 'function' && typeof v.create === 'function' && typeof v.delete === 'function';
-}
+/** The pause of a release's delete once the retry policy has given up (see `deleteSeat`). */
+const GUARANTEED_DELETE_PAUSE_MS = 1000;

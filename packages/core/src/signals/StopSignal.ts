@@ -1,7 +1,64 @@
-import { followAbort, unfollowAbort } from './abortFanOut.js';
 import { AbortedError, LockTimeoutError, SessionClosedError, SessionLostError } from '../errors.js';
-import type { StopListener, Stoppable } from './stoppable.js';
 import { SmallSet } from '../util/SmallSet.js';
+
+/** Told once when a stop fires. An object, not a closure: waiters keep no extra function. */
+export interface StopListener {
+  stopped(): void;
+}
+
+/**
+ * One real 'abort' listener per followed signal, fanned out to any number of listeners. Ten
+ * thousand waiters on one session would otherwise each add a listener to the session's signal, and
+ * EventTarget's add/remove are linear in the number of listeners: quadratic overall. The engine
+ * keeps one per session (docs/architecture.md, "The lock-queue engine"); nothing here is global.
+ */
+export class AbortFanOut {
+  private readonly followed = new WeakMap<AbortSignal, { listeners: Set<StopListener>; onAbort: () => void }>();
+
+  /** Calls `listener.stopped()` once when `signal` aborts — at once if it already has. */
+  follow(signal: AbortSignal, listener: StopListener): void {
+    if (signal.aborted) {
+      listener.stopped();
+      return;
+    }
+    let entry = this.followed.get(signal);
+    if (entry === undefined) {
+      const listeners = new Set<StopListener>();
+      const onAbort = (): void => {
+        this.followed.delete(signal);
+        for (const each of [...listeners]) each.stopped();
+      };
+      entry = { listeners, onAbort };
+      this.followed.set(signal, entry);
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    entry.listeners.add(listener);
+  }
+
+  /**
+   * Stops following: `listener` will not be called for `signal`. The last one out removes the real
+   * listener: Node keeps a combined signal (`AbortSignal.any`) or a timeout signal alive while it
+   * has 'abort' listeners, so a caller's per-acquisition signal would otherwise stay for ever.
+   */
+  unfollow(signal: AbortSignal, listener: StopListener): void {
+    const entry = this.followed.get(signal);
+    if (entry === undefined) return;
+    entry.listeners.delete(listener);
+    if (entry.listeners.size > 0) return;
+    this.followed.delete(signal);
+    signal.removeEventListener('abort', entry.onAbort);
+  }
+
+  /** Calls `callback` once when `signal` aborts — at once if it already has; returns the unsubscribe. */
+  onAbort(signal: AbortSignal, callback: () => void): () => void {
+    const listener: StopListener = { stopped: callback };
+    this.follow(signal, listener);
+    return () => this.unfollow(signal, listener);
+  }
+}
+
+/** The session's fan-out (a slot of its scope, see `SessionScope`): every stop of one session shares it. */
+export const abortFanOutOf = (_session: unknown): AbortFanOut => new AbortFanOut();
 
 /** What a {@link StopSignal} watches. */
 export interface StopSignalOptions {
@@ -19,12 +76,18 @@ export interface StopSignalOptions {
   isConnected?: () => boolean;
   /** Names the acquisition in error messages, e.g. `lock /locks/a`. */
   what: string;
+  /**
+   * Follows the signals above, shared by every stop of one session (the engine's). Without it the
+   * stop follows them on its own.
+   */
+  fanOut?: AbortFanOut | undefined;
 }
 
 /**
- * When one acquisition must stop: on the caller's signal (`ABORTED`), at the deadline
- * (`LOCK_TIMEOUT`) or when the ZooKeeper session is lost (`SESSION_LOST`) or closed (`SESSION_CLOSED`). `reason` is already the
- * typed error to throw.
+ * When one acquisition must stop (docs/architecture.md, "Stopping"): on the caller's signal
+ * (`ABORTED`), at the deadline (`LOCK_TIMEOUT`), when the ZooKeeper session is lost
+ * (`SESSION_LOST`) or closed (`SESSION_CLOSED`), or when the engine stops it (our node was
+ * deleted). `reason` is already the typed error to throw. Every wait of the engine takes one.
  *
  * It is a plain listener set, not an AbortController, and it follows the session's and the
  * caller's signals as a listener object, not through closures: ten thousand queued waiters each
@@ -32,26 +95,44 @@ export interface StopSignalOptions {
  * apiece. An AbortSignal view is made only for the rare paths that need one (waiting for a
  * reconnect, a child watch).
  */
-export class StopSignal implements Stoppable, StopListener {
-  private stopReason: Error | undefined;
+export class StopSignal implements StopListener {
+  private stopReason: unknown;
+  private isStopped = false;
   private listeners: SmallSet<StopListener> | undefined;
   private controller: AbortController | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly sessionSignal: AbortSignal;
+  private readonly sessionSignal: AbortSignal | undefined;
   private readonly callerSignal: AbortSignal | undefined;
+  private readonly fanOut: AbortFanOut;
   private readonly what: string;
 
   /** Until the first decision, a deadline that passes while connected waits for it. */
   private firstLookPending = true;
   private timeoutDeferred: LockTimeoutError | undefined;
 
-  constructor(options: StopSignalOptions) {
+  /**
+   * A stop that follows `signal` alone and stops with that signal's own reason (for the public
+   * helpers that take an AbortSignal, e.g. `waitUntilGone`).
+   */
+  static following(signal: AbortSignal, fanOut?: AbortFanOut): StopSignal {
+    return new StopSignal({ signal, what: '', fanOut }, true);
+  }
+
+  constructor(options: StopSignalOptions);
+  /** @internal */
+  constructor(options: Omit<StopSignalOptions, 'sessionSignal'> & { sessionSignal?: AbortSignal }, plain: true);
+  constructor(
+    options: Omit<StopSignalOptions, 'sessionSignal'> & { sessionSignal?: AbortSignal | undefined },
+    /** Stop with the caller's signal's own reason, not an `AbortedError`. */
+    private readonly plain = false,
+  ) {
     const { signal, timeoutMs, sessionSignal, what, isConnected } = options;
     this.sessionSignal = sessionSignal;
     this.callerSignal = signal;
     this.what = what;
-    followAbort(sessionSignal, this);
-    if (signal !== undefined && !this.aborted) followAbort(signal, this);
+    this.fanOut = options.fanOut ?? new AbortFanOut();
+    if (sessionSignal !== undefined) this.fanOut.follow(sessionSignal, this);
+    if (signal !== undefined && !this.aborted) this.fanOut.follow(signal, this);
     if (timeoutMs !== undefined && !this.aborted) {
       this.timer = setTimeout(() => {
         this.timer = undefined;
@@ -63,25 +144,26 @@ export class StopSignal implements Stoppable, StopListener {
   }
 
   get aborted(): boolean {
-    return this.stopReason !== undefined;
+    return this.isStopped;
   }
 
   /** The typed error to throw once stopped; undefined before. */
   get reason(): Error | undefined {
-    return this.stopReason;
+    return this.stopReason as Error | undefined;
   }
 
   /** An AbortSignal that fires with this stop, made on first use. */
   get signal(): AbortSignal {
     if (this.controller === undefined) {
       this.controller = new AbortController();
-      if (this.stopReason !== undefined) this.controller.abort(this.stopReason);
+      if (this.isStopped) this.controller.abort(this.stopReason);
     }
     return this.controller.signal;
   }
 
+  /** Calls `listener.stopped()` once when stopped (at once if already stopped). */
   addStopListener(listener: StopListener): void {
-    if (this.stopReason !== undefined) listener.stopped();
+    if (this.isStopped) listener.stopped();
     else (this.listeners ??= new SmallSet()).add(listener);
   }
 
@@ -91,7 +173,7 @@ export class StopSignal implements Stoppable, StopListener {
 
   /** @internal The session's or the caller's signal fired. */
   stopped(): void {
-    if (this.sessionSignal.aborted) {
+    if (this.sessionSignal?.aborted === true) {
       const cause: unknown = this.sessionSignal.reason;
       this.stop(
         cause instanceof SessionClosedError
@@ -99,7 +181,7 @@ export class StopSignal implements Stoppable, StopListener {
           : new SessionLostError(`${this.what}: the ZooKeeper session was lost`, { cause }),
       );
     } else if (this.callerSignal?.aborted === true) {
-      this.stop(new AbortedError(`${this.what}: aborted`, { cause: this.callerSignal.reason }));
+      this.stop(this.plain ? this.callerSignal.reason : new AbortedError(`${this.what}: aborted`, { cause: this.callerSignal.reason }));
     }
   }
 
@@ -111,7 +193,7 @@ export class StopSignal implements Stoppable, StopListener {
 
   /** Throws the stop reason if stopped. */
   throwIfStopped(): void {
-    if (this.stopReason !== undefined) throw this.stopReason;
+    if (this.isStopped) throw this.stopReason;
   }
 
   /**
@@ -119,7 +201,7 @@ export class StopSignal implements Stoppable, StopListener {
    * `promise` on every path: its own rejection, if it comes second, is not reported as unhandled.
    */
   race<T>(promise: Promise<T>): Promise<T> {
-    if (this.stopReason !== undefined) {
+    if (this.isStopped) {
       // Often born rejected by the same stop (e.g. a wait on `this.signal`): handle it here.
       promise.catch(ignore);
       return Promise.reject(this.stopReason);
@@ -149,12 +231,13 @@ export class StopSignal implements Stoppable, StopListener {
   dispose(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    unfollowAbort(this.sessionSignal, this);
-    if (this.callerSignal !== undefined) unfollowAbort(this.callerSignal, this);
+    if (this.sessionSignal !== undefined) this.fanOut.unfollow(this.sessionSignal, this);
+    if (this.callerSignal !== undefined) this.fanOut.unfollow(this.callerSignal, this);
   }
 
-  private stop(reason: Error): void {
-    if (this.stopReason !== undefined) return;
+  private stop(reason: unknown): void {
+    if (this.isStopped) return;
+    this.isStopped = true;
     this.stopReason = reason;
     this.controller?.abort(reason);
     const listeners = this.listeners;

@@ -1,15 +1,13 @@
 import { isZkError, SessionLostError, type NodeDeletedError } from '../errors.js';
-import { joinPath, type QueueEntry } from '../nodes/index.js';
-import { AnyOfWait, type AnyOfSink } from './AnyOfWait.js';
-import type { EnterOptions, Created, LockQueue } from './LockQueue.js';
-import { localSeats, type LocalSeatState } from './localSeats.js';
-import { OwnNodeWatch, type OwnNodeSink } from './OwnNodeWatch.js';
-import { beginHolding } from './holding.js';
-import { decideWithHints, type HintedDecision } from './OrderingRule.js';
-import type { QueueNode, QueueSeat } from './QueueSeat.js';
-import { Recheck } from './recheck.js';
-import { StopSignal } from './stopSignal.js';
-import type { WaitResult, WaitSink, WatchedListing } from './waitResult.js';
+import type { QueueEntry } from '../nodes/index.js';
+import { decideWithHints, type HintedDecision } from '../queue/OrderingRule.js';
+import { Recheck } from '../signals/Recheck.js';
+import type { StopSignal } from '../signals/StopSignal.js';
+import type { WatchedListing } from '../watch/ChildrenWatch.js';
+import type { AnyOfSink, AnyOfWait } from './AnyOfWait.js';
+import type { WaitResult, WaitSink } from './ObstacleWait.js';
+import type { OwnNodeSink, OwnNodeWatch, QueueNode, QueueSeat } from './ownNode.js';
+import type { Created, EnterOptions, QueueOps } from './QueueOps.js';
 
 /**
  * One acquisition walking the queue (docs/architecture.md, "The lock-queue engine"): enqueue → decide → wait for what the rule names →
@@ -17,7 +15,7 @@ import type { WaitResult, WaitSink, WatchedListing } from './waitResult.js';
  *
  * A small state machine, not an async function: a process may park ten thousand contenders, and
  * a suspended async frame with its promises costs about as much again as this object. Each step's
- * ZooKeeper work is the queue's ({@link LockQueue}); this class only sequences the steps.
+ * ZooKeeper work is the queue's ({@link QueueOps}); this class only sequences the steps.
  */
 export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   /** Settles with our seat once held; rejects with LOCK_TIMEOUT, ABORTED, SESSION_LOST or the failure. */
@@ -30,7 +28,6 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   private readonly generation: number;
   private readonly sessionSignal: AbortSignal;
   private seat: QueueNode | undefined;
-  private state: LocalSeatState | undefined;
   /** The watch on our own node, from the moment it is seated (see {@link OwnNodeWatch}). */
   private own: OwnNodeWatch | undefined;
   /** Held or failed: nothing a wait still reports can change the outcome. */
@@ -49,7 +46,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   private anyOf: { wait: AnyOfWait; queue: QueueEntry[] } | undefined;
 
   constructor(
-    private readonly queue: LockQueue,
+    private readonly queue: QueueOps,
     private readonly options: EnterOptions,
   ) {
     this.done = new Promise<QueueSeat>((resolve, reject) => {
@@ -59,13 +56,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     const session = queue.session;
     this.generation = session.generation;
     this.sessionSignal = session.sessionSignal;
-    this.stop = new StopSignal({
-      signal: options.signal,
-      timeoutMs: options.timeoutMs,
-      sessionSignal: this.sessionSignal,
-      isConnected: queue.isConnected,
-      what: queue.what,
-    });
+    this.stop = queue.stopFor(options);
     this.recheck = options.onRecheck === undefined ? undefined : new Recheck(options.onRecheck);
   }
 
@@ -86,22 +77,27 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     if (this.finished) return;
     if (next === 'held') {
       // Held without a fresh listing: a waiter may have queued right behind us since our last one.
-      this.hold(this.announceAfterWait && (this.behind === undefined || !this.isLocal(this.behind)), false);
+      this.hold(this.announceAfterWait && (this.behind === undefined || !this.queue.isLocal(this.behind)), false);
     } else if (next === 'passed') {
       if (!this.ownNodeKnown()) return;
       // The node we waited for went as a holder, so did every node ahead of it: decide on the rest.
       const rest = this.behindWaitedFor!;
       this.decideOn(rest, rest.findIndex((entry) => entry.name === this.seat!.name), false, undefined);
     } else if (next === 'relist') {
-      this.queue.listAfterReconnect(this.stop).then(
+      this.queue.list(this.stop).then(
         (children) => this.decide(children, undefined),
         (err: unknown) => this.fail(err),
       );
-    } else if (Array.isArray(next)) {
-      this.decide(next, undefined);
     } else {
-      this.decide(next.children, next);
+      this.decide(next, undefined);
     }
+  }
+
+  /** The wait for the children ended: a listing it made (its watch armed), or list again. */
+  private childrenWaited(next: WatchedListing | 'relist'): void {
+    if (this.finished) return;
+    if (next === 'relist') this.waited('relist');
+    else this.decide(next.children, next);
   }
 
   /** @internal The node we waited for had been touched before our watch (see `relistIfTouched`). */
@@ -120,10 +116,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
 
   private seated(created: Created): void {
     // Watched before anything we wait for: its deletion, if first, is read first.
-    const own = new OwnNodeWatch(this.queue.session, created.path, this, this.options.onRevoke !== undefined);
-    const state: LocalSeatState = { held: false, own };
-    localSeats(this.queue.session).set(created.path, state);
-    this.state = state;
+    const own = this.queue.seat(created.path, this, this.options.onRevoke !== undefined);
     this.own = own;
     this.seat = {
       path: created.path,
@@ -237,14 +230,14 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       // Only a waiter that listed while we still waited can need it. On a fresh listing that is the
       // one right behind us, if another process's; on an old one, it may be missing from it.
       const behind = this.behind;
-      const successorMayWatch = behind === undefined ? !fresh : !this.isLocal(behind);
+      const successorMayWatch = behind === undefined ? !fresh : !this.queue.isLocal(behind);
       this.hold(decision.announceHolding === true && this.hasWaited && successorMayWatch, fresh);
       return;
     }
     this.hasWaited = true;
     if ('waitForAnyOf' in decision) {
       this.announceAfterWait = false;
-      const wait = new AnyOfWait(this.queue.session, this.queue.path, stop, this);
+      const wait = this.queue.waitForAnyOf(stop, this);
       this.anyOf = { wait, queue: [...queue] };
       // Deciding without listing notices our own node's deletion through its own watch.
       wait.begin(decision.waitForAnyOf, decision.relistIfCreated);
@@ -256,14 +249,14 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     } else if ('waitForChildren' in decision) {
       this.announceAfterWait = false;
       this.queue.waitForChildren(children ?? queue.map((entry) => entry.name), armed, recheck, stop).then(
-        (next) => this.waited(next),
+        (next) => this.childrenWaited(next),
         (err: unknown) => this.waitFailed(err),
       );
     } else {
       this.announceAfterWait = decision.announceHolding === true;
       this.behindWaitedFor = decision.decideBehindIfHeld === true ? queue.slice(queue.findIndex((entry) => entry.name === decision.waitFor) + 1) : undefined;
       const touchActedOn = this.touch?.name === decision.waitFor ? this.touch.version : 0;
-      this.queue.waitForNode(decision, recheck, stop, this, touchActedOn);
+      this.queue.waitFor(decision, recheck, stop, this, touchActedOn);
     }
   }
 
@@ -272,11 +265,6 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     const current = this.anyOf;
     this.anyOf = undefined;
     current?.wait.cancel();
-  }
-
-  /** Whether `name` in our directory is a node of this process (session). */
-  private isLocal(name: string): boolean {
-    return localSeats(this.queue.session).has(joinPath(this.queue.path, name));
   }
 
   /**
@@ -292,13 +280,12 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       this.fail(this.stop.reason ?? this.own!.deletedBy);
       return;
     }
-    const session = this.queue.session;
-    const grantedAt = session.aliveAt(this.generation);
+    const grantedAt = this.queue.session.aliveAt(this.generation);
     if (grantedAt === undefined || this.sessionSignal.aborted) {
       this.fail(this.stop.reason ?? new SessionLostError(`${this.queue.what}: the ZooKeeper session was lost`, { cause: this.sessionSignal.reason }));
       return;
     }
-    const signal = beginHolding(this.state!, this.own!, this.sessionSignal, this.options.onRevoke);
+    const signal = this.queue.hold(this.seat!.path, this.sessionSignal, this.options.onRevoke);
     const seat: QueueSeat = { ...this.seat!, signal, grantedAt };
     this.seat = seat;
     if (announce) this.queue.announce(seat, this.options.data);

@@ -1,8 +1,93 @@
 import { isZkError, NodeDeletedError } from '../errors.js';
 import type { ZkSession } from '../session/ZkSession.js';
-import type { WatchEvent, Watcher } from '../session/types.js';
-import { onSuspended } from '../watch/suspensions.js';
-import { isRevocationRequest } from './revocation.js';
+import type { Stat, WatchEvent, Watcher } from '../session/types.js';
+import type { AbortFanOut } from '../signals/StopSignal.js';
+import type { Suspensions } from '../watch/NodeWatch.js';
+
+/*
+ * Our node in a queue (docs/architecture.md, "A grant requires our node"): what a seat is, what
+ * this process knows of it, the watch on it while we wait and hold, and what is written to a queue
+ * node's data (a holder's announcement, a revocation request).
+ */
+
+/** Our node in a lock queue, held or still waiting. */
+export interface QueueNode {
+  /** Full path of our node, e.g. `/locks/orders/_c_<uuid>-lock-0000000007`. */
+  readonly path: string;
+  /** The node's name (last path segment). */
+  readonly name: string;
+  /**
+   * Fencing token: the node's `czxid`. It strictly increases across successive holders of one
+   * path, even if the lock directory is deleted and recreated, so a resource guarded by the lock
+   * can reject writes carrying an older token.
+   */
+  readonly fencingToken: bigint;
+  /** The ZkSession generation (ZooKeeper session) that owns the node. */
+  readonly generation: number;
+  /** Aborted when that ZooKeeper session is lost: the node (and the lock) is gone then. */
+  readonly signal: AbortSignal;
+  /**
+   * Set when an earlier create of this acquisition lost its reply and was not found afterwards:
+   * the server may still apply it (a request the old server had not passed on yet), leaving a
+   * node with this GUID that nobody knows. Leaving the queue sweeps the directory for it.
+   */
+  readonly ghostGuid?: string | undefined;
+}
+
+/**
+ * Our node in a lock queue once the ordering rule says we hold the lock: what a recipe needs to
+ * build its handle. Obtained from `LockQueue.enter`; given back with `LockQueue.leave`.
+ */
+export interface QueueSeat extends QueueNode {
+  /**
+   * The grant's moment on this process's `performance.now()` clock: the clock reading with which
+   * the engine last checked that the session could not have expired yet. Every hold of this seat
+   * began after it; a process stopped after it (GC, SIGSTOP) held the lock while stopped.
+   */
+  readonly grantedAt: number;
+}
+
+/** What this process knows about one of its own queue nodes. */
+export interface LocalSeatState {
+  /** Became true when the node was granted the lock; stays true after it is released. */
+  held: boolean;
+  /** The watch on this node (see {@link OwnNodeWatch}), ended when we leave. */
+  own?: OwnNodeWatch;
+  /** Ends what the holding follows (the session's signal); set when the node is granted. */
+  endHolding?: () => void;
+  /**
+   * Another node of ours stands at this node's place and stays when it goes (a read/write lock's
+   * downgrade read node): its going as a holder then hands nothing over.
+   */
+  keepsPlace?: boolean;
+}
+
+/** Whether `state` is a node of ours that was granted and leaves nothing of ours in its place. */
+export function leavesAsHolder(state: LocalSeatState): boolean {
+  return state.held && state.keepsPlace !== true;
+}
+
+
+/**
+ * Starts holding the node `state` describes and returns the holder's signal: aborted when the
+ * ZooKeeper session is lost (its signal's reason) or when someone else deletes our node (a
+ * `NodeDeletedError`). The lock is not ours in either case. `LockQueue.leave` ends it.
+ */
+export function beginHolding(state: LocalSeatState, own: OwnNodeWatch, fanOut: AbortFanOut, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined): AbortSignal {
+  state.held = true;
+  const holding = new AbortController();
+  const unfollow = fanOut.onAbort(sessionSignal, () => holding.abort(sessionSignal.reason));
+  state.endHolding = unfollow;
+  own.held({
+    ownNodeGone: (error) => {
+      unfollow();
+      holding.abort(error);
+    },
+    revocationRequested: () => onRevoke?.(),
+  });
+  return holding.signal;
+}
+
 
 /** Where an {@link OwnNodeWatch} reports. */
 export interface OwnNodeSink {
@@ -53,6 +138,7 @@ export class OwnNodeWatch {
 
   constructor(
     private readonly session: ZkSession,
+    private readonly suspensions: Suspensions,
     readonly path: string,
     private sink: OwnNodeSink,
     /** Also watch the node's data for Curator's revocation marker. */
@@ -89,7 +175,7 @@ export class OwnNodeWatch {
    */
   arm(): void {
     if (this.ended || this.current !== 'unknown' || this.arming) return;
-    this.unsubscribe ??= onSuspended(this.session, () => {
+    this.unsubscribe ??= this.suspensions.onSuspended(() => {
       if (this.current === 'present') this.current = 'unknown';
     });
     this.arming = true;
@@ -220,4 +306,63 @@ export class OwnNodeWatch {
       },
     );
   }
+}
+
+/**
+ * A holder's announcement (docs/architecture.md, "Holder announcement"): once granted after
+ * waiting, an exclusive holder writes this to its own node so that the waiter behind it knows, when
+ * the node goes, that it went as the holder. Only an announcement the waiter can attribute to the
+ * node's own session counts: anyone may write a node (an operator's `set`, Curator's revocation
+ * marker), and a write read as an announcement would hand the lock over while the holder holds.
+ *
+ * Layout: `zkr:holds:<16 hex digits of the writer's session id>\n` followed by the node's own data.
+ */
+const PREFIX = 'zkr:holds:';
+const HEADER_LENGTH = PREFIX.length + 16 + 1;
+
+/** The data a holder of session `sessionIdHex` writes to announce itself. */
+export function announcementOf(sessionIdHex: string, data: Uint8Array | null | undefined): Buffer {
+  const header = Buffer.from(`${PREFIX}${sessionIdHex}\n`, 'latin1');
+  return data == null || data.length === 0 ? header : Buffer.concat([header, data]);
+}
+
+/**
+ * Whether `data` (read with `stat`) is an announcement written by the session that owns the node:
+ * the header names the node's `ephemeralOwner`.
+ */
+export function isAnnouncement(data: Uint8Array, stat: Pick<Stat, 'ephemeralOwner'>): boolean {
+  if (data.length < HEADER_LENGTH) return false;
+  const header = Buffer.from(data.buffer, data.byteOffset, HEADER_LENGTH).toString('latin1');
+  if (!header.startsWith(PREFIX) || header[HEADER_LENGTH - 1] !== '\n') return false;
+  const owner = BigInt.asUintN(64, stat.ephemeralOwner).toString(16).padStart(16, '0');
+  return header.slice(PREFIX.length, HEADER_LENGTH - 1) === owner;
+}
+
+/**
+ * Curator's revocation protocol (its `Revoker`): whoever wants a lock holder to let go writes this
+ * marker as the data of the holder's node; a holder that listens for it (Curator's
+ * `makeRevocable`, our `acquire({ onRevoke })`) is asked to release. It is a request, never a
+ * forced release: only the holder deletes its node.
+ */
+export const REVOCATION_MARKER = '__REVOKE__';
+
+const MARKER_BYTES = Buffer.from(REVOCATION_MARKER, 'utf8');
+
+/** Whether `data` is Curator's revocation marker. */
+export function isRevocationRequest(data: Uint8Array | null | undefined): boolean {
+  return data != null && MARKER_BYTES.equals(data);
+}
+
+/**
+ * Asks the holder of the lock node at `nodePath` to release it, the way Curator's
+ * `Revoker.attemptRevoke` does (works for Java holders that made their lock revocable too).
+ * Resolves once the server applied the write; the holder's `onRevoke` (or Curator listener) is
+ * called afterwards, and releasing is up to it: a holder that does not listen keeps the lock. A
+ * contender still waiting is told once it holds. The write replaces the node's data (whatever the
+ * recipe's `data` option put there). Find the holder's node with `getParticipantNodes()` (holders
+ * first) or a handle's `path`.
+ * @throws ZooKeeperError (`NO_NODE`) when the node is gone already (Curator's `Revoker` ignores that).
+ */
+export async function requestRevocation(session: ZkSession, nodePath: string): Promise<void> {
+  await session.setData(nodePath, MARKER_BYTES);
 }

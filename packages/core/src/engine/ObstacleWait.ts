@@ -1,18 +1,27 @@
 import { joinPath, parentOf } from '../nodes/index.js';
-import type { ZkSession } from '../session/ZkSession.js';
+import type { HintedDecision } from '../queue/OrderingRule.js';
 import type { Stat } from '../session/types.js';
-import { CreationWatch, type CreationSink } from '../watch/CreationWatch.js';
-import { onSuspended } from '../watch/suspensions.js';
-import { NodeWatch, type NodeWaitOutcome } from '../watch/waitUntilGone.js';
-import { isAnnouncement } from './announcement.js';
-import { nextListing } from './directoryListing.js';
-import { leavesAsHolder, type LocalSeatState } from './localSeats.js';
-import type { HintedDecision } from './OrderingRule.js';
-import type { StopSignal } from './stopSignal.js';
-import type { WaitResult, WaitSink } from './waitResult.js';
+import type { StopSignal } from '../signals/StopSignal.js';
+import { CreationWatch, NodeWatch, type CreationSink, type NodeWaitOutcome } from '../watch/NodeWatch.js';
+import type { EngineScope } from './EngineScope.js';
+import { isAnnouncement, leavesAsHolder, type LocalSeatState } from './ownNode.js';
 
 /** A decision to wait for one node. */
 export type NodeDecision = Extract<HintedDecision, { waitFor: string }>;
+
+/**
+ * How a wait for one node ended: we hold the lock; the node we waited for went as a holder
+ * (`decideBehindIfHeld`: decide on the nodes behind it); here is a fresh listing; or list again.
+ */
+export type WaitResult = 'held' | 'passed' | 'relist' | string[];
+
+/** Where a wait for one node reports how it ended: the waiting contender itself, or a promise's settle functions. */
+export interface WaitSink {
+  waited(result: WaitResult): void;
+  waitFailed(reason: unknown): void;
+  /** `relistIfTouched`: the wait ends because `name` was found at `version` when watched. */
+  touchFound?(name: string, version: number): void;
+}
 
 /**
  * A waiter's wait for the node its rule named, reporting straight what the engine does next:
@@ -41,7 +50,7 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
   private unsubscribe: (() => void) | undefined;
 
   constructor(
-    session: ZkSession,
+    private readonly scope: EngineScope,
     path: string,
     private readonly contenderStop: StopSignal,
     private readonly decision: NodeDecision,
@@ -51,9 +60,9 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
     /** `relistIfTouched`: the version of `waitFor` we already decided again for (0: none). */
     private readonly touchActedOn = 0,
   ) {
-    super(session, path, contenderStop);
+    super(scope.session, path, contenderStop);
     const appears = decision.relistIfCreated;
-    this.creation = appears === undefined ? undefined : new CreationWatch(session, joinPath(parentOf(path), appears), this);
+    this.creation = appears === undefined ? undefined : new CreationWatch(scope.session, joinPath(parentOf(path), appears), this);
     this.creationUnknown = appears !== undefined;
   }
 
@@ -63,7 +72,7 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
     this.creation.begin();
     // After a reconnection the server tells replayed watches' deletions before creations, so
     // their order no longer says which came first: decide again on a fresh listing.
-    this.unsubscribe = onSuspended(this.session, () => this.giveUp('changed'));
+    this.unsubscribe = this.scope.suspensions.onSuspended(() => this.giveUp('changed'));
   }
 
   protected override watched(stat: Stat, data: Uint8Array): void {
@@ -89,7 +98,7 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
       this.arm();
       // Shared with every waiter of this session told of the same change (N readers of one
       // process behind one writer send one listing, not N); sent after the read in any case.
-      this.listingBehindReRead = nextListing(this.session, parentOf(this.path)).then(
+      this.listingBehindReRead = this.scope.nextListing(parentOf(this.path)).then(
         (children) => children,
         () => undefined, // lost with the connection: we list again as usual
       );

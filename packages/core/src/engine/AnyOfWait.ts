@@ -2,10 +2,8 @@ import { isZkError } from '../errors.js';
 import { joinPath } from '../nodes/index.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Watcher } from '../session/types.js';
-import { tellAsEvent } from '../watch/asEvent.js';
-import { CreationWatch, type CreationSink } from '../watch/CreationWatch.js';
-import { onSuspended } from '../watch/suspensions.js';
-import type { StopListener, Stoppable } from './stoppable.js';
+import type { StopListener, StopSignal } from '../signals/StopSignal.js';
+import { CreationWatch, tellAsEvent, type CreationSink, type Suspensions } from '../watch/NodeWatch.js';
 
 /** Where an {@link AnyOfWait} reports. */
 export interface AnyOfSink {
@@ -43,8 +41,9 @@ export class AnyOfWait implements StopListener, CreationSink {
 
   constructor(
     private readonly session: ZkSession,
+    private readonly suspensions: Suspensions,
     private readonly dir: string,
-    private readonly stop: Stoppable,
+    private readonly stop: StopSignal,
     private readonly sink: AnyOfSink,
   ) {}
 
@@ -57,20 +56,17 @@ export class AnyOfWait implements StopListener, CreationSink {
    */
   begin(names: readonly string[], appears: readonly string[] = []): void {
     this.stop.addStopListener(this);
+    if (this.ended) return; // stopped already: nothing is sent (requests answer later, never in here)
     // After a reconnection the server tells replayed watches' deletions before creations: their
     // order no longer says which came first, so such a wait ends and the contender lists again.
-    if (appears.length > 0 && !this.ended) this.unsubscribe = onSuspended(this.session, () => this.created());
+    if (appears.length > 0) this.unsubscribe = this.suspensions.onSuspended(() => this.created());
     for (const name of appears) {
-      if (this.ended) return;
       const watch = new CreationWatch(this.session, joinPath(this.dir, name), this);
       this.creations.set(name, watch);
       this.unconfirmed++;
       watch.begin();
     }
-    for (const name of names) {
-      if (this.ended) return;
-      this.arm(name);
-    }
+    for (const name of names) this.arm(name);
   }
 
   /** Whether this wait watches every one of `names` for departure and of `appears` for creation. */
@@ -94,9 +90,12 @@ export class AnyOfWait implements StopListener, CreationSink {
     this.sink.changedAhead();
   }
 
-  /** @internal A node watched for creation was absent when its watch was set. */
+  /**
+   * @internal A node watched for creation was absent when its watch was set. (Never after the end:
+   * {@link cancel} ends every creation watch first, and an ended one tells nothing.)
+   */
   absent(): void {
-    if (this.ended || --this.unconfirmed > 0 || this.deferred === undefined) return;
+    if (--this.unconfirmed > 0 || this.deferred === undefined) return;
     const deferred = this.deferred;
     this.deferred = undefined;
     for (const name of deferred) {
@@ -105,9 +104,8 @@ export class AnyOfWait implements StopListener, CreationSink {
     }
   }
 
-  /** @internal */
+  /** @internal A creation watch's request failed (never after the end, as for {@link absent}). */
   creationWatchFailed(reason: unknown): void {
-    if (this.ended) return;
     this.cancel();
     this.sink.anyOfFailed(reason);
   }
@@ -134,11 +132,12 @@ export class AnyOfWait implements StopListener, CreationSink {
         if (this.ended) this.session.removeWatches(path, watcher);
       },
       (err: unknown) => {
-        if (this.ended || this.watching.get(name) !== watcher) return;
+        // No watch was set, so nothing but the end can have replaced or removed this one.
+        if (this.ended) return;
         if (isZkError(err, 'NO_NODE')) {
           // Already gone: told like the deletion event it stands for.
           tellAsEvent(() => {
-            if (!this.ended && this.watching.get(name) === watcher) this.gone(name);
+            if (!this.ended) this.gone(name);
           });
           return;
         }

@@ -1,7 +1,7 @@
 /** StopSignal and SmallSet: pure logic, no server. */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
-import { StopSignal } from '../../src/queue/stopSignal.js';
+import { AbortFanOut, StopSignal } from '../../src/signals/StopSignal.js';
 import { SmallSet } from '../../src/util/SmallSet.js';
 
 function recorder() {
@@ -13,17 +13,30 @@ describe('StopSignal', () => {
   it('leaves no listener on the caller\'s or the session\'s signal once disposed (Node keeps a combined signal with listeners alive)', () => {
     const session = new AbortController();
     const caller = AbortSignal.any([new AbortController().signal]);
-    const stops = [0, 1, 2].map(() => new StopSignal({ sessionSignal: session.signal, signal: caller, what: 'lock /a' }));
+    const fanOut = new AbortFanOut(); // a session's, shared by its stops
+    const stops = [0, 1, 2].map(() => new StopSignal({ sessionSignal: session.signal, signal: caller, what: 'lock /a', fanOut }));
     expect(getEventListeners(caller, 'abort')).toHaveLength(1); // one real listener, fanned out
+    expect(getEventListeners(session.signal, 'abort')).toHaveLength(1);
     for (const stop of stops) stop.dispose();
     expect(getEventListeners(caller, 'abort')).toHaveLength(0);
     expect(getEventListeners(session.signal, 'abort')).toHaveLength(0);
     // Following again after the last one left works as before.
-    const again = new StopSignal({ sessionSignal: session.signal, signal: caller, what: 'lock /a' });
+    const again = new StopSignal({ sessionSignal: session.signal, signal: caller, what: 'lock /a', fanOut });
     const { calls, listener } = recorder();
     again.addStopListener(listener('again'));
     session.abort(new Error('expired'));
     expect(calls).toEqual(['again']);
+  });
+
+  it("following(signal) stops with that signal's own reason (the public waits' contract), through the fan-out it is given", () => {
+    const fanOut = new AbortFanOut();
+    const caller = new AbortController();
+    const stops = [0, 1].map(() => StopSignal.following(caller.signal, fanOut));
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(1);
+    const reason = new Error('gave up');
+    caller.abort(reason);
+    expect(stops.map((stop) => stop.reason)).toEqual([reason, reason]);
+    expect(() => stops[0]!.throwIfStopped()).toThrow(reason);
   });
 
   it('stops with SESSION_LOST when the session signal fires, telling each listener once', () => {

@@ -1,8 +1,24 @@
 import { isZkError } from '../errors.js';
-import { stoppableOf, type StopListener, type Stoppable } from '../queue/stoppable.js';
+import { abortFanOutOf, StopSignal, type StopListener } from '../signals/StopSignal.js';
 import type { ZkSession } from '../session/ZkSession.js';
-import type { Stat, WatchEvent } from '../session/types.js';
-import { tellAsEvent } from './asEvent.js';
+import type { Stat, Watcher, WatchEvent } from '../session/types.js';
+
+/*
+ * The node waits (docs/architecture.md, "Watches"): one node's deletion or data change
+ * ({@link NodeWatch}), or its creation ({@link CreationWatch}). Each reports to an object, not
+ * through a promise: one object and one watcher function per wait (a process may have ten
+ * thousand queued); {@link waitUntilGone} is the promise-shaped public helper.
+ */
+
+/**
+ * Runs `tell` in the order of watch events: the session delivers events with `setImmediate` and
+ * replies as promise reactions, so a departure learnt from a reply (a NO_NODE answer to a watch
+ * request: the node is already gone) must wait its turn, or it would overtake events the server
+ * sent before that reply (e.g. the creation of a node that now stands ahead of us).
+ */
+export function tellAsEvent(tell: () => void): void {
+  setImmediate(tell);
+}
 
 /** Why a wait on a node ended without an error. */
 export type NodeWaitOutcome =
@@ -11,39 +27,25 @@ export type NodeWaitOutcome =
   /** The node's data changed (a holder nudging its successor); the caller should look again. */
   | 'changed';
 
-/** A wait on one node: its outcome, and ways to end it early. */
-export interface NodeWait {
-  /** Settles at the node's deletion or data change; rejects with the stop reason when stopped. */
-  readonly outcome: Promise<NodeWaitOutcome>;
-  /** Ends the wait now with `outcome` (nothing happens if it has already ended). */
-  settle(outcome: NodeWaitOutcome): void;
-  /** Gives the wait up: unregisters everything; `outcome` never settles. */
-  cancel(): void;
-}
-
 /**
- * Waits until the node at `path` is gone, or its data changes, or `stop` fires.
+ * Waits until the node at `path` is gone, or its data changes, or `signal` fires (then rejects
+ * with `signal.reason`).
  *
  * It sets a *data* watch (getData), not an `exists` watch: on a node that is already gone a data
  * watch is not set at all, so nothing dangles. An ended wait unregisters its callback at once, so
  * abandoned waits on a node that stays put do not pile up; the session's registry forgets the
  * one-shot wire watch when it fires or the session ends.
  */
-export function watchUntilGone(session: ZkSession, path: string, stop: Stoppable): NodeWait {
+export function waitUntilGone(session: ZkSession, path: string, signal: AbortSignal): Promise<NodeWaitOutcome> {
+  const stop = StopSignal.following(signal, session.scope.get(abortFanOutOf));
   const wait = new PromisedNodeWatch(session, path, stop);
   wait.begin();
-  return wait;
-}
-
-/** {@link watchUntilGone} for an AbortSignal, as a plain promise (rejects with `signal.reason`). */
-export function waitUntilGone(session: ZkSession, path: string, signal: AbortSignal): Promise<NodeWaitOutcome> {
-  return watchUntilGone(session, path, stoppableOf(signal)).outcome;
+  return wait.outcome.finally(() => stop.dispose());
 }
 
 /**
- * The wait itself, reporting to its subclass ({@link settled} / {@link failed}) rather than through
- * a promise: one object and one watcher function per wait (a process may have ten thousand queued).
- * Call {@link begin} once constructed.
+ * A wait for one node to go or change, reporting to its subclass ({@link settled} /
+ * {@link failed}). Call {@link begin} once constructed.
  */
 export abstract class NodeWatch implements StopListener {
   private ended = false;
@@ -54,7 +56,7 @@ export abstract class NodeWatch implements StopListener {
   constructor(
     protected readonly session: ZkSession,
     protected readonly path: string,
-    private readonly stop: Stoppable,
+    private readonly stop: StopSignal,
   ) {
     this.watcher = (event) => this.onEvent(event.type === 'deleted' ? 'gone' : 'changed');
   }
@@ -163,7 +165,7 @@ export abstract class NodeWatch implements StopListener {
 }
 
 /** A {@link NodeWatch} whose outcome is a promise. */
-class PromisedNodeWatch extends NodeWatch implements NodeWait {
+class PromisedNodeWatch extends NodeWatch {
   private resolve!: (outcome: NodeWaitOutcome) => void;
   private reject!: (reason: unknown) => void;
   readonly outcome = new Promise<NodeWaitOutcome>((resolve, reject) => {
@@ -177,5 +179,92 @@ class PromisedNodeWatch extends NodeWatch implements NodeWait {
 
   protected failed(reason: unknown): void {
     this.reject(reason);
+  }
+}
+
+/** Where a {@link CreationWatch} reports. */
+export interface CreationSink {
+  /** The node exists (it did when the watch was set, or it was created since). */
+  created(): void;
+  /** The watch is set and the node was absent then: from now on its creation is reported. */
+  absent(): void;
+  /** The request failed (e.g. the connection was lost). */
+  creationWatchFailed(reason: unknown): void;
+}
+
+/**
+ * Watches for a node that should not exist: an `exists` watch on its path. While the node stays
+ * absent the watch sits on the server, so {@link cancel} removes it there (REMOVE_WATCHES) when
+ * the wait ends: a wait per hand-off must not leave a watch per hand-off behind.
+ */
+export class CreationWatch {
+  private ended = false;
+  private readonly watcher: Watcher = () => {
+    if (this.end()) this.sink.created();
+  };
+
+  constructor(
+    private readonly session: ZkSession,
+    private readonly path: string,
+    private readonly sink: CreationSink,
+  ) {}
+
+  begin(): void {
+    this.session.exists(this.path, this.watcher).then(
+      (stat) => {
+        // Cancelled while the request was out: the watch it set has nobody to tell.
+        if (this.ended) {
+          this.session.removeWatches(this.path, this.watcher);
+          return;
+        }
+        if (stat === null) {
+          this.sink.absent();
+        } else if (this.end()) {
+          this.session.unwatch(this.path, this.watcher); // its change or deletion would fire it: nobody to tell
+          this.sink.created();
+        }
+      },
+      (err: unknown) => {
+        if (this.end()) this.sink.creationWatchFailed(err);
+      },
+    );
+  }
+
+  /** Ends the watch without reporting; its server-side watch is removed. */
+  cancel(): void {
+    if (this.end()) this.session.removeWatches(this.path, this.watcher);
+  }
+
+  private end(): boolean {
+    if (this.ended) return false;
+    this.ended = true;
+    return true;
+  }
+}
+
+/**
+ * Waits told when their session's connection is lost (`suspended`), through one session listener
+ * per session (one of these per session: the engine's scope keeps it): a process may have
+ * thousands of waits, and an emitter's listener list costs O(n) to remove from.
+ */
+export class Suspensions {
+  private listeners: Set<() => void> | undefined;
+
+  constructor(private readonly session: ZkSession) {}
+
+  /** Calls `listener` at the session's next `suspended` until the returned function is called. */
+  onSuspended(listener: () => void): () => void {
+    let listeners = this.listeners;
+    if (listeners === undefined) {
+      const set = new Set<() => void>();
+      listeners = set;
+      this.listeners = set;
+      this.session.on('suspended', () => {
+        for (const notify of [...set]) notify();
+      });
+    }
+    const set = listeners;
+    set.add(listener);
+    return () => set.delete(listener);
   }
 }

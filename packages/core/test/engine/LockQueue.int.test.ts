@@ -4,11 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '../../src/session/index.js';
-import { LockQueue } from '../../src/queue/LockQueue.js';
+import { retryForever, retryNTimes, sessionFailedRetryPolicy } from '../../src/retry/index.js';
+import { LockQueue } from '../../src/engine/LockQueue.js';
 import { protectionGuidOf } from '../../src/nodes/index.js';
 import { exclusiveRule, type OrderingRule } from '../../src/queue/OrderingRule.js';
-import { waitUntilGone } from '../../src/watch/waitUntilGone.js';
-import { retryForever, sessionFailedRetryPolicy } from '../../src/retry/index.js';
+import { waitUntilGone } from '../../src/watch/NodeWatch.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { childrenOf, pollUntil, untilChildCount } from '../../../testing/src/observeNodes.js';
 import { serverWatchedPaths } from '../../../testing/src/serverWatches.js';
@@ -417,6 +417,31 @@ describe('LockQueue', () => {
       // A plain acquisition (no lost create) lists nothing when it leaves.
       const plain = await enterExclusive(queue);
       expect(plain.ghostGuid).toBeUndefined();
+    } finally {
+      await via.close();
+      await proxy.close();
+    }
+  });
+
+  it("ends an acquisition when the session's retry policy gives up: RETRIES_EXHAUSTED names the policy and the attempts, and no node is left", async () => {
+    const path = `${root}/gives-up`;
+    await observer.mkdirp(path);
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000, retryPolicy: retryNTimes({ n: 0, sleepMs: 0 }) });
+    try {
+      const queue = new LockQueue(via, path);
+      // The create is lost before the server sees it: found nowhere, it would be sent again, but
+      // the policy allows no retry.
+      const dropped = proxy.dropNextRequest(OP_CREATE2);
+      const entering = enterExclusive(queue, { timeoutMs: 20_000 });
+      await dropped;
+      await expect(entering).rejects.toMatchObject({ code: 'RETRIES_EXHAUSTED', policy: 'retryNTimes(0, 0)', attempts: 1, cause: { code: 'CONNECTION_LOSS' } });
+      await queue.settled();
+      expect(await children(path)).toEqual([]);
+      // The same session, connected again, acquires as usual.
+      const seat = await enterExclusive(queue, { timeoutMs: 20_000 });
+      expect(await children(path)).toEqual([seat.name]);
+      await queue.leave(seat);
     } finally {
       await via.close();
       await proxy.close();

@@ -1,7 +1,7 @@
 import { AbortedError, isZkError, LockTimeoutError } from '../errors.js';
 import { RetryBudget } from '../retry/RetryBudget.js';
 import type { ZkSession } from '../session/ZkSession.js';
-import type { QueueSeat } from './QueueSeat.js';
+import type { QueueSeat } from './ownNode.js';
 
 /** The parts of an acquisition that outlive one attempt at it. */
 export interface SurvivingOptions {

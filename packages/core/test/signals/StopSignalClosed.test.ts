@@ -1,6 +1,6 @@
 /** StopSignal after `close()`: the session's signal carries a SessionClosedError; so does the stop. */
 import { describe, expect, it } from 'vitest';
-import { StopSignal } from '../../src/queue/stopSignal.js';
+import { StopSignal } from '../../src/signals/StopSignal.js';
 import { SessionClosedError, SessionLostError } from '../../src/errors.js';
 
 describe('StopSignal and a closed session', () => {

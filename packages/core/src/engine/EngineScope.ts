@@ -1,0 +1,117 @@
+import { protectionGuidOf, sortedChildren, type QueueEntry } from '../nodes/index.js';
+import type { ZkSession } from '../session/ZkSession.js';
+import { abortFanOutOf, type AbortFanOut } from '../signals/StopSignal.js';
+import { Suspensions } from '../watch/NodeWatch.js';
+import type { LocalSeatState } from './ownNode.js';
+
+/** A listing sorted by sequence, with each name's index. */
+export interface SortedQueue {
+  queue: QueueEntry[];
+  indexOf: Map<string, number>;
+}
+
+/** The engine's slot of a session's scope (see `SessionScope`): made on first use, one per session. */
+export const engineScopeOf = (session: ZkSession): EngineScope => new EngineScope(session);
+
+/**
+ * What the lock-queue engine knows per session (docs/architecture.md, "Per-session state"): this
+ * process's own queue nodes, the session's fan-outs, and the listings shared by its contenders.
+ * Each `LockQueue` takes it from its session once and hands it down to what it builds; nothing of
+ * it lives in a module-level map.
+ */
+export class EngineScope {
+  /**
+   * The queue nodes this process created in this session, by full path. A waiter whose
+   * predecessor is one of them can tell, when that node goes, whether it went as a holder (so, for
+   * an exclusive rule, nobody else is ahead any more) or left the queue early — without listing the
+   * directory again. That turns a drain of N local waiters from O(N²) listing traffic into O(N).
+   *
+   * The waiter still learns of the going from the server (its watch), never from the holder's
+   * code: the server tells our session the deletion of our own node, if someone else deleted it,
+   * before that event, and a grant requires our node (see `OwnNodeWatch`).
+   */
+  readonly seats = new Map<string, LocalSeatState>();
+  /** Every stop of this session follows the session's (and callers') signals through this. */
+  readonly fanOut: AbortFanOut;
+  /** Waits told at the session's next `suspended`. */
+  readonly suspensions: Suspensions;
+  /** The listing of each lock directory that is asked for and not yet sent (see {@link nextListing}). */
+  private readonly pendingListings = new Map<string, Promise<string[]>>();
+  /** Listings sorted once for every contender that decides on them (see {@link sortedQueueOf}). */
+  private readonly sorted = new WeakMap<readonly string[], SortedQueue>();
+  /** Names in a listing by the GUID of their protected name (lower case), built once per listing. */
+  private readonly guidIndexes = new WeakMap<readonly string[], Map<string, string[]>>();
+
+  constructor(readonly session: ZkSession) {
+    this.fanOut = session.scope.get(abortFanOutOf);
+    this.suspensions = new Suspensions(session);
+  }
+
+  /**
+   * Marks our queue node at `path` as one whose place stays taken after it goes (see
+   * {@link LocalSeatState.keepsPlace}): a local waiter behind it then lists again when it goes,
+   * rather than taking its going for the lock's release. Call before the node that keeps the place
+   * is created.
+   */
+  keepPlace(path: string): void {
+    const state = this.seats.get(path);
+    if (state !== undefined) state.keepsPlace = true;
+  }
+
+  /**
+   * The children of lock directory `dir`, from a listing sent after this call and shared by every
+   * contender of this session that asks before it is sent (docs/architecture.md, "Bounded recovery").
+   * It goes out in the next turn of the event loop, so contenders woken together (by one
+   * reconnection, one batch of events, one round of retry timers) send one `getChildren`, not one
+   * each: ten thousand contenders recovering in a directory of ten thousand nodes would otherwise ask
+   * the server for 10^8 names at once. Every caller gets the same array: never modify it.
+   */
+  nextListing(dir: string): Promise<string[]> {
+    const pending = this.pendingListings;
+    let listing = pending.get(dir);
+    if (listing === undefined) {
+      const session = this.session;
+      listing = new Promise<string[]>((resolve, reject) => {
+        setImmediate(() => {
+          pending.delete(dir);
+          session.getChildren(dir).then(({ children }) => resolve(children), reject);
+        });
+      });
+      listing.catch(() => undefined); // each caller handles it
+      pending.set(dir, listing);
+    }
+    return listing;
+  }
+
+  /**
+   * `children` sorted by sequence. Waiters enqueued together share one listing (one array
+   * object); sorting it once for all of them keeps N local waiters at O(N log N) work instead of
+   * O(N² log N).
+   */
+  sortedQueueOf(children: readonly string[]): SortedQueue {
+    let sorted = this.sorted.get(children);
+    if (sorted === undefined) {
+      const queue = sortedChildren([...children]);
+      sorted = { queue, indexOf: new Map(queue.map((entry, index) => [entry.name, index])) };
+      this.sorted.set(children, sorted);
+    }
+    return sorted;
+  }
+
+  /** The names in `children` that carry `guid`: a create's nodes, found again after its reply was lost. */
+  namesWithGuid(children: readonly string[], guid: string): readonly string[] {
+    let index = this.guidIndexes.get(children);
+    if (index === undefined) {
+      index = new Map();
+      for (const name of children) {
+        const found = protectionGuidOf(name)?.toLowerCase();
+        if (found === undefined) continue;
+        const names = index.get(found);
+        if (names === undefined) index.set(found, [name]);
+        else names.push(name);
+      }
+      this.guidIndexes.set(children, index);
+    }
+    return index.get(guid.toLowerCase()) ?? [];
+  }
+}

@@ -1,0 +1,131 @@
+import { InvalidArgumentError, isZkError, SessionLostError } from '../errors.js';
+import { joinPath, newProtectedName, sortedChildren, type QueueEntry } from '../nodes/index.js';
+import type { ZkSession } from '../session/ZkSession.js';
+import { Contender } from './Contender.js';
+import { engineScopeOf, type EngineScope } from './EngineScope.js';
+import { assertLockNodeFits, type DirectoryRecord } from './lockDirectory.js';
+import type { OwnNodeSink, QueueNode, QueueSeat } from './ownNode.js';
+import { ZkQueueOps, type EnterOptions } from './QueueOps.js';
+import { enterSurvivingLoss } from './survivingSessionLoss.js';
+
+/** Options of a {@link LockQueue}. */
+export interface LockQueueOptions {
+  /** A value every contender must agree on, kept as the directory's data (see {@link DirectoryRecord}). */
+  record?: DirectoryRecord | undefined;
+}
+
+/**
+ * The lock-queue engine's face (docs/architecture.md, "The lock-queue engine"): enqueue → decide →
+ * wait → hold → leave. Every recipe is this walk with its own ordering rule. Each {@link enter}
+ * builds a {@link Contender} (the walk) over the queue's {@link ZkQueueOps} (its ZooKeeper work);
+ * deadlines, aborts and cleanup live there.
+ */
+export class LockQueue {
+  /** The session's engine state, handed down to everything this queue builds. */
+  private readonly scope: EngineScope;
+  private readonly ops: ZkQueueOps;
+
+  constructor(
+    readonly session: ZkSession,
+    /** The lock directory; our nodes are its children. */
+    readonly path: string,
+    options: LockQueueOptions = {},
+  ) {
+    // Every recipe builds one: a wrong first argument fails here, not later as a TypeError.
+    if (!isSession(session)) throw new InvalidArgumentError(`session must be a ZkSession (from ZkSession.connect()), got ${session === null ? 'null' : typeof session}`);
+    this.scope = session.scope.get(engineScopeOf);
+    this.ops = new ZkQueueOps(this.scope, path, options.record);
+  }
+
+  /**
+   * Enqueues a node and waits until `rule` says we hold the lock. Rejects with LOCK_TIMEOUT,
+   * ABORTED, SESSION_CLOSED, NODE_DELETED or RETRIES_EXHAUSTED; in every failure our node is
+   * deleted (or, if the session is gone, already gone with it). A waiter whose session is lost
+   * enqueues again on the next one (see {@link enterSurvivingLoss}).
+   */
+  enter(options: EnterOptions): Promise<QueueSeat> {
+    return enterSurvivingLoss(this.session, this.ops.what, options, (timeoutMs) => {
+      const contender = new Contender(this.ops, timeoutMs === options.timeoutMs ? options : { ...options, timeoutMs });
+      contender.start();
+      return contender.done;
+    });
+  }
+
+  /**
+   * Deletes our node. If the connection is down it keeps trying until it is back or the session
+   * is gone (then the server deletes the ephemeral node itself). Never deletes a node of a later
+   * session, and never throws for a node that is already gone. Any other refusal (NO_AUTH: an ACL
+   * without DELETE for us) rejects, and a holder's seat stays as it was: the node is still there
+   * and still ours, and a later call may try again (docs/errors.md, "Releasing").
+   */
+  leave(seat: QueueNode): Promise<void> {
+    return this.ops.leave(seat);
+  }
+
+  /**
+   * Holds a node of ours created outside the queue walk (a read/write downgrade's read node, which
+   * takes its write node's place and so is granted at once): watched like any seat, with a
+   * holder's signal of its own. Give it back with {@link leave}.
+   */
+  adopt(path: string, fencingToken: bigint, generation: number, grantedAt: number): QueueSeat {
+    const session = this.session;
+    const own = this.ops.seat(path, IGNORE_WHILE_WAITING, false);
+    own.arm();
+    const sessionSignal = session.generation === generation ? session.sessionSignal : AbortSignal.abort(new SessionLostError(`${this.ops.what}: the ZooKeeper session was lost`));
+    const signal = this.ops.hold(path, sessionSignal, undefined);
+    return { path, name: path.slice(path.lastIndexOf('/') + 1), fencingToken, generation, signal, grantedAt };
+  }
+
+  /**
+   * Marks our node at `path` (a seat of this queue) as one whose place stays taken after it goes:
+   * a waiter of this process behind it then lists again when it goes, rather than taking its
+   * going for the lock's release (a read/write downgrade's write node, whose read node stays).
+   * Call before the node that keeps the place is created.
+   */
+  keepPlace(path: string): void {
+    this.scope.keepPlace(path);
+  }
+
+  /**
+   * Refuses now a node of `kind` with `data` that the session would refuse to send (over its
+   * `maxRequestBytes`): for a recipe that creates other directories before entering this queue (a
+   * `curator`-layout semaphore's internal lock), so that a refused acquisition creates none.
+   * @throws InvalidArgumentError (`INVALID_ARGUMENT`)
+   */
+  assertFits(kind: string, data: Uint8Array | null | undefined): void {
+    assertLockNodeFits(this.session, joinPath(this.path, newProtectedName(kind).name), data);
+  }
+
+  /** The queue's current children, sorted by sequence (full entries, names only). */
+  async participants(): Promise<QueueEntry[]> {
+    try {
+      const { children } = await this.session.getChildren(this.path);
+      return sortedChildren(children);
+    } catch (err) {
+      if (isZkError(err, 'NO_NODE')) return [];
+      throw err;
+    }
+  }
+
+  /** Resolves when every background clean-up started so far has finished. */
+  settled(): Promise<void> {
+    return this.ops.settled();
+  }
+}
+
+/**
+ * Marks `path`, a queue node of `session` (a seat), as one whose place stays taken after it goes
+ * (see {@link LockQueue.keepPlace}, the same through the queue, which is the one to prefer).
+ */
+export function keepPlaceAfterLeaving(session: ZkSession, path: string): void {
+  session.scope.get(engineScopeOf).keepPlace(path);
+}
+
+/** An adopted seat is held from the start: nothing is told before. */
+const IGNORE_WHILE_WAITING: OwnNodeSink = { ownNodeGone: () => undefined, revocationRequested: () => undefined };
+
+/** A ZkSession, checked by shape (a second copy of this package in node_modules has its own class). */
+function isSession(value: unknown): value is ZkSession {
+  const v = value as Partial<Record<'getChildren' | 'create' | 'delete', unknown>> | null;
+  return typeof v === 'object' && v !== null && typeof v.getChildren === 'function' && typeof v.create === 'function' && typeof v.delete === 'function';
+}
