@@ -81,10 +81,13 @@ async function partitionedHolder(target: Target, sessionMs: number, partition: P
     const feeds = partition === 'one-way with events' ? 12 : 0;
     const feeder = feeds > 0 ? await connect(target.connectString, sessionMs) : undefined;
     const holderWaits: Array<Promise<unknown>> = [];
+    // Waiters survive the loss of their session (they enqueue again on the next one): these are
+    // only there for their events, so they are called off once the outcome is in.
+    const stopWaits = new AbortController();
     for (let i = 0; i < feeds; i++) {
       const feedPath = `${path}-feed-${i}`;
       feedHolds.push(await new InterProcessMutex(feeder!, feedPath).acquire());
-      holderWaits.push(new InterProcessMutex(holder, feedPath).acquire().catch((e: unknown) => e));
+      holderWaits.push(new InterProcessMutex(holder, feedPath).acquire({ signal: stopWaits.signal }).catch((e: unknown) => e));
       await untilChildCount(other, feedPath, 2);
     }
 
@@ -118,6 +121,7 @@ async function partitionedHolder(target: Target, sessionMs: number, partition: P
     clearInterval(feeding);
     const reason = await lostReason;
     await granted.h.release();
+    stopWaits.abort();
     await Promise.all(holderWaits);
     const eventsDuringPartition = proxy.frames
       .slice(framesMark)

@@ -435,7 +435,7 @@ describe('LockQueue', () => {
       const dropped = proxy.dropNextRequest(OP_CREATE2);
       const entering = enterExclusive(queue, { timeoutMs: 20_000 });
       await dropped;
-      await expect(entering).rejects.toMatchObject({ code: 'RETRIES_EXHAUSTED', policy: 'retryNTimes(0, 0)', attempts: 1, cause: { code: 'CONNECTION_LOSS' } });
+      await expect(entering).rejects.toMatchObject({ code: 'RETRIES_EXHAUSTED', policy: 'retryNTimes(n: 0, sleepMs: 0)', attempts: 1, cause: { code: 'CONNECTION_LOSS' } });
       await queue.settled();
       expect(await children(path)).toEqual([]);
       // The same session, connected again, acquires as usual.
