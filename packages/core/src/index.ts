@@ -9,7 +9,7 @@ export * from './retry/index.js';
 export * from './nodes/index.js';
 export { waitUntilGone, type NodeWaitOutcome } from './watch/waitUntilGone.js';
 export { listAndWatchChildren } from './watch/waitForChildrenChange.js';
-export { exclusiveRule, MAX_ANY_OF_WATCHES, type Decision, type OrderingRule } from './queue/OrderingRule.js';
+export { decideWithHints, exclusiveRule, MAX_ANY_OF_WATCHES, withoutHints, type Decision, type HintedDecision, type Hints, type OrderingRule } from './queue/OrderingRule.js';
 export { LockQueue, type EnterOptions, type LockQueueOptions } from './queue/LockQueue.js';
 export type { DirectoryRecord } from './queue/directoryRecord.js';
 export type { QueueNode, QueueSeat } from './queue/QueueSeat.js';

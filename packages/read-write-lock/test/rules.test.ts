@@ -1,4 +1,4 @@
-import { MAX_ANY_OF_WATCHES, sortedChildren } from '@zk-recipes/core';
+import { decideWithHints, MAX_ANY_OF_WATCHES, sortedChildren, type OrderingRule, type QueueEntry } from '@zk-recipes/core';
 import { describe, expect, it } from 'vitest';
 import { CURATOR_NAMING, ZK_RECIPES_NAMING } from '../src/naming.js';
 import { downgradeNameOf } from '../src/downgradeName.js';
@@ -12,9 +12,22 @@ function node(n: number, kind: string, seq: number): string {
 }
 const R = 'read-';
 const W = 'write-';
-const read = readRule(ZK_RECIPES_NAMING);
-const write = writeRule(ZK_RECIPES_NAMING);
-const curatorWrite = writeRule(CURATOR_NAMING);
+/**
+ * The decision the engine acts on (the rule's outcome with its hints), after checking that the
+ * pure `decide` gives that very outcome.
+ */
+function hinted(rule: OrderingRule) {
+  return (queue: readonly QueueEntry[], ownIndex: number) => {
+    const decision = decideWithHints(rule, queue, ownIndex);
+    const outcome = rule.decide(queue, ownIndex);
+    const { held, waitFor, waitForAnyOf } = decision as { held: boolean; waitFor?: string; waitForAnyOf?: readonly string[] };
+    expect(outcome).toStrictEqual({ held, ...(waitFor === undefined ? {} : { waitFor }), ...(waitForAnyOf === undefined ? {} : { waitForAnyOf }) });
+    return decision;
+  };
+}
+const read = hinted(readRule(ZK_RECIPES_NAMING));
+const write = hinted(writeRule(ZK_RECIPES_NAMING));
+const curatorWrite = hinted(writeRule(CURATOR_NAMING));
 /** A reader's wait for a writer of ours, which announces when it holds. */
 const readerWaits = (name: string, lastObstacle: boolean) => ({ held: false, waitFor: name, lastObstacle, lastObstacleIfHeld: true, watchedAnnounces: true });
 const indexOf = (queue: ReturnType<typeof sortedChildren>, name: string) => queue.findIndex((e) => e.name === name);
@@ -73,7 +86,7 @@ describe('readRule', () => {
   });
 
   it("works with Curator's names", () => {
-    const curatorRead = readRule(CURATOR_NAMING);
+    const curatorRead = hinted(readRule(CURATOR_NAMING));
     const queue = sortedChildren([node(0, '__READ__', 1), node(1, '__WRIT__', 2), node(2, '__READ__', 3)]);
     expect(curatorRead(queue, 0)).toEqual({ held: true });
     expect(curatorWrite(queue, 1)).toStrictEqual(watchesAll([node(0, '__READ__', 1)]));

@@ -1,4 +1,4 @@
-import { MAX_ANY_OF_WATCHES, type OrderingRule, type QueueEntry } from '@zk-recipes/core';
+import { MAX_ANY_OF_WATCHES, type Decision, type OrderingRule, type QueueEntry } from '@zk-recipes/core';
 import { weightOfKind } from './leaseKinds.js';
 
 /** A node we cannot read counts as one lease: never fewer leases than really exist. */
@@ -20,15 +20,16 @@ export const MAX_WATCHED_HOLDERS = MAX_ANY_OF_WATCHES;
  * clients asking for more than half can never each hold a part and wait for each other).
  *
  * Waiting is herd-free. The first waiter (every node ahead of it holds) watches each holder:
- * whichever releases wakes it, and only it, and it decides again without listing; arrivals wake
- * nobody. Every later waiter watches its predecessor, which nudges it on becoming a holder; it
- * then lists and is the first waiter. So a release wakes at most one waiting process, and a
- * freed lease is taken as soon as the first waiter hears of it.
+ * whichever releases wakes it, and only it; arrivals wake nobody. Every later waiter watches its
+ * predecessor, which nudges it on becoming a holder; it then lists and is the first waiter. So a
+ * release wakes at most one waiting process, and a freed lease is taken as soon as the first
+ * waiter hears of it. The one hint: the first waiter decides again on the queue it has
+ * (`reuseListing`), exact because nothing ever appears ahead of a lease node.
  *
  * `maxLeases` is read at every decision, so a shared count's current value applies.
  */
 export function leaseQueueRule(maxLeases: () => number): OrderingRule {
-  return (queue, ownIndex) => {
+  const decide = (queue: readonly QueueEntry[], ownIndex: number): Decision => {
     const max = maxLeases();
     let before = 0;
     let waiterAhead = false;
@@ -42,8 +43,9 @@ export function leaseQueueRule(maxLeases: () => number): OrderingRule {
     if (!waiterAhead && before + weightOf(queue[ownIndex]!) <= max) return { held: true, nudgeSuccessor: true };
     if (!waiterAhead && ownIndex > MAX_WATCHED_HOLDERS) return { held: false, waitForChildren: true };
     if (!waiterAhead) return { held: false, waitForAnyOf: queue.slice(0, ownIndex).map((entry) => entry.name) };
-    return { held: false, waitFor: queue[ownIndex - 1]!.name, lastObstacle: false, relistIfTouched: true };
+    return { held: false, waitFor: queue[ownIndex - 1]!.name, relistIfTouched: true };
   };
+  return { decide, hints: (_queue, _ownIndex, decision) => ('waitForAnyOf' in decision ? { reuseListing: true } : {}) };
 }
 
 /**
@@ -51,7 +53,7 @@ export function leaseQueueRule(maxLeases: () => number): OrderingRule {
  * leases directory has at most `maxLeases()` children (ours included); otherwise wait for any change.
  */
 export function curatorCountRule(maxLeases: () => number): OrderingRule {
-  return (queue) => (queue.length <= maxLeases() ? { held: true } : { held: false, waitForChildren: true });
+  return { decide: (queue) => (queue.length <= maxLeases() ? { held: true } : { held: false, waitForChildren: true }) };
 }
 
 /**
@@ -59,9 +61,10 @@ export function curatorCountRule(maxLeases: () => number): OrderingRule {
  * deletes our node and rejects with it).
  */
 export function failInsteadOfWaiting(rule: OrderingRule, makeError: () => Error): OrderingRule {
-  return (queue, ownIndex) => {
-    const decision = rule(queue, ownIndex);
+  const decide = (queue: readonly QueueEntry[], ownIndex: number): Decision => {
+    const decision = rule.decide(queue, ownIndex);
     if (!decision.held) throw makeError();
     return decision;
   };
+  return rule.hints === undefined ? { decide } : { decide, hints: rule.hints.bind(rule) };
 }

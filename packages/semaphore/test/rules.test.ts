@@ -1,4 +1,4 @@
-import { sortedChildren, type Decision } from '@zk-recipes/core';
+import { decideWithHints, sortedChildren, type HintedDecision, type OrderingRule, type QueueEntry } from '@zk-recipes/core';
 import { describe, expect, it } from 'vitest';
 import { leaseKind, weightOfKind } from '../src/leaseKinds.js';
 import { curatorCountRule, failInsteadOfWaiting, leaseQueueRule, MAX_WATCHED_HOLDERS } from '../src/rules.js';
@@ -8,8 +8,21 @@ const GUID = '0f6c3e2a-1b2c-4d5e-8f90-123456789abc';
 function queueOf(weights: number[]) {
   return sortedChildren(weights.map((w, i) => `_c_${GUID}-${leaseKind(w)}${String(i).padStart(10, '0')}`));
 }
-function decide(weights: number[], own: number, max: number): Decision {
-  return leaseQueueRule(() => max)(queueOf(weights), own);
+/**
+ * The decision the engine acts on (the rule's outcome with its hints), after checking that the
+ * pure `decide` gives that very outcome.
+ */
+function hinted(rule: OrderingRule) {
+  return (queue: readonly QueueEntry[], ownIndex: number): HintedDecision => {
+    const decision = decideWithHints(rule, queue, ownIndex);
+    const outcome = rule.decide(queue, ownIndex);
+    const { lastObstacle: _, ...outcomeFields } = decision as HintedDecision & { lastObstacle?: boolean };
+    expect(outcome).toStrictEqual(outcomeFields);
+    return decision;
+  };
+}
+function decide(weights: number[], own: number, max: number): HintedDecision {
+  return hinted(leaseQueueRule(() => max))(queueOf(weights), own);
 }
 /** The names of the first `n` nodes of the queue built from `weights`. */
 function namesAhead(weights: number[], n: number): string[] {
@@ -87,7 +100,7 @@ describe('leaseQueueRule', () => {
       const max = 1 + Math.floor(random() * 5);
       const weights = Array.from({ length: Math.floor(random() * 8) }, () => 1 + Math.floor(random() * max));
       const queue = queueOf(weights);
-      const decisions = weights.map((_, i) => leaseQueueRule(() => max)(queue, i));
+      const decisions = weights.map((_, i) => hinted(leaseQueueRule(() => max))(queue, i));
       const held = decisions.map((d) => d.held);
       const firstWaiting = held.indexOf(false);
       if (firstWaiting >= 0) expect(held.slice(firstWaiting).every((h) => !h)).toBe(true);
@@ -110,7 +123,7 @@ describe('leaseQueueRule', () => {
 
   it('reads the maximum at every decision (a shared count raised admits waiters)', () => {
     let max = 1;
-    const rule = leaseQueueRule(() => max);
+    const rule = hinted(leaseQueueRule(() => max));
     const queue = queueOf([1, 1, 1]);
     expect(rule(queue, 1).held).toBe(false);
     max = 3;
@@ -120,13 +133,13 @@ describe('leaseQueueRule', () => {
 
   it('counts a lease node of an unknown weight as one lease', () => {
     const queue = sortedChildren([`_c_${GUID}-lease-0000000001`, `_c_${GUID}-other-0000000002`, `_c_${GUID}-lease-0000000003`]);
-    expect(leaseQueueRule(() => 2)(queue, 2)).toMatchObject({ held: false, waitForAnyOf: [queue[0]!.name, queue[1]!.name] });
+    expect(hinted(leaseQueueRule(() => 2))(queue, 2)).toMatchObject({ held: false, waitForAnyOf: [queue[0]!.name, queue[1]!.name] });
   });
 });
 
 describe('curatorCountRule', () => {
   it('holds while the leases directory has at most maxLeases children, ours included', () => {
-    const rule = curatorCountRule(() => 2);
+    const rule = hinted(curatorCountRule(() => 2));
     expect(rule(queueOf([1, 1]), 1)).toEqual({ held: true });
     expect(rule(queueOf([1, 1, 1]), 0)).toEqual({ held: false, waitForChildren: true });
   });
@@ -134,7 +147,7 @@ describe('curatorCountRule', () => {
 
 describe('failInsteadOfWaiting', () => {
   it('throws instead of waiting, and passes holding through', () => {
-    const rule = failInsteadOfWaiting(leaseQueueRule(() => 1), () => new Error('busy'));
+    const rule = hinted(failInsteadOfWaiting(leaseQueueRule(() => 1), () => new Error('busy')));
     expect(rule(queueOf([1, 1]), 0)).toMatchObject({ held: true });
     expect(() => rule(queueOf([1, 1]), 1)).toThrow('busy');
   });

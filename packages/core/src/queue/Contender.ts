@@ -5,7 +5,7 @@ import type { EnterOptions, Created, LockQueue } from './LockQueue.js';
 import { localSeats, type LocalSeatState } from './localSeats.js';
 import { OwnNodeWatch, type OwnNodeSink } from './OwnNodeWatch.js';
 import { beginHolding } from './holding.js';
-import type { Decision } from './OrderingRule.js';
+import { decideWithHints, type HintedDecision } from './OrderingRule.js';
 import type { QueueNode, QueueSeat } from './QueueSeat.js';
 import { Recheck } from './recheck.js';
 import { StopSignal } from './stopSignal.js';
@@ -215,10 +215,10 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
    */
   private decideOn(queue: readonly QueueEntry[], ownIndex: number, fresh: boolean, armed: WatchedListing | undefined, children?: string[]): void {
     const { options, stop, recheck, seat } = this;
-    let decision: Decision;
+    let decision: HintedDecision;
     try {
       recheck?.arm();
-      decision = options.rule(queue, ownIndex);
+      decision = decideWithHints(options.rule, queue, ownIndex);
       this.behind = queue[ownIndex + 1]?.name;
       stop.firstLookDone();
     } catch (err) {

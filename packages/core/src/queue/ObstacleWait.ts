@@ -7,12 +7,12 @@ import { NodeWatch, type NodeWaitOutcome } from '../watch/waitUntilGone.js';
 import { isAnnouncement } from './announcement.js';
 import { nextListing } from './directoryListing.js';
 import { leavesAsHolder, type LocalSeatState } from './localSeats.js';
-import type { Decision } from './OrderingRule.js';
+import type { HintedDecision } from './OrderingRule.js';
 import type { StopSignal } from './stopSignal.js';
 import type { WaitResult, WaitSink } from './waitResult.js';
 
 /** A decision to wait for one node. */
-export type NodeDecision = Extract<Decision, { waitFor: string }>;
+export type NodeDecision = Extract<HintedDecision, { waitFor: string }>;
 
 /**
  * A waiter's wait for the node its rule named, reporting straight what the engine does next:

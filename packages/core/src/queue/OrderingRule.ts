@@ -1,93 +1,99 @@
 import type { QueueEntry } from '../nodes/index.js';
 
 /**
- * What a contender does after reading the queue: it holds the lock, or it waits for one node,
- * or (only the first of several waiters of a counting semaphore) for any change of the queue.
+ * What a contender does after reading the queue (docs/architecture.md, "The lock-queue engine"):
+ * hold the lock, or wait, then read the queue again and decide again. A rule that returns only
+ * these is correct on its own; {@link Hints} only save requests.
  */
 export type Decision =
   | {
       readonly held: true;
       /**
-       * Touch our node's data once held, waking a successor that watches us (a semaphore's next
-       * waiter, which is now the first waiter and must watch the holders: `relistIfTouched`).
-       * Costs one write, not awaited; the engine skips it when a fresh listing shows nobody
-       * behind us (a waiter that listed after it then sees us holding).
+       * Touch our node once held: the waiter behind us watches it (`relistIfTouched`) and must
+       * decide again now that we hold (a semaphore's next waiter becomes the first waiter and must
+       * watch the holders). Part of the outcome: without it that waiter sleeps while a lease is free.
        */
       readonly nudgeSuccessor?: boolean;
-      /** See {@link exclusiveRule}: touch our node now that we hold, for the waiter behind us. */
-      readonly announceHolding?: boolean;
     }
   | {
       readonly held: false;
-      /** The child name to watch. Only this node's going (or nudge) wakes us: no herd. */
+      /** The child name to watch: its going (or a change of its data) wakes us. No herd. */
       readonly waitFor: string;
       /**
-       * True when `waitFor` is the only node standing in our way. Nodes never appear ahead of ours
-       * (sequences only grow), so when it goes we hold the lock without listing again. A rule that
-       * can see nodes appear ahead of it (e.g. a read/write downgrade) must say false.
-       */
-      readonly lastObstacle: boolean;
-      /**
-       * True when, had `waitFor` been holding the lock, nothing else could be ahead of us (an
-       * exclusive holder is always first). When `waitFor` is a node of this process that goes as a
-       * holder, the engine then takes the lock without listing again.
-       */
-      readonly lastObstacleIfHeld?: boolean;
-      /**
-       * With nodes between `waitFor` and us: had `waitFor` been holding the lock, every node ahead
-       * of it had gone (an exclusive holder is first). When it goes having held, the engine
-       * decides again on the nodes behind it in the listing we decided on, without listing again.
-       * Only `waitFor`'s own downgrade node could appear among them: name it in
-       * `relistIfCreated`.
-       */
-      readonly decideBehindIfHeld?: boolean;
-      /**
-       * The watched node is touched (its version raised) when it becomes a holder, and that
-       * changes our answer (a semaphore's nudge): its data change ends the wait, and a version
-       * above 0 when our watch is set means the touch came first: we decide again at once.
+       * Its data changes (its version rises) when it becomes a holder, and that changes our answer
+       * (see `nudgeSuccessor`): a version above 0 when our watch is set means it was touched
+       * first, and we decide again at once.
        */
       readonly relistIfTouched?: boolean;
-      /** See {@link exclusiveRule}: announce ourselves when this wait ends with the lock held. */
-      readonly announceHolding?: boolean;
-      /**
-       * `waitFor` announces when it holds (see {@link exclusiveRule}): a data change, or a version
-       * above 0 when our watch is set, means it holds; with `lastObstacleIfHeld` its going then
-       * leaves us the lock without listing again.
-       */
-      readonly watchedAnnounces?: boolean;
-      /**
-       * The name of a node, absent now, whose creation would put a node ahead of us at `waitFor`'s
-       * place (a read/write lock's downgrade read node). The engine watches for it from the start
-       * of the wait: if it is there, or appears, we list again. Its creation precedes `waitFor`'s
-       * going in the server's order, so the last-obstacle shortcuts stay exact.
-       */
-      readonly relistIfCreated?: string;
     }
   | {
       readonly held: false;
       /**
-       * Wait until any of these nodes goes, then decide again on the same listing without the
-       * nodes seen gone: no new listing. Name every node ahead of ours whose going could change
-       * the answer (a semaphore's first waiter: all the holders; a writer behind reading
-       * holders: all of them). The engine watches each, so whichever goes wakes this contender,
-       * and only it; arrivals behind it wake nobody. Deciding on the old listing is exact because
-       * nodes never appear ahead of ours (sequences only grow) and every node that matters is
-       * watched.
+       * Wait until any of these nodes goes, then decide again. Name every node ahead whose going
+       * could change the answer (a semaphore's first waiter: all the holders; a writer behind
+       * reading holders: all of them): whichever goes wakes this contender, and only it.
        */
       readonly waitForAnyOf: readonly string[];
-      /**
-       * Names of nodes, absent now, that could appear ahead of ours (a read/write lock's downgrade
-       * read nodes): as for a single node's wait, the engine watches for their creation from the
-       * start and lists again if one is there or appears; no departure is acted on before each
-       * absence is confirmed.
-       */
-      readonly relistIfCreated?: readonly string[];
     }
   | {
       readonly held: false;
       /** Wait for any change of the queue's children, then decide again. */
       readonly waitForChildren: true;
     };
+
+/**
+ * Shortcuts beside a {@link Decision}: each lets the engine decide without listing the queue
+ * again, which is exact only under the fact named with it. Omitting any of them never changes
+ * an outcome, only costs listings (the property test `hints.property.test.ts` shows it).
+ *
+ * The facts: sequences only grow, so no node appears ahead of ours, except nodes named in
+ * `relistIfCreated` (a read/write lock's downgrade read node, which takes its writer's place);
+ * and an exclusive holder is first in the queue, so when one goes as a holder, every node ahead
+ * of it had gone.
+ */
+export interface Hints {
+  /**
+   * Held: touch our node if another process's waiter may be watching it, so that it knows, when
+   * our node goes, that it went as the holder (docs/architecture.md, "Holder announcement").
+   * Waiting: do so when this wait ends with the lock.
+   */
+  readonly announceHolding?: boolean;
+  /** `waitFor` is the only node in our way: when it goes, we hold without listing. */
+  readonly lastObstacle?: boolean;
+  /**
+   * Had `waitFor` held the lock, nothing else would be ahead of us: when it goes as a holder (a
+   * node of this process that held, or one that announced), we hold without listing.
+   */
+  readonly lastObstacleIfHeld?: boolean;
+  /**
+   * Had `waitFor` held the lock, every node ahead of it had gone: when it goes as a holder, we
+   * decide again on the nodes behind it in the listing we decided on, without listing.
+   */
+  readonly decideBehindIfHeld?: boolean;
+  /** `waitFor` announces when it holds (`announceHolding`): its data tells the shortcuts above. */
+  readonly watchedAnnounces?: boolean;
+  /**
+   * `waitForAnyOf`: when one goes, decide again on the listing we waited on without the nodes
+   * seen gone (no listing). Exact because nothing but `relistIfCreated` can appear ahead.
+   */
+  readonly reuseListing?: boolean;
+  /**
+   * Names, absent now, whose creation would put a node ahead of ours (a downgrade read node at a
+   * writer's place): the engine watches for them first and lists again if one is there or
+   * appears. Its creation precedes its writer's going in the server's order, so every shortcut
+   * above stays exact. Required by those shortcuts wherever such a node can appear; a node wait
+   * takes at most one.
+   */
+  readonly relistIfCreated?: readonly string[];
+}
+
+/** What the engine acts on: one outcome with the hints that apply to it, flat. */
+export type HintedDecision =
+  | Extract<Decision, { held: true }> & Pick<Hints, 'announceHolding'>
+  | (Extract<Decision, { waitFor: string }> &
+      Omit<Hints, 'lastObstacle' | 'reuseListing' | 'relistIfCreated'> & { readonly lastObstacle: boolean; readonly relistIfCreated?: string })
+  | (Extract<Decision, { waitForAnyOf: readonly string[] }> & Pick<Hints, 'relistIfCreated'>)
+  | Extract<Decision, { waitForChildren: true }>;
 
 /**
  * The most nodes a rule should name in `waitForAnyOf`. Above it, one watch per node ahead costs
@@ -97,31 +103,53 @@ export const MAX_ANY_OF_WATCHES = 64;
 
 /**
  * A recipe's only knowledge: given the queue sorted by sequence and our place in it, do we hold
- * the lock, and if not, what do we wait for? Must be pure: it is unit-tested without a server.
+ * the lock, and if not, what do we wait for (`decide`, pure, unit-tested without a server)? And,
+ * optionally, which shortcuts are exact there (`hints`, given the decision).
  */
-export type OrderingRule = (queue: readonly QueueEntry[], ownIndex: number) => Decision;
+export interface OrderingRule {
+  decide(queue: readonly QueueEntry[], ownIndex: number): Decision;
+  hints?(queue: readonly QueueEntry[], ownIndex: number, decision: Decision): Hints;
+}
+
+/**
+ * The one call the engine makes: the rule's decision with the hints that apply to it. A wait for
+ * any of several nodes without `reuseListing` becomes a wait for the children: the engine
+ * decides again on the old listing after such a wait, which only that hint makes exact.
+ */
+export function decideWithHints(rule: OrderingRule, queue: readonly QueueEntry[], ownIndex: number): HintedDecision {
+  const decision = rule.decide(queue, ownIndex);
+  const hints = rule.hints?.(queue, ownIndex, decision) ?? {};
+  if (decision.held) return hints.announceHolding === true ? { ...decision, announceHolding: true } : decision;
+  if ('waitFor' in decision) {
+    const { reuseListing: _, relistIfCreated: appears = [], ...rest } = hints;
+    if (appears.length > 1) throw new RangeError(`a wait for ${decision.waitFor} watches at most one node for creation`);
+    const appearsAhead = appears.length === 1 ? { relistIfCreated: appears[0]! } : {};
+    return { ...decision, ...rest, lastObstacle: hints.lastObstacle === true, ...appearsAhead };
+  }
+  if ('waitForAnyOf' in decision) {
+    if (hints.reuseListing !== true) return { held: false, waitForChildren: true };
+    const appears = hints.relistIfCreated ?? [];
+    return appears.length === 0 ? decision : { ...decision, relistIfCreated: appears };
+  }
+  return decision;
+}
+
+/** `rule` without its hints: what the engine does then is correct, only costlier. */
+export function withoutHints(rule: OrderingRule): OrderingRule {
+  return { decide: (queue, ownIndex) => rule.decide(queue, ownIndex) };
+}
 
 /**
  * Mutex: held if first; otherwise wait for the immediate predecessor.
  *
- * Holder announcement (exclusive locks). A waiter that listed while its predecessor was still
- * waiting cannot tell, when that node goes, whether it went as the holder (then the lock is ours)
- * or gave up early (then someone may still be ahead): it must list again, one more round trip on
- * every hand-off. So a contender that is granted the lock touches its node (setData, not awaited,
- * done while it holds) when the node behind it may belong to another process; the waiter watching
- * it sees the change (or a version above 0 when it sets its watch), re-arms its watch, and takes
- * the lock as soon as the node goes. Successors in this process need no touch (they are handed
- * over locally). Curator's waiters, which wake on any event, simply list again.
+ * Hints (holder announcement): a waiter that listed while its predecessor was still waiting
+ * cannot tell, when that node goes, whether it went as the holder (then the lock is ours) or gave
+ * up early (then someone may still be ahead): without a hint it lists again, one more round trip
+ * on every hand-off. So a holder granted after waiting touches its node for another process's
+ * waiter behind it, and that waiter takes the lock as soon as the announced node goes.
  */
-export const exclusiveRule: OrderingRule = (queue, ownIndex) => {
-  if (ownIndex === 0) return { held: true, announceHolding: true };
-  const predecessor = queue[ownIndex - 1]!;
-  return {
-    held: false,
-    waitFor: predecessor.name,
-    lastObstacle: ownIndex === 1,
-    lastObstacleIfHeld: true,
-    announceHolding: true,
-    watchedAnnounces: true,
-  };
+export const exclusiveRule: OrderingRule = {
+  decide: (queue, ownIndex) => (ownIndex === 0 ? { held: true } : { held: false, waitFor: queue[ownIndex - 1]!.name }),
+  hints: (_queue, ownIndex, decision) =>
+    decision.held ? { announceHolding: true } : { lastObstacle: ownIndex === 1, lastObstacleIfHeld: true, announceHolding: true, watchedAnnounces: true },
 };

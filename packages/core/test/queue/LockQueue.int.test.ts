@@ -173,8 +173,9 @@ describe('LockQueue', () => {
   it('relistIfTouched: a predecessor touched before the watch is set makes the waiter decide again once, not in a loop', async () => {
     const path = `${root}/touched`;
     // A semaphore-like rule: the first holds (and nudges); the others wait for their predecessor's touch.
-    const rule: OrderingRule = (queue, i) =>
-      i === 0 ? { held: true, nudgeSuccessor: true } : { held: false, waitFor: queue[i - 1]!.name, lastObstacle: false, relistIfTouched: true };
+    const rule: OrderingRule = {
+      decide: (queue, i) => (i === 0 ? { held: true, nudgeSuccessor: true } : { held: false, waitFor: queue[i - 1]!.name, relistIfTouched: true }),
+    };
     const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
     const waiterSession = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
     opened.push(waiterSession);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exclusiveRule } from '../../src/queue/OrderingRule.js';
+import { decideWithHints, exclusiveRule, withoutHints, type OrderingRule } from '../../src/queue/OrderingRule.js';
 import { sortedChildren } from '../../src/nodes/index.js';
 
 const queue = sortedChildren([
@@ -9,11 +9,49 @@ const queue = sortedChildren([
 ]);
 
 describe('exclusiveRule (mutex)', () => {
+  it('decides purely: held when first, else wait for the immediate predecessor', () => {
+    expect(exclusiveRule.decide(queue, 0)).toStrictEqual({ held: true });
+    expect(exclusiveRule.decide(queue, 1)).toStrictEqual({ held: false, waitFor: queue[0]!.name });
+    expect(exclusiveRule.decide(queue, 2)).toStrictEqual({ held: false, waitFor: 'lock-0000000002' });
+  });
   it('holds when first, and announces it', () => {
-    expect(exclusiveRule(queue, 0)).toEqual({ held: true, announceHolding: true });
+    expect(decideWithHints(exclusiveRule, queue, 0)).toEqual({ held: true, announceHolding: true });
   });
   it('waits for the immediate predecessor; the head is the last obstacle; a holder predecessor would be the last', () => {
-    expect(exclusiveRule(queue, 1)).toEqual({ held: false, waitFor: queue[0]!.name, lastObstacle: true, lastObstacleIfHeld: true, announceHolding: true, watchedAnnounces: true });
-    expect(exclusiveRule(queue, 2)).toEqual({ held: false, waitFor: 'lock-0000000002', lastObstacle: false, lastObstacleIfHeld: true, announceHolding: true, watchedAnnounces: true });
+    expect(decideWithHints(exclusiveRule, queue, 1)).toEqual({ held: false, waitFor: queue[0]!.name, lastObstacle: true, lastObstacleIfHeld: true, announceHolding: true, watchedAnnounces: true });
+    expect(decideWithHints(exclusiveRule, queue, 2)).toEqual({ held: false, waitFor: 'lock-0000000002', lastObstacle: false, lastObstacleIfHeld: true, announceHolding: true, watchedAnnounces: true });
+  });
+});
+
+describe('decideWithHints', () => {
+  const names = queue.map((entry) => entry.name);
+  const anyOf = (hints: OrderingRule['hints']): OrderingRule => ({ decide: () => ({ held: false, waitForAnyOf: names.slice(0, 2) }), hints });
+
+  it('without hints, gives the outcome alone, and never a shortcut', () => {
+    const bare = withoutHints(exclusiveRule);
+    expect(bare.hints).toBeUndefined();
+    expect(decideWithHints(bare, queue, 0)).toStrictEqual({ held: true });
+    expect(decideWithHints(bare, queue, 1)).toStrictEqual({ held: false, waitFor: queue[0]!.name, lastObstacle: false });
+  });
+
+  it('keeps the outcome-level wake protocol (nudge, touch) without hints', () => {
+    const nudging: OrderingRule = { decide: (_q, i) => (i === 0 ? { held: true, nudgeSuccessor: true } : { held: false, waitFor: names[i - 1]!, relistIfTouched: true }) };
+    expect(decideWithHints(nudging, queue, 0)).toStrictEqual({ held: true, nudgeSuccessor: true });
+    expect(decideWithHints(nudging, queue, 1)).toStrictEqual({ held: false, waitFor: names[0], relistIfTouched: true, lastObstacle: false });
+  });
+
+  it('waits for any of several nodes on the same listing only with reuseListing; else it waits for the children', () => {
+    expect(decideWithHints(anyOf(undefined), queue, 2)).toStrictEqual({ held: false, waitForChildren: true });
+    expect(decideWithHints(anyOf(() => ({ relistIfCreated: ['x'] })), queue, 2)).toStrictEqual({ held: false, waitForChildren: true });
+    expect(decideWithHints(anyOf(() => ({ reuseListing: true })), queue, 2)).toStrictEqual({ held: false, waitForAnyOf: names.slice(0, 2) });
+    expect(decideWithHints(anyOf(() => ({ reuseListing: true, relistIfCreated: ['x'] })), queue, 2)).toStrictEqual({ held: false, waitForAnyOf: names.slice(0, 2), relistIfCreated: ['x'] });
+  });
+
+  it('passes a node wait at most one name to watch for creation, and drops hints that do not apply to the outcome', () => {
+    const waitsFor = (hints: OrderingRule['hints']): OrderingRule => ({ decide: () => ({ held: false, waitFor: names[0]! }), hints });
+    expect(decideWithHints(waitsFor(() => ({ relistIfCreated: ['x'], reuseListing: true })), queue, 1)).toStrictEqual({ held: false, waitFor: names[0], lastObstacle: false, relistIfCreated: 'x' });
+    expect(() => decideWithHints(waitsFor(() => ({ relistIfCreated: ['x', 'y'] })), queue, 1)).toThrow(RangeError);
+    const holds: OrderingRule = { decide: () => ({ held: true }), hints: () => ({ lastObstacle: true, reuseListing: true }) };
+    expect(decideWithHints(holds, queue, 0)).toStrictEqual({ held: true });
   });
 });
