@@ -19,7 +19,8 @@ carries (host, pid, label).
 
 Options:
   --json               one JSON object per snapshot (docs/observability.md documents it)
-  -w, --watch          print a new snapshot on every change (ZooKeeper watches; Ctrl-C ends)
+  -w, --watch          print a new snapshot on every change of what it shows (ZooKeeper
+                       watches, no polling; Ctrl-C ends)
   --max-leases <n>     a semaphore's maximum, when its directory records none
   --count <path>       the SharedCount node that gives a semaphore's maximum
 
@@ -61,7 +62,13 @@ async function inspectOnce(session: ZkSession, path: string, read: ReadLockOptio
 }
 
 async function watchInspect(session: ZkSession, path: string, read: ReadLockOptions, json: boolean, io: Io): Promise<void> {
+  let shown: string | undefined;
   const show = (snapshot: LockSnapshot) => {
+    // A change that changes nothing shown (a holder's announcement rewrites its node's data with
+    // the same owner) is not drawn again.
+    const content = JSON.stringify({ ...snapshot, takenAt: undefined, contenders: snapshot.contenders.map((c) => ({ ...c, ageMs: undefined })) });
+    if (content === shown) return;
+    shown = content;
     if (json) io.stdout.write(`${JSON.stringify(snapshot)}\n`);
     else if (io.stdout.isTTY === true) io.stdout.write(`\x1b[2J\x1b[H${snapshot.takenAt}\n${inspectText(snapshot)}\n`);
     else io.stdout.write(`--- ${snapshot.takenAt}\n${inspectText(snapshot)}\n\n`);
