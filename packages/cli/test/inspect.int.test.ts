@@ -221,7 +221,7 @@ describe('inspect: a semaphore', () => {
 });
 
 describe('inspect: what is not a lock with contenders', () => {
-  it('an empty lock directory: no contenders (exit 0); a directory of directories: NOT_A_LOCK (exit 1); no node: NO_NODE (exit 1)', async () => {
+  it('an empty lock directory: no contenders (exit 0); a directory of directories or a lock node: NOT_A_LOCK (exit 1); no node: NO_NODE (exit 1)', async () => {
     await observer.mkdirp(`${root}/parent/empty`);
     expect(await inspectText(`${root}/parent/empty`)).toEqual([`${root}/parent/empty: no contenders`]);
     expect(await inspectJson(`${root}/parent/empty`)).toMatchObject({ exists: true, recipe: null, holders: 0, waiters: 0, contenders: [] });
@@ -230,6 +230,13 @@ describe('inspect: what is not a lock with contenders', () => {
     expect(parent.exitCode).toBe(1);
     expect(parent.stdout).toBe('');
     expect(parent.stderr).toMatch(/^zk-recipes: NOT_A_LOCK: .* is not a lock: .*zk-recipes ls/);
+
+    // A lock node given for its lock: told which path to inspect.
+    const holder = await contender(`${root}/parent/held`, 'mutex');
+    const node = await holder.acquired();
+    const ofNode = await runCli(['inspect', node, ...connectArgs()]);
+    expect(ofNode).toMatchObject({ exitCode: 1, stdout: '' });
+    expect(ofNode.stderr).toBe(`zk-recipes: NOT_A_LOCK: ${node} is a lock node, not a lock: \`zk-recipes inspect ${root}/parent/held\` shows its lock\n`);
 
     const missing = await runCli(['inspect', `${root}/nothing-here`, ...connectArgs()]);
     expect(missing.exitCode).toBe(1);

@@ -2,8 +2,13 @@ import { isZkError, type Stat, type Watcher, type ZkSession } from '@zk-recipes/
 
 /** Children of `path`, or `null` when it does not exist; `watcher` (if any) is set on its children. */
 export async function childrenOrNull(session: ZkSession, path: string, watcher: Watcher | undefined): Promise<string[] | null> {
+  return (await listingOrNull(session, path, watcher))?.children ?? null;
+}
+
+/** {@link childrenOrNull} with the node's stat. */
+export async function listingOrNull(session: ZkSession, path: string, watcher: Watcher | undefined): Promise<{ children: string[]; stat: Stat } | null> {
   try {
-    return (await session.getChildren(path, watcher)).children;
+    return await session.getChildren(path, watcher);
   } catch (err) {
     if (isZkError(err, 'NO_NODE')) return null;
     throw err;

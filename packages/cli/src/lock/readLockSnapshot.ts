@@ -1,6 +1,7 @@
 import {
   exclusiveRule,
   joinPath,
+  parentOf,
   parseOwnerData,
   sortedChildren,
   type OrderingRule,
@@ -13,7 +14,7 @@ import { readRule, writeRule } from '@zk-recipes/read-write-lock';
 import { curatorCountRule, decodeCount, LEASE_KIND, leaseQueueRule, weightOfKind } from '@zk-recipes/semaphore';
 import { CliError } from './CliError.js';
 import type { Contender, ContenderKind, ContenderOwner, LockSnapshot } from './LockSnapshot.js';
-import { childrenOrNull, dataOrNull, sessionIdOf } from './nodeReads.js';
+import { childrenOrNull, dataOrNull, listingOrNull, sessionIdOf } from './nodeReads.js';
 import { CURATOR_SEMAPHORE_LEASES, CURATOR_SEMAPHORE_LOCKS, familyOf, isCuratorSemaphore, type QueueFamily } from './recipeOfKinds.js';
 import { rolesOf } from './roles.js';
 
@@ -50,13 +51,15 @@ interface ReadQueue {
 export async function readLockSnapshot(session: ZkSession, path: string, options: ReadLockOptions = {}): Promise<LockSnapshot> {
   const { watcher } = options;
   const takenAt = Date.now();
-  const children = await childrenOrNull(session, path, watcher);
-  if (children === null) {
+  const listing = await listingOrNull(session, path, watcher);
+  if (listing === null) {
     if (watcher === undefined) throw new CliError('NO_NODE', `no node at ${path}`);
     // Told when it appears; if it did meanwhile, read it now.
     if ((await session.exists(path, watcher)) !== null) return readLockSnapshot(session, path, options);
     return { ...emptySnapshot(path, takenAt), exists: false };
   }
+  const { children, stat } = listing;
+  if (stat.ephemeralOwner !== 0n) throw new CliError('NOT_A_LOCK', `${path} is a lock node, not a lock: \`zk-recipes inspect ${parentOf(path)}\` shows its lock`);
   const queue = sortedChildren(children);
   if (isCuratorSemaphore(children, queue)) {
     const curator = await readCuratorSemaphore(session, path, options);
