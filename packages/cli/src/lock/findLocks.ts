@@ -3,7 +3,8 @@ import { CliError } from './CliError.js';
 import type { LockSnapshot } from './LockSnapshot.js';
 import { childrenOrNull } from './nodeReads.js';
 import { readLockSnapshot } from './readLockSnapshot.js';
-import { familyOf, isCuratorSemaphore } from './recipeOfKinds.js';
+import { isCuratorSemaphore } from './curatorSemaphore.js';
+import { familyOf } from './recipeOfKinds.js';
 
 /** Requests in flight at once while walking a tree: pipelined, without flooding the server. */
 const CONCURRENT_READS = 32;

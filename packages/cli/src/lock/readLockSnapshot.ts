@@ -4,19 +4,21 @@ import {
   parentOf,
   parseOwnerData,
   sortedChildren,
-  type OrderingRule,
   type QueueEntry,
   type Watcher,
   type ZkSession,
 } from '@zk-recipes/core';
 import { MUTEX_KIND } from '@zk-recipes/mutex';
 import { readRule, writeRule } from '@zk-recipes/read-write-lock';
-import { curatorCountRule, decodeCount, LEASE_KIND, leaseQueueRule, weightOfKind } from '@zk-recipes/semaphore';
+import { leaseQueueRule, weightOfKind } from '@zk-recipes/semaphore';
 import { CliError } from './CliError.js';
 import type { Contender, ContenderKind, ContenderOwner, LockSnapshot } from './LockSnapshot.js';
-import { childrenOrNull, dataOrNull, listingOrNull, sessionIdOf } from './nodeReads.js';
-import { CURATOR_SEMAPHORE_LEASES, CURATOR_SEMAPHORE_LOCKS, familyOf, isCuratorSemaphore, type QueueFamily } from './recipeOfKinds.js';
+import { dataOrNull, listingOrNull, sessionIdOf } from './nodeReads.js';
+import { isCuratorSemaphore, readCuratorSemaphore } from './curatorSemaphore.js';
+import type { ReadQueue } from './ReadQueue.js';
+import { familyOf, type QueueFamily } from './recipeOfKinds.js';
 import { rolesOf } from './roles.js';
+import { maximumOf } from './semaphoreMaximum.js';
 
 /** How to read a lock. */
 export interface ReadLockOptions {
@@ -29,16 +31,6 @@ export interface ReadLockOptions {
   maxLeases?: number | undefined;
   /** The SharedCount node that gives a semaphore's maximum at run time. */
   countPath?: string | undefined;
-}
-
-/** One queue of the lock as read: its nodes in order, how to classify them, and the rule that decides them. */
-interface ReadQueue {
-  directory: string;
-  /** Prefix of `node` (relative to the lock's path): `''`, or `leases/`, `locks/`. */
-  relative: string;
-  entries: QueueEntry[];
-  classify: (entry: QueueEntry) => { kind: ContenderKind; leases: number | null };
-  rule: (entry: QueueEntry) => OrderingRule | null;
 }
 
 /**
@@ -102,45 +94,6 @@ function classifiedBy(family: Exclude<QueueFamily, { recipe: 'semaphore' }>): Pi
 function leaseKindOf(entry: QueueEntry): { kind: ContenderKind; leases: number | null } {
   const weight = weightOfKind(entry.kind);
   return weight === null ? { kind: 'other', leases: null } : { kind: 'lease', leases: weight };
-}
-
-/**
- * A Curator semaphore's two queues (`leases/`, `locks/`), or `null` when those children hold
- * something else (then `path` is an ordinary directory that happens to have a child so named).
- */
-async function readCuratorSemaphore(session: ZkSession, path: string, options: ReadLockOptions): Promise<{ queues: ReadQueue[]; maxLeases: number | null } | null> {
-  const leasesPath = joinPath(path, CURATOR_SEMAPHORE_LEASES);
-  const locksPath = joinPath(path, CURATOR_SEMAPHORE_LOCKS);
-  const [leaseNames, lockNames] = await Promise.all([childrenOrNull(session, leasesPath, options.watcher), childrenOrNull(session, locksPath, options.watcher)]);
-  const leases = sortedChildren(leaseNames ?? []);
-  const locks = sortedChildren(lockNames ?? []);
-  if (leases.length !== (leaseNames?.length ?? 0) || leases.some((entry) => entry.kind !== LEASE_KIND)) return null;
-  if (locks.length !== (lockNames?.length ?? 0) || locks.some((entry) => entry.kind !== MUTEX_KIND)) return null;
-  const maxLeases = await maximumOf(session, leasesPath, options);
-  const count = maxLeases === null ? null : curatorCountRule(() => maxLeases);
-  return {
-    maxLeases,
-    queues: [
-      { directory: leasesPath, relative: `${CURATOR_SEMAPHORE_LEASES}/`, entries: leases, classify: () => ({ kind: 'lease', leases: 1 }), rule: () => count },
-      { directory: locksPath, relative: `${CURATOR_SEMAPHORE_LOCKS}/`, entries: locks, classify: () => ({ kind: 'lock', leases: null }), rule: () => exclusiveRule },
-    ],
-  };
-}
-
-/**
- * A semaphore's maximum: the user's `--max-leases`, else the SharedCount at `--count`, else the
- * decimal a fixed `maxLeases` records in the lease directory's data; `null` when none says.
- */
-async function maximumOf(session: ZkSession, leaseDirectory: string, options: ReadLockOptions): Promise<number | null> {
-  if (options.maxLeases !== undefined) return options.maxLeases;
-  if (options.countPath !== undefined) {
-    const count = await dataOrNull(session, options.countPath, options.watcher);
-    if (count === null) throw new CliError('NO_NODE', `no SharedCount node at ${options.countPath}`);
-    return decodeCount(count.data);
-  }
-  const record = await dataOrNull(session, leaseDirectory, options.watcher);
-  const text = record?.data.toString('utf8') ?? '';
-  return /^[1-9]\d{0,9}$/.test(text) ? Number(text) : null;
 }
 
 /** Reads each node of the queues (stat, owner data), drops those gone since the listing, decides roles. */

@@ -26,12 +26,3 @@ export function familyOf(queue: readonly QueueEntry[]): QueueFamily | null {
   if (kinds.has(MUTEX_KIND)) return { recipe: 'mutex' };
   return null;
 }
-
-/** Curator's InterProcessSemaphoreV2 keeps its lease nodes and its internal lock in these children of its path. */
-export const CURATOR_SEMAPHORE_LEASES = 'leases';
-export const CURATOR_SEMAPHORE_LOCKS = 'locks';
-
-/** Whether a directory's children are a Curator semaphore's: its `leases` or `locks` child, and no queue of its own. */
-export function isCuratorSemaphore(children: readonly string[], queue: readonly QueueEntry[]): boolean {
-  return queue.length === 0 && (children.includes(CURATOR_SEMAPHORE_LEASES) || children.includes(CURATOR_SEMAPHORE_LOCKS));
-}
