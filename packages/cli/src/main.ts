@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { isZkError, ZkSession } from '@zk-recipes/core';
+import { isZkError, parseZkSessionOptions, ZkSession } from '@zk-recipes/core';
 import type { Command } from './commands/Command.js';
 import { inspect } from './commands/inspect.js';
 import type { Io } from './commands/Io.js';
@@ -69,7 +69,11 @@ async function run(argv: string[], io: Io): Promise<number> {
     return EXIT.ok;
   }
   const options = connectionOptionsOf(parsed.connection, io.env, command.name);
-  const session = await asUsageOf(command.name, () => ZkSession.connect(options));
+  // The library's own check of the options first: what it refuses there is the command line's
+  // fault (exit 2); what connect() then reports is ZooKeeper's (exit 1), an INVALID_ARGUMENT for a
+  // port that does not speak ZooKeeper included.
+  asUsageOf(command.name, () => parseZkSessionOptions(options));
+  const session = await ZkSession.connect(options);
   try {
     await parsed.run(session, io);
   } finally {
@@ -81,7 +85,7 @@ async function run(argv: string[], io: Io): Promise<number> {
 /**
  * `work`, with the errors that mean the command line is wrong turned into a UsageError of
  * `command`: parseArgs' (an unknown option, a missing value) and the library's
- * `INVALID_ARGUMENT` for what we passed on (a malformed connect string or path).
+ * `INVALID_ARGUMENT` for what we pass on (a malformed connect string, a relative path).
  */
 function asUsageOf<T>(command: string, work: () => T): T {
   const usage = (err: unknown): never => {
@@ -91,8 +95,7 @@ function asUsageOf<T>(command: string, work: () => T): T {
     throw err;
   };
   try {
-    const result = work();
-    return (result instanceof Promise ? result.catch(usage) : result) as T;
+    return work();
   } catch (err) {
     return usage(err);
   }
