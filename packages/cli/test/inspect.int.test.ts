@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { encodeOwnerData, ZkSession } from '@zk-recipes/core';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
-import { InterProcessSemaphore, type Lease } from '@zk-recipes/semaphore';
+import { InterProcessSemaphore, SharedCount, type Lease } from '@zk-recipes/semaphore';
 import { testConnectString, uniqueRoot, untilChildCount } from '@zk-recipes/testing';
 import type { LockSnapshot } from '../src/index.js';
 import { connectArgs, Contender, runCli } from './support/processes.js';
@@ -193,6 +193,28 @@ describe('inspect: a semaphore', () => {
     for (const lease of two) await lease.release();
     await one.release();
     for (const lease of await waiting) await lease.release();
+  });
+
+  it('a maximum from a SharedCount: roles unknown until --count names its node', async () => {
+    const path = `${root}/semaphore-counted`;
+    const countPath = `${root}/semaphore-count`;
+    const [s1, s2] = await Promise.all([session(), session()]);
+    const count = new SharedCount(s1, countPath, { seedValue: 1 });
+    const held = await new InterProcessSemaphore(s1, path, { count }).acquire();
+    const waiting = new InterProcessSemaphore(s2, path, { count: new SharedCount(s2, countPath, { seedValue: 1 }) }).acquire();
+    await untilChildCount(observer, path, 2);
+
+    const unknown = await inspectJson(path);
+    expect(unknown).toMatchObject({ recipe: 'semaphore', layout: 'queue', maxLeases: null, holders: 0, waiters: 0 });
+    expect(unknown.contenders.map((c) => c.role)).toEqual(['unknown', 'unknown']);
+    expect((await inspectText(path))[0]).toBe(`${path}: semaphore (queue layout), maxLeases unknown (give --max-leases or --count), 0 holders, 0 waiters`);
+    const counted = await inspectJson(path, '--count', countPath);
+    expect(counted).toMatchObject({ maxLeases: 1, holders: 1, waiters: 1 });
+    expect(counted.contenders.map((c) => c.role)).toEqual(['holder', 'waiter']);
+
+    await held.release();
+    await (await waiting).release();
+    count.close();
   });
 
   it("Curator's layout: lease nodes under leases/, and the internal lock its waiter holds under locks/", async () => {
