@@ -9,9 +9,11 @@
  *  - loads the packages from CommonJS (require(esm)) and type-checks a CommonJS TypeScript consumer,
  *  - runs a first test of @zk-recipes/testing: a TestingServer started, used and stopped, and the
  *    process exits by itself (Java and ZooKeeper are here: this check's own server needs them),
- *  - finds no declaration that names zod.
+ *  - finds no declaration that names zod,
+ *  - runs the `zk-recipes` bin (@zk-recipes/cli) as `npx` would, against that server.
  * One pack, one install, one project for all of it.
  */
+import { spawn } from 'node:child_process';
 import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +28,7 @@ const fixtures = fileURLToPath(new URL('./fixtures/consumer/', import.meta.url))
 const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
 
 /** The packages users install: the recipes, and the test servers and fault helpers for their tests. */
-const PUBLISHED = ['core', 'mutex', 'read-write-lock', 'semaphore', 'multi-lock', 'testing'];
+const PUBLISHED = ['core', 'mutex', 'read-write-lock', 'semaphore', 'multi-lock', 'testing', 'cli'];
 /** Packages whose README starts with a runnable example. */
 const WITH_EXAMPLE = ['mutex', 'read-write-lock', 'semaphore', 'multi-lock'];
 
@@ -165,6 +167,40 @@ describe('the packed packages in a fresh project', () => {
     const run = await runCommand(process.execPath, ['testing-server.mjs'], { cwd: consumerDir, env: userEnvironment(), timeoutMs: TESTING_SERVER_BOUND_MS });
     expect(run.exitCode === 0 && !run.timedOut, `testing-server.mjs:\n${describeCommandResult(run)}`).toBe(true);
     expect(run.stdout).toMatch(/^TestingServer 127\.0\.0\.1:\d+ answered, stopped$/m);
+  });
+
+  it('@zk-recipes/cli: the installed `zk-recipes` bin runs under plain node: inspect sees a lock held by another process', async () => {
+    const bin = join(consumerDir, 'node_modules/.bin/zk-recipes');
+    const help = await runCommandOrFail(bin, ['--help'], { cwd: consumerDir, env: userEnvironment(), timeoutMs: EXAMPLE_BOUND_MS });
+    expect(help.stdout).toMatch(/^Usage: zk-recipes <command>/);
+    // A holder in a process of its own, then the CLI, then the holder lets go when told.
+    writeFileSync(
+      join(consumerDir, 'holder.mjs'),
+      [
+        "import { ZkSession } from '@zk-recipes/core';",
+        "import { InterProcessMutex } from '@zk-recipes/mutex';",
+        'const session = await ZkSession.connect({ connectString: process.env.ZK_CONNECT });',
+        "const lock = await new InterProcessMutex(session, '/locks/cli-consumer').acquire();",
+        "console.log('held');",
+        "process.stdin.once('data', async () => { await lock.release(); await session.close(); });",
+      ].join('\n'),
+    );
+    const holder = spawn(process.execPath, ['holder.mjs'], { cwd: consumerDir, env: userEnvironment({ ZK_CONNECT: server.connectString }), stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout.on('data', (chunk: Buffer) => (chunk.toString().includes('held') ? resolve() : undefined));
+        holder.once('exit', (code) => reject(new Error(`holder.mjs exited with ${code} before holding`)));
+      });
+      const run = await runCommandOrFail(bin, ['inspect', '/locks/cli-consumer', '--json'], {
+        cwd: consumerDir,
+        env: userEnvironment({ ZK_CONNECT: server.connectString }),
+        timeoutMs: EXAMPLE_BOUND_MS,
+      });
+      expect(JSON.parse(run.stdout)).toMatchObject({ recipe: 'mutex', holders: 1, waiters: 0 });
+    } finally {
+      holder.stdin.end('release\n');
+      await new Promise((resolve) => (holder.exitCode === null ? holder.once('exit', resolve) : resolve(undefined)));
+    }
   });
 
   it('require() from CommonJS gets core and every recipe package (the ES modules loaded synchronously) and locks with InterProcessMutex', async () => {

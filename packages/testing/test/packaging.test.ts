@@ -30,7 +30,7 @@ interface PackageJson {
   publishConfig?: { access?: string; provenance?: boolean };
 }
 
-const PACKAGES = ['@zk-recipes/core', '@zk-recipes/mutex', '@zk-recipes/read-write-lock', '@zk-recipes/semaphore', '@zk-recipes/multi-lock', '@zk-recipes/testing'];
+const PACKAGES = ['@zk-recipes/core', '@zk-recipes/mutex', '@zk-recipes/read-write-lock', '@zk-recipes/semaphore', '@zk-recipes/multi-lock', '@zk-recipes/testing', '@zk-recipes/cli'];
 const dirOf = (name: string) => name.replace('@zk-recipes/', '');
 const readRepoFile = (relative: string) => readFileSync(`${repoRoot}/${relative}`, 'utf8');
 const packageJson = (relative: string) => JSON.parse(readRepoFile(relative)) as PackageJson;
@@ -51,6 +51,14 @@ describe('package tarballs', () => {
     expect(files.filter((f) => f.includes('tsbuildinfo'))).toEqual([]);
     // Tests and this repository's own fixtures (the ACL tests' credentials) stay out of it.
     expect(files.filter((f) => /^(test|test-support)\//.test(f))).toEqual([]);
+  });
+
+  it('@zk-recipes/cli: its bin `zk-recipes` is dist/bin.js, in the tarball, a node script', () => {
+    const files = packed.find((p) => p.name === '@zk-recipes/cli')!.files.map((f) => f.path);
+    const { bin } = JSON.parse(readRepoFile('packages/cli/package.json')) as { bin: Record<string, string> };
+    expect(bin).toEqual({ 'zk-recipes': './dist/bin.js' });
+    expect(files).toContain('dist/bin.js');
+    expect(readRepoFile('packages/cli/dist/bin.js').startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
 });
 

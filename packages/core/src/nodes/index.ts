@@ -10,3 +10,4 @@ export {
 } from './protectedNames.js';
 export { MAX_SEQUENCE, kindOf, sequenceOf, sortedChildren, type QueueEntry } from './sequence.js';
 export { nodeDataOf } from './nodeData.js';
+export { encodeOwnerData, parseOwnerData, type NodeOwner } from './ownerData.js';

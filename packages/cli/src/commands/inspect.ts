@@ -1,0 +1,77 @@
+import { parseArgs } from 'node:util';
+import { validatePath, type ZkSession } from '@zk-recipes/core';
+import { readLockSnapshot, type ReadLockOptions } from '../lock/readLockSnapshot.js';
+import type { LockSnapshot } from '../lock/LockSnapshot.js';
+import { CONNECTION_HELP, CONNECTION_OPTIONS, positiveInteger } from '../options/connectionOptions.js';
+import { UsageError } from '../options/UsageError.js';
+import { inspectText } from '../render/inspectText.js';
+import type { Io } from './Io.js';
+import type { Command } from './Command.js';
+import { watchLock } from './watchLock.js';
+
+export const INSPECT_HELP = `Usage: zk-recipes inspect <path> --connect <host:port,...> [--json] [--watch]
+
+Every contender of the lock at <path>, in queue order: a mutex, a read/write lock (zk-recipes'
+or Curator's names) or a semaphore (queue or Curator layout) alike. For each node: its name, kind
+(lock/read/write/lease), role (holder/waiter, decided by the recipe's own rule; for a semaphore
+with the leases it holds or asks for), the session that owns it, its age, and the owner data it
+carries (host, pid, label).
+
+Options:
+  --json               one JSON object per snapshot (docs/observability.md documents it)
+  -w, --watch          print a new snapshot on every change of what it shows (ZooKeeper
+                       watches, no polling; Ctrl-C ends)
+  --max-leases <n>     a semaphore's maximum, when its directory records none
+  --count <path>       the SharedCount node that gives a semaphore's maximum
+
+${CONNECTION_HELP}
+
+Exit codes: 0 done, 1 ZooKeeper failed or nothing is at <path>, 2 usage error.`;
+
+const OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  json: { type: 'boolean' },
+  watch: { type: 'boolean', short: 'w' },
+  'max-leases': { type: 'string' },
+  count: { type: 'string' },
+} as const;
+
+export const inspect: Command = {
+  name: 'inspect',
+  help: INSPECT_HELP,
+  parse(argv) {
+    const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    if (values.help === true) return { help: true, connection: values };
+    if (positionals.length !== 1) throw new UsageError(`inspect takes one lock path, got ${positionals.length === 0 ? 'none' : positionals.join(' ')}`, 'inspect');
+    const path = validatePath(positionals[0]!, 'path');
+    const read: ReadLockOptions = {};
+    if (values['max-leases'] !== undefined) read.maxLeases = positiveInteger('--max-leases', values['max-leases'], 'inspect');
+    if (values.count !== undefined) read.countPath = validatePath(values.count, '--count');
+    const json = values.json === true;
+    const watch = values.watch === true;
+    return {
+      connection: values,
+      run: (session: ZkSession, io: Io) => (watch ? watchInspect(session, path, read, json, io) : inspectOnce(session, path, read, json, io)),
+    };
+  },
+};
+
+async function inspectOnce(session: ZkSession, path: string, read: ReadLockOptions, json: boolean, io: Io): Promise<void> {
+  const snapshot = await readLockSnapshot(session, path, read);
+  io.stdout.write(`${json ? JSON.stringify(snapshot) : inspectText(snapshot)}\n`);
+}
+
+async function watchInspect(session: ZkSession, path: string, read: ReadLockOptions, json: boolean, io: Io): Promise<void> {
+  let shown: string | undefined;
+  const show = (snapshot: LockSnapshot) => {
+    // A change that changes nothing shown (a holder's announcement rewrites its node's data with
+    // the same owner) is not drawn again.
+    const content = JSON.stringify({ ...snapshot, takenAt: undefined, contenders: snapshot.contenders.map((c) => ({ ...c, ageMs: undefined })) });
+    if (content === shown) return;
+    shown = content;
+    if (json) io.stdout.write(`${JSON.stringify(snapshot)}\n`);
+    else if (io.stdout.isTTY === true) io.stdout.write(`\x1b[2J\x1b[H${snapshot.takenAt}\n${inspectText(snapshot)}\n`);
+    else io.stdout.write(`--- ${snapshot.takenAt}\n${inspectText(snapshot)}\n\n`);
+  };
+  await watchLock(session, path, read, io.signal, show, (message) => io.stderr.write(`zk-recipes: ${message}\n`));
+}

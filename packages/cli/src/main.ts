@@ -1,0 +1,118 @@
+import { createRequire } from 'node:module';
+import { isZkError, parseZkSessionOptions, ZkSession } from '@zk-recipes/core';
+import type { Command } from './commands/Command.js';
+import { inspect } from './commands/inspect.js';
+import type { Io } from './commands/Io.js';
+import { ls } from './commands/ls.js';
+import { revoke } from './commands/revoke.js';
+import { CliError } from './lock/CliError.js';
+import { connectionOptionsOf } from './options/connectionOptions.js';
+import { UsageError } from './options/UsageError.js';
+
+/** The exit codes (docs/observability.md, "The zk-recipes CLI"). */
+export const EXIT = {
+  /** Done. */
+  ok: 0,
+  /** ZooKeeper failed (unreachable, refused credentials, an error), or nothing is at the path. */
+  failure: 1,
+  /** The command line is wrong. */
+  usage: 2,
+} as const;
+
+const COMMANDS: readonly Command[] = [inspect, ls, revoke];
+
+export const HELP = `Usage: zk-recipes <command> [options]
+
+Commands:
+  inspect <path>   every contender of one lock: node, kind, role, session, age, owner
+  ls <root>        the locks under <root> with their holder and waiter counts
+  revoke <node>    ask the holder of a lock node to release it (Curator's revocation protocol)
+
+Run \`zk-recipes <command> --help\` for a command's options (connection, TLS, SASL, digest).
+--connect defaults to $ZK_CONNECT.
+
+Exit codes: 0 done, 1 ZooKeeper failed or nothing is at the path, 2 usage error.`;
+
+/**
+ * Runs the `zk-recipes` command line `argv` (without `node` and the script) and resolves with its
+ * exit code. Never rejects: every failure is printed to `io.stderr` with its code.
+ */
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  try {
+    return await run([...argv], io);
+  } catch (err) {
+    const exit = exitCodeOf(err);
+    const command = err instanceof UsageError ? err.command : undefined;
+    io.stderr.write(`zk-recipes: ${describe(err)}\n`);
+    if (exit === EXIT.usage) io.stderr.write(`Run \`zk-recipes ${command === undefined ? '' : `${command} `}--help\` for usage.\n`);
+    return exit;
+  }
+}
+
+async function run(argv: string[], io: Io): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+    // Asked for: on stdout, done. Not asked for (no command at all): a usage error.
+    (name === undefined ? io.stderr : io.stdout).write(`${topic?.help ?? HELP}\n`);
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '--version') {
+    io.stdout.write(`${version()}\n`);
+    return EXIT.ok;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (command === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)}: one of ${COMMANDS.map((c) => c.name).join(', ')}`);
+  const parsed = asUsageOf(command.name, () => command.parse(rest));
+  if (parsed.help === true) {
+    io.stdout.write(`${command.help}\n`);
+    return EXIT.ok;
+  }
+  const options = connectionOptionsOf(parsed.connection, io.env, command.name);
+  // The library's own check of the options first: what it refuses there is the command line's
+  // fault (exit 2); what connect() then reports is ZooKeeper's (exit 1), an INVALID_ARGUMENT for a
+  // port that does not speak ZooKeeper included.
+  asUsageOf(command.name, () => parseZkSessionOptions(options));
+  const session = await ZkSession.connect(options);
+  try {
+    await parsed.run(session, io);
+  } finally {
+    await session.close();
+  }
+  return EXIT.ok;
+}
+
+/**
+ * `work`, with the errors that mean the command line is wrong turned into a UsageError of
+ * `command`: parseArgs' (an unknown option, a missing value) and the library's
+ * `INVALID_ARGUMENT` for what we pass on (a malformed connect string, a relative path).
+ */
+function asUsageOf<T>(command: string, work: () => T): T {
+  const usage = (err: unknown): never => {
+    const parseArgsError = typeof (err as { code?: unknown })?.code === 'string' && (err as { code: string }).code.startsWith('ERR_PARSE_ARGS');
+    if (parseArgsError) throw new UsageError((err as Error).message, command);
+    if (isZkError(err, 'INVALID_ARGUMENT')) throw new UsageError(`${err.code}: ${err.message}`, command);
+    throw err;
+  };
+  try {
+    return work();
+  } catch (err) {
+    return usage(err);
+  }
+}
+
+function exitCodeOf(err: unknown): number {
+  return err instanceof UsageError ? EXIT.usage : EXIT.failure;
+}
+
+function describe(err: unknown): string {
+  if (err instanceof UsageError) return err.message;
+  if (err instanceof CliError || isZkError(err)) return `${err.code}: ${err.message}`;
+  if (err instanceof Error) return (err as { code?: unknown }).code === undefined ? err.message : `${String((err as { code?: unknown }).code)}: ${err.message}`;
+  return String(err);
+}
+
+function version(): string {
+  // src/ and dist/ both sit next to package.json.
+  return (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+}

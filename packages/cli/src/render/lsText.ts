@@ -1,0 +1,53 @@
+import type { LockSnapshot } from '../lock/LockSnapshot.js';
+import { formatAge } from './age.js';
+import { table } from './table.js';
+
+/** One lock of `ls`, as `--json` prints it. */
+export interface LockSummary {
+  path: string;
+  recipe: LockSnapshot['recipe'];
+  layout: LockSnapshot['layout'];
+  maxLeases: number | null;
+  holders: number;
+  waiters: number;
+  /** All nodes listed by `inspect` (a Curator semaphore's internal lock included). */
+  contenders: number;
+  /** The age of the oldest holder, ms; `null` when none holds. */
+  oldestHolderAgeMs: number | null;
+}
+
+/** What `ls --json` prints. */
+export interface LockListing {
+  format: 1;
+  root: string;
+  takenAt: string;
+  locks: LockSummary[];
+}
+
+export function summaryOf(lock: LockSnapshot): LockSummary {
+  // A Curator semaphore's internal lock is not the lock: its holder is a process still acquiring.
+  const holderAges = lock.contenders.filter((c) => c.role === 'holder' && !(lock.recipe === 'semaphore' && c.kind === 'lock')).map((c) => c.ageMs);
+  return {
+    path: lock.path,
+    recipe: lock.recipe,
+    layout: lock.layout,
+    maxLeases: lock.maxLeases,
+    holders: lock.holders,
+    waiters: lock.waiters,
+    contenders: lock.contenders.length,
+    oldestHolderAgeMs: holderAges.length === 0 ? null : Math.max(...holderAges),
+  };
+}
+
+/** `ls`'s text: one row per lock. */
+export function lsText(listing: LockListing): string {
+  if (listing.locks.length === 0) return `no locks with contenders under ${listing.root}`;
+  const rows = listing.locks.map((lock) => [
+    lock.path,
+    lock.layout === null ? `${lock.recipe}` : `${lock.recipe}/${lock.layout}`,
+    String(lock.holders),
+    String(lock.waiters),
+    lock.oldestHolderAgeMs === null ? '-' : formatAge(lock.oldestHolderAgeMs),
+  ]);
+  return table(['PATH', 'RECIPE', 'HOLDERS', 'WAITERS', 'OLDEST HOLDER'], rows);
+}

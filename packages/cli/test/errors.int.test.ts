@@ -1,0 +1,60 @@
+/**
+ * The CLI's errors: a code and a message on stderr, nothing on stdout, and an exit code that
+ * tells them apart: 1 when ZooKeeper fails or nothing is there, 2 when the command line is wrong.
+ */
+import { describe, expect, it } from 'vitest';
+import { testConnectString } from '@zk-recipes/testing';
+import { runCli } from './support/processes.js';
+
+describe('CLI errors and exit codes', () => {
+  it('a connect string that is not one: INVALID_ARGUMENT, usage error (2)', async () => {
+    const run = await runCli(['inspect', '/x', '--connect', 'not a connect string']);
+    expect(run).toMatchObject({ exitCode: 2, stdout: '' });
+    expect(run.stderr).toMatch(/^zk-recipes: INVALID_ARGUMENT: invalid ZkSession options: connectString: /);
+    expect(run.stderr).toContain('Run `zk-recipes inspect --help` for usage.');
+  });
+
+  it('a server nobody answers at: CONNECTION_LOSS after --connection-timeout, failure (1)', async () => {
+    const run = await runCli(['ls', '/', '--connect', '127.0.0.1:1', '--connection-timeout', '500']);
+    expect(run).toMatchObject({ exitCode: 1, stdout: '' });
+    expect(run.stderr).toBe('zk-recipes: CONNECTION_LOSS: could not connect to 127.0.0.1:1 within 500 ms\n');
+  });
+
+  it('ZK_CONNECT stands in for --connect; without either, a usage error (2)', async () => {
+    const viaEnv = await runCli(['inspect', '/zkr-test/none-such-lock'], { ZK_CONNECT: testConnectString() });
+    expect(viaEnv).toMatchObject({ exitCode: 1, stderr: 'zk-recipes: NO_NODE: no node at /zkr-test/none-such-lock\n' });
+    const without = await runCli(['inspect', '/x']);
+    expect(without).toMatchObject({ exitCode: 2, stdout: '' });
+    expect(without.stderr).toMatch(/^zk-recipes: no ZooKeeper to talk to: give --connect/);
+  });
+
+  it('usage errors (2): no command, an unknown command, an unknown option, a missing or relative path, a bad number', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [[], /^Usage: zk-recipes <command>/],
+      [['lock', '/x'], /^zk-recipes: unknown command "lock": one of inspect, ls, revoke\n/],
+      [['inspect', '/x', '--conect', 'a:1'], /^zk-recipes: Unknown option '--conect'/],
+      [['inspect', '--connect', 'a:1'], /^zk-recipes: inspect takes one lock path, got none\n/],
+      [['revoke', 'relative', '--connect', 'a:1'], /^zk-recipes: INVALID_ARGUMENT: node must be absolute/],
+      [['inspect', '/x', '--connect', 'a:1', '--session-timeout', '10s'], /^zk-recipes: --session-timeout takes a positive integer, got "10s"\n/],
+    ];
+    for (const [args, stderr] of cases) {
+      const run = await runCli(args);
+      expect(run.exitCode, args.join(' ')).toBe(2);
+      expect(run.stdout, args.join(' ')).toBe('');
+      expect(run.stderr, args.join(' ')).toMatch(stderr);
+    }
+  });
+
+  it('--help for the CLI and for each command: on stdout, exit 0', async () => {
+    for (const [args, first] of [
+      [['--help'], 'Usage: zk-recipes <command> [options]'],
+      [['inspect', '--help'], 'Usage: zk-recipes inspect <path> --connect <host:port,...> [--json] [--watch]'],
+      [['ls', '-h'], 'Usage: zk-recipes ls <root> --connect <host:port,...> [--json]'],
+      [['help', 'revoke'], 'Usage: zk-recipes revoke <node> --connect <host:port,...>'],
+    ] as const) {
+      const run = await runCli(args);
+      expect(run).toMatchObject({ exitCode: 0, stderr: '' });
+      expect(run.stdout.split('\n')[0]).toBe(first);
+    }
+  });
+});

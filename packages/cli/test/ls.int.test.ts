@@ -1,0 +1,83 @@
+/** `zk-recipes ls`: the locks under a root, found recursively, with holder and waiter counts. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZkSession } from '@zk-recipes/core';
+import { InterProcessMutex } from '@zk-recipes/mutex';
+import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
+import { InterProcessSemaphore } from '@zk-recipes/semaphore';
+import { testConnectString, uniqueRoot, untilChildCount } from '@zk-recipes/testing';
+import type { LockListing } from '../src/index.js';
+import { connectArgs, runCli } from './support/processes.js';
+
+const root = uniqueRoot('cli-ls');
+const sessions: ZkSession[] = [];
+
+beforeAll(async () => {
+  for (let i = 0; i < 4; i++) sessions.push(await ZkSession.connect({ connectString: testConnectString() }));
+});
+afterAll(async () => {
+  await Promise.all(sessions.map((s) => s.close()));
+});
+
+describe('ls', () => {
+  it('finds every lock with contenders under the root, nested ones included, and not what is under a lock', async () => {
+    const [a, b, c, d] = sessions as [ZkSession, ZkSession, ZkSession, ZkSession];
+    const observer = a;
+    // A mutex with a holder and two waiters, held first so its holder is the oldest.
+    const orders = `${root}/app/orders`;
+    const held = await new InterProcessMutex(a, orders).acquire();
+    const waiting = [new InterProcessMutex(b, orders).acquire(), new InterProcessMutex(c, orders).acquire()];
+    await untilChildCount(observer, orders, 3);
+    // A read/write lock, deeper, two readers.
+    const catalog = `${root}/app/deep/er/catalog`;
+    const readers = [await new InterProcessReadWriteLock(a, catalog).readLock().acquire(), await new InterProcessReadWriteLock(b, catalog).readLock().acquire()];
+    // A semaphore in each layout.
+    const pool = `${root}/pools/db`;
+    const lease = await new InterProcessSemaphore(c, pool, { maxLeases: 2 }).acquire();
+    const javaPool = `${root}/pools/java`;
+    const curatorLease = await new InterProcessSemaphore(d, javaPool, { maxLeases: 2, layout: 'curator' }).acquire();
+    // Not locks: an empty directory, a plain node.
+    await observer.mkdirp(`${root}/app/idle`);
+
+    const run = await runCli(['ls', root, '--json', ...connectArgs()]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const listing = JSON.parse(run.stdout) as LockListing;
+    expect(listing).toMatchObject({ format: 1, root });
+    expect(listing.locks.map((l) => [l.path, l.recipe, l.layout, l.holders, l.waiters, l.contenders])).toEqual([
+      [`${root}/app/deep/er/catalog`, 'read-write-lock', 'zk-recipes', 2, 0, 2],
+      [orders, 'mutex', null, 1, 2, 3],
+      [pool, 'semaphore', 'queue', 1, 0, 1],
+      [javaPool, 'semaphore', 'curator', 1, 0, 1],
+    ]);
+    for (const lock of listing.locks) expect(lock.oldestHolderAgeMs).toBeGreaterThanOrEqual(0);
+    expect(listing.locks[1]!.oldestHolderAgeMs).toBeGreaterThanOrEqual(listing.locks[0]!.oldestHolderAgeMs!);
+
+    const text = await runCli(['ls', root, ...connectArgs()]);
+    expect(text.exitCode, text.stderr).toBe(0);
+    const lines = text.stdout.trimEnd().split('\n');
+    expect(lines[0]!.split(/ {2,}/)).toEqual(['PATH', 'RECIPE', 'HOLDERS', 'WAITERS', 'OLDEST HOLDER']);
+    expect(lines.slice(1).map((l) => l.split(/ {2,}/).slice(0, 4))).toEqual([
+      [`${root}/app/deep/er/catalog`, 'read-write-lock/zk-recipes', '2', '0'],
+      [orders, 'mutex', '1', '2'],
+      [pool, 'semaphore/queue', '1', '0'],
+      [javaPool, 'semaphore/curator', '1', '0'],
+    ]);
+
+    // A root that is itself a lock lists that lock; a root with no locks says so.
+    const one = JSON.parse((await runCli(['ls', orders, '--json', ...connectArgs()])).stdout) as LockListing;
+    expect(one.locks.map((l) => l.path)).toEqual([orders]);
+    const none = await runCli(['ls', `${root}/app/idle`, ...connectArgs()]);
+    expect(none).toMatchObject({ exitCode: 0, stdout: `no locks with contenders under ${root}/app/idle\n` });
+
+    await held.release();
+    // One after the other: the second waiter holds only once the first released.
+    for (const next of waiting) await (await next).release();
+    for (const r of readers) await r.release();
+    await lease.release();
+    await curatorLease.release();
+  });
+
+  it('a root that does not exist: NO_NODE, exit 1', async () => {
+    const run = await runCli(['ls', `${root}/missing`, ...connectArgs()]);
+    expect(run).toMatchObject({ exitCode: 1, stdout: '', stderr: `zk-recipes: NO_NODE: no node at ${root}/missing\n` });
+  });
+});

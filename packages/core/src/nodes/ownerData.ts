@@ -1,0 +1,63 @@
+/**
+ * Owner data: what a queue node says about the process that made it (docs/observability.md,
+ * "Owner data"), so that `zk-recipes inspect` and zkCli can tell whose a node is. UTF-8 JSON,
+ * keys in this order, no whitespace:
+ * `{"zkRecipes":1,"host":"<host name>","pid":<pid>,"label":"<label>"}` (`label` only when set).
+ */
+
+/** Who made a queue node: the host, the process, and the caller's label for its locks (if any). */
+export interface NodeOwner {
+  /** `os.hostname()` of the creating process. */
+  host: string;
+  /** `process.pid` of the creating process. */
+  pid: number;
+  /** The session's `label` option, naming this process's locks. */
+  label?: string;
+}
+
+/** The format's version, the first key: a reader tells owner data from user data by it. */
+const FORMAT_VERSION = 1;
+
+/**
+ * A holder's announcement (docs/architecture.md, "Holder announcement") puts
+ * `zkr:holds:<16 hex digits>\n` in front of the node's own data: read through it.
+ */
+const ANNOUNCEMENT_HEADER = /^zkr:holds:[0-9a-f]{16}\n/;
+
+/** The node data naming `owner`. */
+export function encodeOwnerData(owner: NodeOwner): Uint8Array {
+  const record = owner.label === undefined
+    ? { zkRecipes: FORMAT_VERSION, host: owner.host, pid: owner.pid }
+    : { zkRecipes: FORMAT_VERSION, host: owner.host, pid: owner.pid, label: owner.label };
+  return Buffer.from(JSON.stringify(record), 'utf8');
+}
+
+/**
+ * The owner a node's data names: owner data as {@link encodeOwnerData} writes it, bare or inside
+ * a holder's announcement. `undefined` for anything else: Curator's IP-address bytes, Curator's
+ * `__REVOKE__` marker, a caller's own `data`, an empty node.
+ */
+export function parseOwnerData(data: Uint8Array): NodeOwner | undefined {
+  // Owner data is ASCII JSON at heart: anything not starting with `{` or the header is not it,
+  // decided without decoding a large user payload.
+  if (data.length === 0 || (data[0] !== 0x7b /* { */ && data[0] !== 0x7a /* z */)) return undefined;
+  let text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
+  const header = ANNOUNCEMENT_HEADER.exec(text);
+  if (header !== null) text = text.slice(header[0].length);
+  if (!text.startsWith('{"zkRecipes":')) return undefined;
+  let record: unknown;
+  try {
+    record = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return ownerOf(record);
+}
+
+function ownerOf(record: unknown): NodeOwner | undefined {
+  if (typeof record !== 'object' || record === null) return undefined;
+  const { zkRecipes, host, pid, label } = record as Record<string, unknown>;
+  if (zkRecipes !== FORMAT_VERSION || typeof host !== 'string' || !Number.isSafeInteger(pid) || (pid as number) < 0) return undefined;
+  if (label !== undefined && typeof label !== 'string') return undefined;
+  return label === undefined ? { host, pid: pid as number } : { host, pid: pid as number, label };
+}

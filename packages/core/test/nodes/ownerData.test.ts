@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { encodeOwnerData, parseOwnerData } from '../../src/nodes/index.js';
+import { announcementOf } from '../../src/queue/announcement.js';
+import { REVOCATION_MARKER } from '../../src/queue/revocation.js';
+
+const utf8 = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
+
+describe('encodeOwnerData', () => {
+  it('writes the documented JSON: keys in order, no whitespace, label only when set', () => {
+    expect(utf8(encodeOwnerData({ host: 'web-1', pid: 4242 }))).toBe('{"zkRecipes":1,"host":"web-1","pid":4242}');
+    expect(utf8(encodeOwnerData({ host: 'web-1', pid: 4242, label: 'billing' }))).toBe('{"zkRecipes":1,"host":"web-1","pid":4242,"label":"billing"}');
+  });
+});
+
+describe('parseOwnerData', () => {
+  it('reads back what encodeOwnerData wrote, with and without a label, unicode included', () => {
+    for (const owner of [{ host: 'web-1', pid: 1 }, { host: 'höst-名前', pid: 2 ** 22, label: 'nightly "batch"' }]) {
+      expect(parseOwnerData(encodeOwnerData(owner))).toEqual(owner);
+    }
+  });
+
+  it("reads it inside a holder's announcement (the header the holder puts in front of its node's data)", () => {
+    const owner = { host: 'web-2', pid: 77, label: 'orders' };
+    expect(parseOwnerData(announcementOf('0123456789abcdef', encodeOwnerData(owner)))).toEqual(owner);
+    // An announcement of a node without data names nobody.
+    expect(parseOwnerData(announcementOf('0123456789abcdef', null))).toBeUndefined();
+  });
+
+  it("names nobody for anything else: empty, Curator's IP address, __REVOKE__, a caller's data, other JSON, broken JSON", () => {
+    const others = [
+      new Uint8Array(0),
+      Buffer.from('10.0.0.17'),
+      Buffer.from(REVOCATION_MARKER),
+      Buffer.from('worker-3'),
+      Buffer.from('{"host":"web-1","pid":1}'),
+      Buffer.from('{"zkRecipes":2,"host":"web-1","pid":1}'),
+      Buffer.from('{"zkRecipes":1,"host":"web-1"}'),
+      Buffer.from('{"zkRecipes":1,"host":"web-1","pid":-1}'),
+      Buffer.from('{"zkRecipes":1,"host":"web-1","pid":1.5}'),
+      Buffer.from('{"zkRecipes":1,"host":7,"pid":1}'),
+      Buffer.from('{"zkRecipes":1,"host":"web-1","pid":1,"label":3}'),
+      Buffer.from('{"zkRecipes":1,"host":"web-1","pid":1'),
+      Buffer.from('zkr:holds:not-a-session-id\n{"zkRecipes":1,"host":"web-1","pid":1}'),
+      Buffer.from([0xff, 0xfe, 0x00]),
+    ];
+    for (const data of others) expect(parseOwnerData(data), JSON.stringify(utf8(data))).toBeUndefined();
+  });
+
+  it('reads a view into a larger buffer (getData gives pooled Buffers)', () => {
+    const inner = encodeOwnerData({ host: 'h', pid: 3 });
+    const pool = Buffer.concat([Buffer.from('xxxx'), inner, Buffer.from('yyyy')]);
+    expect(parseOwnerData(pool.subarray(4, 4 + inner.length))).toEqual({ host: 'h', pid: 3 });
+  });
+});
