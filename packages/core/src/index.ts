@@ -9,14 +9,14 @@ export * from './retry/index.js';
 export * from './nodes/index.js';
 export { waitUntilGone, type NodeWaitOutcome } from './watch/NodeWatch.js';
 export { listAndWatchChildren } from './watch/ChildrenWatch.js';
-export { decideWithHints, exclusiveRule, MAX_ANY_OF_WATCHES, withoutHints, type Decision, type HintedDecision, type Hints, type OrderingRule } from './queue/OrderingRule.js';
+export { decideWithHints, exclusiveRule, MAX_ANY_OF_WATCHES, withoutHints, type Decision, type HintedDecision, type Hints, type OrderingRule } from './engine/OrderingRule.js';
 export { LockQueue, keepPlaceAfterLeaving, type LockQueueOptions } from './engine/LockQueue.js';
 export type { EnterOptions } from './engine/QueueOps.js';
 export type { DirectoryRecord } from './engine/lockDirectory.js';
-export { REVOCATION_MARKER, isRevocationRequest, requestRevocation, type QueueNode, type QueueSeat } from './engine/ownNode.js';
+export { requestRevocation, type QueueNode, type QueueSeat } from './engine/ownNode.js';
 export { StopSignal } from './signals/StopSignal.js';
 export { OwnerFrame, currentFrame, continueInFrame, runInFrame } from './context/ownerContext.js';
-export { parseAcquireOptions, type AcquireOptions } from './lock/acquireOptions.js';
+export { parseAcquireOptions, type AcquireOptions } from './lock/acquireFrontEnd.js';
 export { QueueLock, type Acquisition, type LockEvents, type QueueLockConfig } from './lock/QueueLock.js';
 export type { LockHandle } from './lock/LockHandle.js';
 /** @internal The acquire front-end for the recipes that are not a QueueLock (semaphore, multi-lock). */
@@ -24,7 +24,7 @@ export { acquireVia, tryAcquireVia, withLockVia, type AcquireStep, type Started 
 /** @internal One deadline over several waits (semaphore, multi-lock; public again in multi-lock). */
 export { Deadline } from './lock/Deadline.js';
 /** @internal Ownership by async context of a lock's acquisitions (multi-lock). */
-export { OwnerHoldings } from './lock/OwnerHoldings.js';
+export { OwnerHoldings } from './context/ownerContext.js';
 /** @internal `await using` for the recipes' own handles (multi-lock, semaphore lease). */
 export { disposeHandle, runThenRelease } from './lock/releaseAfter.js';
 /** @internal the recipes' compile-time checks that a schema accepts exactly its public type. */

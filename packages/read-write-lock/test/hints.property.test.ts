@@ -1,6 +1,6 @@
 import { sortedChildren, type OrderingRule } from '@zk-recipes/core';
 import { describe, expect, it } from 'vitest';
-import { checkMany, type ModelRecipe } from '../../core/test/queue/hintsModel.js';
+import { checkMany, type ModelRecipe } from '../../core/test/engine/hintsModel.js';
 import { downgradeNameOf } from '../src/downgradeName.js';
 import { CURATOR_NAMING, ZK_RECIPES_NAMING, type ReadWriteNaming } from '../src/naming.js';
 import { readRule, writeRule } from '../src/rules.js';

@@ -1,6 +1,6 @@
 import type { OrderingRule } from '@zk-recipes/core';
 import { describe, expect, it } from 'vitest';
-import { checkMany, type ModelRecipe } from '../../core/test/queue/hintsModel.js';
+import { checkMany, type ModelRecipe } from '../../core/test/engine/hintsModel.js';
 import { leaseKind } from '../src/leaseKinds.js';
 import { leaseQueueRule } from '../src/rules.js';
 

@@ -1,6 +1,6 @@
 import { isZkError, SessionLostError, type NodeDeletedError } from '../errors.js';
 import type { QueueEntry } from '../nodes/index.js';
-import { decideWithHints, type HintedDecision } from '../queue/OrderingRule.js';
+import { decideWithHints, type HintedDecision } from './OrderingRule.js';
 import { Recheck } from '../signals/Recheck.js';
 import type { StopSignal } from '../signals/StopSignal.js';
 import type { WatchedListing } from '../watch/ChildrenWatch.js';

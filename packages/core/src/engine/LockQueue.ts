@@ -1,12 +1,12 @@
-import { InvalidArgumentError, isZkError, SessionLostError } from '../errors.js';
+import { AbortedError, InvalidArgumentError, isZkError, LockTimeoutError, SessionLostError } from '../errors.js';
 import { joinPath, newProtectedName, sortedChildren, type QueueEntry } from '../nodes/index.js';
+import { RetryBudget } from '../retry/RetryBudget.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import { Contender } from './Contender.js';
 import { engineScopeOf, type EngineScope } from './EngineScope.js';
-import { assertLockNodeFits, type DirectoryRecord } from './lockDirectory.js';
-import type { OwnNodeSink, QueueNode, QueueSeat } from './ownNode.js';
+import type { DirectoryRecord } from './lockDirectory.js';
+import { assertLockNodeFits, type OwnNodeSink, type QueueNode, type QueueSeat } from './ownNode.js';
 import { ZkQueueOps, type EnterOptions } from './QueueOps.js';
-import { enterSurvivingLoss } from './survivingSessionLoss.js';
 
 /** Options of a {@link LockQueue}. */
 export interface LockQueueOptions {
@@ -41,7 +41,7 @@ export class LockQueue {
    * Enqueues a node and waits until `rule` says we hold the lock. Rejects with LOCK_TIMEOUT,
    * ABORTED, SESSION_CLOSED, NODE_DELETED or RETRIES_EXHAUSTED; in every failure our node is
    * deleted (or, if the session is gone, already gone with it). A waiter whose session is lost
-   * enqueues again on the next one (see {@link enterSurvivingLoss}).
+   * enqueues again on the next one (see `enterSurvivingLoss` below).
    */
   enter(options: EnterOptions): Promise<QueueSeat> {
     return enterSurvivingLoss(this.session, this.ops.what, options, (timeoutMs) => {
@@ -128,4 +128,78 @@ const IGNORE_WHILE_WAITING: OwnNodeSink = { ownNodeGone: () => undefined, revoca
 function isSession(value: unknown): value is ZkSession {
   const v = value as Partial<Record<'getChildren' | 'create' | 'delete', unknown>> | null;
   return typeof v === 'object' && v !== null && typeof v.getChildren === 'function' && typeof v.create === 'function' && typeof v.delete === 'function';
+}
+
+/** The parts of an acquisition that outlive one attempt at it. */
+interface SurvivingOptions {
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** One attempt: enqueue on the current ZooKeeper session and walk the queue to a grant. */
+type EnterAttempt = (timeoutMs: number | undefined) => Promise<QueueSeat>;
+
+/**
+ * Runs `attempt` and, when it ends with the loss of its ZooKeeper session before the grant,
+ * enqueues again on the session's next one, while the acquisition's deadline, its signal and the
+ * session's retry policy allow (docs/architecture.md, "A waiter survives its session"). A waiter
+ * loses nothing with its session but its place: its node went with it, so a new node takes the
+ * place at the end of the queue. A holder's loss is never retried here: the grant resolved its
+ * seat, whose signal aborts (the lock is gone, and nobody may be told otherwise).
+ *
+ * The budget is shared by every attempt and every step in it (the engine counts its connection
+ * losses there too), so `retryNTimes` or `retryUntilElapsed` ends the acquisition as a whole with
+ * `RETRIES_EXHAUSTED`. No async frame: a process may park ten thousand waiters, each of which
+ * costs this only a `.catch`.
+ */
+function enterSurvivingLoss(session: ZkSession, what: string, options: SurvivingOptions, attempt: EnterAttempt): Promise<QueueSeat> {
+  const { timeoutMs, signal } = options;
+  const startedAt = performance.now();
+  const deadline = timeoutMs === undefined ? undefined : startedAt + timeoutMs;
+  let budget: RetryBudget | undefined; // made at the first loss: none on the common path
+  const again = (err: unknown): Promise<QueueSeat> => {
+    budget ??= new RetryBudget(session.retryPolicy, what, { startedAt });
+    return retryAfterLoss(session, what, err, budget, deadline, signal).then(() => {
+      const remaining = deadline === undefined ? undefined : Math.max(0, Math.ceil(deadline - performance.now()));
+      return attempt(remaining).catch(again);
+    });
+  };
+  return attempt(timeoutMs).catch(again);
+}
+
+/**
+ * Rethrows `err` unless it is the loss of the session; otherwise counts it against the policy
+ * (which may end the acquisition) and resolves once the policy's pause is over and the session's
+ * next ZooKeeper session is connected. The deadline and the signal end the wait with their own
+ * errors; closing the session ends it with `SESSION_CLOSED`.
+ */
+async function retryAfterLoss(session: ZkSession, what: string, err: unknown, budget: RetryBudget, deadline: number | undefined, signal: AbortSignal | undefined): Promise<void> {
+  if (!isZkError(err, 'SESSION_LOST')) throw err;
+  const delay = budget.delayAfter(err);
+  const stop = new AbortController();
+  const timeout = (): LockTimeoutError => new LockTimeoutError(`${what}: not acquired in time (its ZooKeeper session was lost while it waited)`, { cause: err });
+  const aborted = (): AbortedError => new AbortedError(`${what}: aborted`, { cause: signal?.reason });
+  if (signal?.aborted === true) throw aborted();
+  const remaining = deadline === undefined ? Infinity : deadline - performance.now();
+  if (remaining <= 0) throw timeout();
+  const onAbort = (): void => stop.abort(aborted());
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const timer = remaining === Infinity ? undefined : setTimeout(() => stop.abort(timeout()), remaining);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const pause = setTimeout(resolve, delay);
+      stop.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(pause);
+          reject(stop.signal.reason);
+        },
+        { once: true },
+      );
+    });
+    await session.waitForConnected(stop.signal);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
 }

@@ -1,10 +1,11 @@
 import { joinPath, parentOf } from '../nodes/index.js';
-import type { HintedDecision } from '../queue/OrderingRule.js';
+import type { HintedDecision } from './OrderingRule.js';
 import type { Stat } from '../session/types.js';
 import type { StopSignal } from '../signals/StopSignal.js';
 import { CreationWatch, NodeWatch, type CreationSink, type NodeWaitOutcome } from '../watch/NodeWatch.js';
 import type { EngineScope } from './EngineScope.js';
-import { isAnnouncement, leavesAsHolder, type LocalSeatState } from './ownNode.js';
+import { isAnnouncement } from '../nodes/nodeData.js';
+import { leavesAsHolder, type LocalSeatState } from './ownNode.js';
 
 /** A decision to wait for one node. */
 export type NodeDecision = Extract<HintedDecision, { waitFor: string }>;
@@ -79,7 +80,7 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
     if (stat.version === 0) return;
     // Announced (before our watch was set, or since: we read it again after a change); anything
     // else written there (an operator's `set`, Curator's revocation marker) proves nothing.
-    if (this.decision.watchedAnnounces === true && isAnnouncement(data, stat)) this.announcedHolder = true;
+    if (this.decision.watchedAnnounces === true && isAnnouncement(data, stat.ephemeralOwner)) this.announcedHolder = true;
     // Touched before our watch was set: its change is already behind us. (Unless we acted on that
     // very version already: a node touched for another reason must not make us list in a loop.)
     if (this.decision.relistIfTouched === true && stat.version > this.touchActedOn) {

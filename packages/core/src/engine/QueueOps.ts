@@ -1,6 +1,6 @@
 import { isZkError, NodeDeletedError } from '../errors.js';
 import { joinPath, newProtectedName, type QueueEntry } from '../nodes/index.js';
-import type { OrderingRule } from '../queue/OrderingRule.js';
+import type { OrderingRule } from './OrderingRule.js';
 import type { Stat } from '../session/types.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import { RetryBudget } from '../retry/RetryBudget.js';
@@ -9,9 +9,10 @@ import { StopSignal } from '../signals/StopSignal.js';
 import { waitForChildrenChange, type WatchedListing } from '../watch/ChildrenWatch.js';
 import { AnyOfWait, type AnyOfSink } from './AnyOfWait.js';
 import type { EngineScope } from './EngineScope.js';
-import { agreeOnRecord, assertLockNodeFits, checkDirectoryAcl, checksDirectoryAcl, createLockDirectory, createRecordedDirectory, type DirectoryRecord } from './lockDirectory.js';
+import { agreeOnRecord, checkDirectoryAcl, checksDirectoryAcl, createLockDirectory, createRecordedDirectory, type DirectoryRecord } from './lockDirectory.js';
 import { ObstacleWait, type NodeDecision, type WaitResult, type WaitSink } from './ObstacleWait.js';
-import { announcementOf, beginHolding, OwnNodeWatch, type OwnNodeSink, type QueueNode } from './ownNode.js';
+import { announcementOf } from '../nodes/nodeData.js';
+import { assertLockNodeFits, beginHolding, OwnNodeWatch, type OwnNodeSink, type QueueNode } from './ownNode.js';
 
 /** What one `LockQueue.enter` call asks for. */
 export interface EnterOptions {
@@ -209,7 +210,8 @@ export class ZkQueueOps implements QueueOps {
    */
   private async deleteSeat(seat: QueueNode): Promise<void> {
     const session = this.session;
-    const retries = this.retriesFrom(performance.now());
+    const startedAt = performance.now();
+    let retries: RetryBudget | undefined; // made at the first failure: none on the common path
     for (;;) {
       if (seat.signal.aborted || session.generation !== seat.generation) return;
       try {
@@ -220,6 +222,7 @@ export class ZkQueueOps implements QueueOps {
         if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
         let delay: number;
         try {
+          retries ??= this.retriesFrom(startedAt);
           delay = retries.delayAfter(err);
         } catch {
           delay = GUARANTEED_DELETE_PAUSE_MS;
@@ -278,7 +281,8 @@ export class ZkQueueOps implements QueueOps {
     const session = this.session;
     // An attempt whose reply was lost and whose node was not found may still be applied later.
     let ghostGuid: string | undefined;
-    const retries = this.retriesFrom(performance.now());
+    const startedAt = performance.now();
+    let retries: RetryBudget | undefined; // made at the first failure: none on the common path
     for (;;) {
       stop.throwIfStopped();
       const create = session.create(requested, options.data ?? null, { mode: 'ephemeral_sequential' });
@@ -307,6 +311,7 @@ export class ZkQueueOps implements QueueOps {
         if (recovered !== undefined) return { ...recovered, ghostGuid };
         ghostGuid = guid;
         try {
+          retries ??= this.retriesFrom(startedAt);
           await this.pauseBeforeRetry(retries, err, stop);
         } catch (gaveUp) {
           // The policy gave up: a create still held by the old server may yet be applied.

@@ -1,6 +1,9 @@
-import { isZkError, NodeDeletedError } from '../errors.js';
+import { InvalidArgumentError, isZkError, NodeDeletedError } from '../errors.js';
+import { splitConnectString } from '../session/connectString.js';
+import { createRequest } from '../session/requests.js';
+import { isRevocationRequest, revocationRequest } from '../nodes/nodeData.js';
 import type { ZkSession } from '../session/ZkSession.js';
-import type { Stat, WatchEvent, Watcher } from '../session/types.js';
+import type { AclEntry, Stat, WatchEvent, Watcher } from '../session/types.js';
 import type { AbortFanOut } from '../signals/StopSignal.js';
 import type { Suspensions } from '../watch/NodeWatch.js';
 
@@ -309,51 +312,6 @@ export class OwnNodeWatch {
 }
 
 /**
- * A holder's announcement (docs/architecture.md, "Holder announcement"): once granted after
- * waiting, an exclusive holder writes this to its own node so that the waiter behind it knows, when
- * the node goes, that it went as the holder. Only an announcement the waiter can attribute to the
- * node's own session counts: anyone may write a node (an operator's `set`, Curator's revocation
- * marker), and a write read as an announcement would hand the lock over while the holder holds.
- *
- * Layout: `zkr:holds:<16 hex digits of the writer's session id>\n` followed by the node's own data.
- */
-const PREFIX = 'zkr:holds:';
-const HEADER_LENGTH = PREFIX.length + 16 + 1;
-
-/** The data a holder of session `sessionIdHex` writes to announce itself. */
-export function announcementOf(sessionIdHex: string, data: Uint8Array | null | undefined): Buffer {
-  const header = Buffer.from(`${PREFIX}${sessionIdHex}\n`, 'latin1');
-  return data == null || data.length === 0 ? header : Buffer.concat([header, data]);
-}
-
-/**
- * Whether `data` (read with `stat`) is an announcement written by the session that owns the node:
- * the header names the node's `ephemeralOwner`.
- */
-export function isAnnouncement(data: Uint8Array, stat: Pick<Stat, 'ephemeralOwner'>): boolean {
-  if (data.length < HEADER_LENGTH) return false;
-  const header = Buffer.from(data.buffer, data.byteOffset, HEADER_LENGTH).toString('latin1');
-  if (!header.startsWith(PREFIX) || header[HEADER_LENGTH - 1] !== '\n') return false;
-  const owner = BigInt.asUintN(64, stat.ephemeralOwner).toString(16).padStart(16, '0');
-  return header.slice(PREFIX.length, HEADER_LENGTH - 1) === owner;
-}
-
-/**
- * Curator's revocation protocol (its `Revoker`): whoever wants a lock holder to let go writes this
- * marker as the data of the holder's node; a holder that listens for it (Curator's
- * `makeRevocable`, our `acquire({ onRevoke })`) is asked to release. It is a request, never a
- * forced release: only the holder deletes its node.
- */
-export const REVOCATION_MARKER = '__REVOKE__';
-
-const MARKER_BYTES = Buffer.from(REVOCATION_MARKER, 'utf8');
-
-/** Whether `data` is Curator's revocation marker. */
-export function isRevocationRequest(data: Uint8Array | null | undefined): boolean {
-  return data != null && MARKER_BYTES.equals(data);
-}
-
-/**
  * Asks the holder of the lock node at `nodePath` to release it, the way Curator's
  * `Revoker.attemptRevoke` does (works for Java holders that made their lock revocable too).
  * Resolves once the server applied the write; the holder's `onRevoke` (or Curator listener) is
@@ -364,5 +322,39 @@ export function isRevocationRequest(data: Uint8Array | null | undefined): boolea
  * @throws ZooKeeperError (`NO_NODE`) when the node is gone already (Curator's `Revoker` ignores that).
  */
 export async function requestRevocation(session: ZkSession, nodePath: string): Promise<void> {
-  await session.setData(nodePath, MARKER_BYTES);
+  await session.setData(nodePath, revocationRequest());
+}
+
+/**
+ * Refuses, before anything is created, a lock node the session would refuse to send (over its
+ * `maxRequestBytes`): checked only at the create, the refusal would come after the lock directory
+ * and its parents were made, and a container that never had a child is never reaped.
+ *
+ * @throws InvalidArgumentError (`INVALID_ARGUMENT`), as the session's own guard words it
+ */
+export function assertLockNodeFits(session: ZkSession, path: string, data: Uint8Array | null | undefined): void {
+  // Every acquisition carries data (its owner, by default): encode the request again only when a
+  // generous bound on its size comes near the limit, never on the common path.
+  if (data === null || data === undefined || data.length === 0) return;
+  const limit = session.options.maxRequestBytes;
+  if (requestSizeBound(path, data, session.defaultAcl) <= limit) return;
+  const chroot = splitConnectString(session.options.connectString).chroot || undefined;
+  // The frame: its 8-byte header (xid, type) and the body, as the session measures it.
+  const frameLength = 8 + createRequest(chroot, path, data, session.defaultAcl, 'ephemeral_sequential').body.length;
+  if (frameLength > limit) {
+    throw new InvalidArgumentError(
+      `create: the request is ${frameLength} bytes, over the servers' limit of ${limit} (jute.maxbuffer; the session's maxRequestBytes): not sent, and no lock directory created`,
+      { op: 'create', path },
+    );
+  }
+}
+
+/**
+ * At least the size of a create request frame for `path` with `data` and `acl`: every string is
+ * counted at 3 bytes a UTF-16 unit (UTF-8's most), every field with room to spare.
+ */
+function requestSizeBound(path: string, data: Uint8Array, acl: readonly AclEntry[]): number {
+  let size = 64 + 3 * path.length + data.length;
+  for (const entry of acl) size += 16 + 3 * (entry.scheme.length + entry.id.length);
+  return size;
 }

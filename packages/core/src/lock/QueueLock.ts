@@ -1,14 +1,13 @@
 import { EventEmitter } from 'eventemitter3';
 import { AbortedError, isZkError, NotOwnerError, SessionClosedError, SessionLostError } from '../errors.js';
-import { currentFrame, OwnerFrame } from '../context/ownerContext.js';
+import { currentFrame, OwnerFrame, OwnerHoldings } from '../context/ownerContext.js';
 import { joinPath, validateLockPath } from '../nodes/index.js';
 import type { LockQueue } from '../engine/LockQueue.js';
 import type { QueueSeat } from '../engine/ownNode.js';
-import type { OrderingRule } from '../queue/OrderingRule.js';
+import type { OrderingRule } from '../engine/OrderingRule.js';
 import { acquireVia, tryAcquireVia, withLockVia, type Started } from './acquireFrontEnd.js';
-import type { AcquireOptions } from './acquireOptions.js';
+import type { AcquireOptions } from './acquireFrontEnd.js';
 import type { LockHandle } from './LockHandle.js';
-import { OwnerHoldings } from './OwnerHoldings.js';
 import { disposeHandle } from './releaseAfter.js';
 
 /** Events a lock emits while it is held in this process. */

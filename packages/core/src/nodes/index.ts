@@ -9,5 +9,5 @@ export {
   type ProtectedName,
 } from './protectedNames.js';
 export { MAX_SEQUENCE, kindOf, sequenceOf, sortedChildren, type QueueEntry } from './sequence.js';
-export { nodeDataOf } from './nodeData.js';
+export { nodeDataOf, REVOCATION_MARKER, isRevocationRequest } from './nodeData.js';
 export { encodeOwnerData, parseOwnerData, type NodeOwner } from './ownerData.js';

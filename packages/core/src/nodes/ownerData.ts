@@ -1,4 +1,6 @@
-/**
+import { withoutAnnouncement } from './nodeData.js';
+
+/*
  * Owner data: what a queue node says about the process that made it (docs/observability.md,
  * "Owner data"), so that `zk-recipes inspect` and zkCli can tell whose a node is. UTF-8 JSON,
  * keys in this order, no whitespace:
@@ -18,11 +20,6 @@ export interface NodeOwner {
 /** The format's version, the first key: a reader tells owner data from user data by it. */
 const FORMAT_VERSION = 1;
 
-/**
- * A holder's announcement (docs/architecture.md, "Holder announcement") puts
- * `zkr:holds:<16 hex digits>\n` in front of the node's own data: read through it.
- */
-const ANNOUNCEMENT_HEADER = /^zkr:holds:[0-9a-f]{16}\n/;
 
 /** The node data naming `owner`. */
 export function encodeOwnerData(owner: NodeOwner): Uint8Array {
@@ -41,9 +38,9 @@ export function parseOwnerData(data: Uint8Array): NodeOwner | undefined {
   // Owner data is ASCII JSON at heart: anything not starting with `{` or the header is not it,
   // decided without decoding a large user payload.
   if (data.length === 0 || (data[0] !== 0x7b /* { */ && data[0] !== 0x7a /* z */)) return undefined;
-  let text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
-  const header = ANNOUNCEMENT_HEADER.exec(text);
-  if (header !== null) text = text.slice(header[0].length);
+  // A holder's announcement (docs/architecture.md, "Holder announcement") stands in front of it.
+  const own = withoutAnnouncement(data);
+  const text = Buffer.from(own.buffer, own.byteOffset, own.byteLength).toString('utf8');
   if (!text.startsWith('{"zkRecipes":')) return undefined;
   let record: unknown;
   try {

@@ -7,7 +7,7 @@ import { ZkSession } from '../../src/session/index.js';
 import { retryForever, retryNTimes, sessionFailedRetryPolicy } from '../../src/retry/index.js';
 import { LockQueue } from '../../src/engine/LockQueue.js';
 import { protectionGuidOf } from '../../src/nodes/index.js';
-import { exclusiveRule, type OrderingRule } from '../../src/queue/OrderingRule.js';
+import { exclusiveRule, type OrderingRule } from '../../src/engine/OrderingRule.js';
 import { waitUntilGone } from '../../src/watch/NodeWatch.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { childrenOf, pollUntil, untilChildCount } from '../../../testing/src/observeNodes.js';

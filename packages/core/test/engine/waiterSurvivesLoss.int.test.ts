@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '../../src/session/index.js';
 import { sessionInternals } from '../../src/session/sessionInternals.js';
 import { LockQueue } from '../../src/engine/LockQueue.js';
-import { exclusiveRule } from '../../src/queue/OrderingRule.js';
+import { exclusiveRule } from '../../src/engine/OrderingRule.js';
 import { retryForever, retryNTimes, sessionFailedRetryPolicy, type RetryPolicy } from '../../src/retry/index.js';
 import { childrenOf, untilChildCount } from '../../../testing/src/observeNodes.js';
 import { expireSession, nextEvent, sharedServer, uniqueRoot } from '../session/support.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { currentFrame, OwnerFrame } from '../../src/context/ownerContext.js';
 import { AbortedError, isZkError, LockTimeoutError, ZooKeeperError } from '../../src/errors.js';
 import { acquireVia, tryAcquireVia, withLockVia, type AcquireStep } from '../../src/lock/acquireFrontEnd.js';
-import type { AcquireOptions } from '../../src/lock/acquireOptions.js';
+import type { AcquireOptions } from '../../src/lock/acquireFrontEnd.js';
 
 /** A handle whose release can be made to fail, as the server refusing the delete would. */
 class FakeHandle {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeOwnerData, parseOwnerData } from '../../src/nodes/index.js';
-import { announcementOf } from '../../src/queue/announcement.js';
-import { REVOCATION_MARKER } from '../../src/queue/revocation.js';
+import { announcementOf, REVOCATION_MARKER } from '../../src/nodes/nodeData.js';
 
 const utf8 = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
 

@@ -22,7 +22,7 @@
  * changing, data written over announcements by others (revocation, operators), the listing shared
  * by a session's waiters, and the engine's guards on our own node.
  */
-import { decideWithHints, withoutHints, type HintedDecision, type OrderingRule } from '../../src/queue/OrderingRule.js';
+import { decideWithHints, withoutHints, type HintedDecision, type OrderingRule } from '../../src/engine/OrderingRule.js';
 import { sortedChildren, type QueueEntry } from '../../src/nodes/index.js';
 
 /** What a recipe tells the model. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideWithHints, exclusiveRule, withoutHints, type OrderingRule } from '../../src/queue/OrderingRule.js';
+import { decideWithHints, exclusiveRule, withoutHints, type OrderingRule } from '../../src/engine/OrderingRule.js';
 import { sortedChildren } from '../../src/nodes/index.js';
 
 const queue = sortedChildren([

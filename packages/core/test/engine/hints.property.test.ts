@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exclusiveRule, type OrderingRule } from '../../src/queue/OrderingRule.js';
+import { exclusiveRule, type OrderingRule } from '../../src/engine/OrderingRule.js';
 import { checkMany, type ModelRecipe } from './hintsModel.js';
 
 /**

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { continueInFrame, currentFrame, OwnerFrame, runInFrame } from '../../src/context/ownerContext.js';
-import { OwnerHoldings } from '../../src/lock/OwnerHoldings.js';
+import { continueInFrame, currentFrame, OwnerFrame, OwnerHoldings, runInFrame } from '../../src/context/ownerContext.js';
 
 interface Held {
   frame: OwnerFrame;
