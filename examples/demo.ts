@@ -42,15 +42,17 @@ async function main(): Promise<void> {
 /** Four worker processes, each with its own session, take the mutex 3 times; print who holds it. */
 async function mutexTimeline(connectString: string, lockPath: string): Promise<void> {
   const workers = 4;
-  process.stdout.write(`\n${bold('InterProcessMutex')}: ${workers} OS processes, 3 rounds each, 150 ms holds, lock ${lockPath}\n`);
+  process.stdout.write(`\n${bold('InterProcessMutex')}: ${workers} OS processes, 3 rounds each, 400 ms holds, lock ${lockPath}\n`);
   const start = Date.now();
   let holder: string | undefined;
   let violations = 0;
+  let acquisitions = 0;
+  let inspecting: Promise<void> = Promise.resolve();
   const runs = Array.from({ length: workers }, (_, i) => {
     const name = `worker-${i + 1}`;
     const child = spawn(
       process.execPath,
-      ['--conditions=@zk-recipes/source', '--import', 'tsx', here('./workers/mutexContender.ts'), connectString, lockPath, name, '3', '150'],
+      ['--conditions=@zk-recipes/source', '--import', 'tsx', here('./workers/mutexContender.ts'), connectString, lockPath, name, '3', '400'],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     const lines = createInterface({ input: child.stdout });
@@ -58,6 +60,9 @@ async function mutexTimeline(connectString: string, lockPath: string): Promise<v
       const event = JSON.parse(line) as { name: string; event: string; at: number; round: number; token?: string; node?: string };
       const t = `${((event.at - start) / 1000).toFixed(3).padStart(7)}s`;
       if (event.event === 'acquired') {
+        acquisitions++;
+        // While they contend, show what an operator would see (the CLI takes a second to start).
+        if (acquisitions === 1) inspecting = inspect(connectString, lockPath);
         if (holder !== undefined) violations++;
         holder = event.name;
         const lane = ' '.repeat(i * 4) + '████';
@@ -73,7 +78,26 @@ async function mutexTimeline(connectString: string, lockPath: string): Promise<v
     });
   });
   await Promise.all(runs);
+  await inspecting;
   process.stdout.write(`${violations === 0 ? 'No two workers ever held the lock at once.' : `${violations} OVERLAPS SEEN`}\n`);
+}
+
+/**
+ * Runs `zk-recipes inspect` (the CLI of @zk-recipes/cli, from its source) on the lock while the
+ * workers contend, and prints what it shows: who holds it, who waits, from which host and process.
+ */
+async function inspect(connectString: string, lockPath: string): Promise<void> {
+  const child = spawn(process.execPath, ['--conditions=@zk-recipes/source', '--import', 'tsx', here('../packages/cli/src/bin.ts'), 'inspect', lockPath, '--connect', connectString], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', resolve);
+  });
+  const shown = output.trimEnd().split('\n').map((line) => `    ${line}`).join('\n');
+  process.stdout.write(`\n  ${bold('$ zk-recipes inspect')} ${lockPath}   (meanwhile, from another process; exit ${code})\n${shown}\n\n`);
 }
 
 await main();
