@@ -3,7 +3,7 @@ import { downgradeNameOf } from './downgradeName.js';
 import { readHints, writeHints } from './hints.js';
 import type { ReadWriteNaming } from './naming.js';
 
-/**
+/*
  * The ordering rules of the read/write lock: pure functions of the sorted queue, unit-tested
  * without a server. The shortcuts the engine may take beside them are in `hints.ts`.
  *

@@ -1,4 +1,4 @@
-/**
+/*
  * Checking mutual exclusion from the outside: every worker (Node or Java, any process) records
  * when it entered and left its critical section on CLOCK_MONOTONIC (`process.hrtime.bigint()` in
  * Node, `System.nanoTime()` in Java on Linux: the same clock, so intervals from different

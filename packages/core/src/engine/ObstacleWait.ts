@@ -95,7 +95,7 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
       // for it to go. Only its own session's announcement counts (`watched`). A holder with a short
       // critical section is often gone by the time that read arrives; the listing sent in the same
       // pipeline is then the fresh listing we need, already on its way (docs/architecture.md,
-      // "Announcements").
+      // "Holder announcement").
       this.arm();
       // Shared with every waiter of this session told of the same change (N readers of one
       // process behind one writer send one listing, not N); sent after the read in any case.

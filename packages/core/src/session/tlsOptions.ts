@@ -1,4 +1,4 @@
-/**
+/*
  * The session's `tls` option: what every connection of a TLS session is secured with
  * (docs/security.md). Its schema is private to `options.ts`: a schema exported from here would put
  * the validation library's types in our declarations.

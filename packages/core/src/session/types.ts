@@ -1,4 +1,4 @@
-/** Public value types of the session layer. Nothing here depends on the wire client. */
+/* Public value types of the session layer. Nothing here depends on the wire client. */
 
 /** A znode's metadata, with ZooKeeper's 64-bit fields as bigint. */
 export interface Stat {

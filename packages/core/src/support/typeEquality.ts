@@ -1,4 +1,4 @@
-/**
+/*
  * Compile-time equality of two types, used beside each option schema to keep the schema's input
  * type and the hand-written public type from drifting apart (a schema change that the public type
  * does not follow, or the other way round, stops the build).

@@ -1,4 +1,4 @@
-/**
+/*
  * The zoo.cfg lines that make a test server serve TLS on a second client port, with client
  * certificates checked and their subjects as `x509` identities (docs/security.md). Pure: the
  * files are named by the caller.

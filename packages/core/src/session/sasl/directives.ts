@@ -1,4 +1,4 @@
-/**
+/*
  * The directive lists of DIGEST-MD5 (RFC 2831, section 7.1): `name=token` or `name="quoted string"`,
  * separated by commas, with optional white space and empty elements. Parsing and quoting only;
  * what the directives mean is `digestMd5.ts`'s business.

@@ -1,4 +1,4 @@
-/**
+/*
  * The `sasl` option of `ZkSession.connect()`: its public type. Its schema is private to
  * `../options.ts`: a schema exported from here would put the validation library's types in our
  * declarations.
