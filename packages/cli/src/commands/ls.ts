@@ -33,9 +33,9 @@ export const ls: Command = {
     return {
       connection: values,
       run: async (session: ZkSession, io: Io) => {
-        const takenAt = new Date().toISOString();
         const locks = await findLocks(session, root);
-        const listing: LockListing = { format: 1, root, takenAt, locks: locks.map(summaryOf) };
+        const takenAtMs = Date.now(); // once every lock is read: no age comes out negative
+        const listing: LockListing = { format: 1, root, takenAt: new Date(takenAtMs).toISOString(), locks: locks.map((lock) => summaryOf(lock, takenAtMs)) };
         io.stdout.write(`${values.json === true ? JSON.stringify(listing) : lsText(listing)}\n`);
       },
     };

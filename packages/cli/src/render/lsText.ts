@@ -24,9 +24,14 @@ export interface LockListing {
   locks: LockSummary[];
 }
 
-export function summaryOf(lock: LockSnapshot): LockSummary {
+/**
+ * One lock's row of a listing. Ages are measured from the listing's one moment, `takenAtMs`, not
+ * from when each lock was read: the locks of a listing are then comparable.
+ */
+export function summaryOf(lock: LockSnapshot, takenAtMs: number): LockSummary {
   // A Curator semaphore's internal lock is not the lock: its holder is a process still acquiring.
-  const holderAges = lock.contenders.filter((c) => c.role === 'holder' && !(lock.recipe === 'semaphore' && c.kind === 'lock')).map((c) => c.ageMs);
+  const holders = lock.contenders.filter((c) => c.role === 'holder' && !(lock.recipe === 'semaphore' && c.kind === 'lock'));
+  const holderAges = holders.map((c) => Math.max(0, takenAtMs - Date.parse(c.createdAt)));
   return {
     path: lock.path,
     recipe: lock.recipe,

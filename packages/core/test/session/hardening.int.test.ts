@@ -4,7 +4,7 @@
  * version) and shown handled by ZkSession. Failures that crash the process (2, 7) are reproduced
  * in a child process.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '../../src/session/index.js';
@@ -117,7 +117,9 @@ describe('hardening of node-zookeeper-client 1.1.3', () => {
       c.connect();
       setTimeout(() => { console.log('NO CALLBACK'); process.exit(3); }, 8000);
     `;
-    const child = spawnSync(process.execPath, ['-e', script], { cwd: process.cwd(), encoding: 'utf8', timeout: 20_000 });
+    // Not spawnSync: blocking this process for the child's run would starve session `s` of its
+    // pings on a loaded machine, and its next request would meet a dropped connection.
+    const child = await runScript(script);
     expect(child.stdout).not.toContain('CALLBACK');
     expect(child.stderr).toContain('Unknown code: -125');
     expect(child.status).not.toBe(0);
@@ -271,7 +273,9 @@ describe('hardening of node-zookeeper-client 1.1.3', () => {
       c.connect();
       setTimeout(() => { console.log('SURVIVED'); process.exit(0); }, 8000);
     `;
-    const child = spawnSync(process.execPath, ['-e', script], { cwd: process.cwd(), encoding: 'utf8', timeout: 20_000 });
+    // Not spawnSync: blocking this process for the child's run would starve session `s` of its
+    // pings on a loaded machine, and its next request would meet a dropped connection.
+    const child = await runScript(script);
     expect(child.stdout).not.toContain('SURVIVED');
     expect(child.stderr).toContain('user bug in callback');
     const stack = child.stderr;
@@ -298,3 +302,13 @@ describe('hardening of node-zookeeper-client 1.1.3', () => {
     }
   });
 });
+
+/** Runs `script` in a child node process; resolves with its exit status and output once it exits (killed at 20 s). */
+function runScript(script: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['-e', script], { cwd: process.cwd(), encoding: 'utf8', timeout: 20_000 }, (err, stdout, stderr) => {
+      const status = err === null ? 0 : typeof err.code === 'number' ? err.code : null;
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
