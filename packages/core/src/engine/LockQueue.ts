@@ -147,10 +147,10 @@ type EnterAttempt = (timeoutMs: number | undefined) => Promise<QueueSeat>;
  * place at the end of the queue. A holder's loss is never retried here: the grant resolved its
  * seat, whose signal aborts (the lock is gone, and nobody may be told otherwise).
  *
- * The budget is shared by every attempt and every step in it (the engine counts its connection
- * losses there too), so `retryNTimes` or `retryUntilElapsed` ends the acquisition as a whole with
- * `RETRIES_EXHAUSTED`. No async frame: a process may park ten thousand waiters, each of which
- * costs this only a `.catch`.
+ * Its budget counts the sessions this acquisition lost, over all its attempts (each step's lost
+ * connections are counted by that step's own budget, in `QueueOps`: docs/architecture.md,
+ * "Retries"), so `retryNTimes` or `retryUntilElapsed` ends it with `RETRIES_EXHAUSTED`. No async
+ * frame: a process may park ten thousand waiters, each of which costs this only a `.catch`.
  */
 function enterSurvivingLoss(session: ZkSession, what: string, options: SurvivingOptions, attempt: EnterAttempt): Promise<QueueSeat> {
   const { timeoutMs, signal } = options;

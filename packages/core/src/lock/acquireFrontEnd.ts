@@ -5,7 +5,7 @@
 import { isZkError } from '../errors.js';
 import { continueInFrame, type OwnerFrame } from '../context/ownerContext.js';
 import { z } from 'zod';
-import { MAX_TIMER_MS } from '../session/options.js';
+import { MAX_TIMER_MS } from '../retry/timerLimit.js';
 import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 import { parseOptions } from '../validation.js';
 import { runThenRelease, type Releasable } from './releaseAfter.js';

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { RetryPolicy } from './RetryPolicy.js';
 import { EXPONENTIAL_BACKOFF_MAX_RETRIES, backoffPolicy } from './exponentialBackoff.js';
-import { MAX_TIMER_MS } from '../session/options.js';
-import { tooLongForATimer } from './timerLimit.js';
+import { MAX_TIMER_MS, tooLongForATimer } from './timerLimit.js';
 import { parseOptions } from '../validation.js';
 import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { RetryPolicy } from './RetryPolicy.js';
-import { MAX_TIMER_MS } from '../session/options.js';
-import { tooLongForATimer } from './timerLimit.js';
+import { MAX_TIMER_MS, tooLongForATimer } from './timerLimit.js';
 import { parseOptions } from '../validation.js';
 import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 

@@ -1,4 +1,5 @@
-import { MAX_TIMER_MS } from '../session/options.js';
+/** The longest delay a timer can be set to (2^31 - 1 ms, about 24.8 days); longer ones fire at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * Why a retry delay option over {@link MAX_TIMER_MS} is refused: Node fires a longer timer at

@@ -21,7 +21,7 @@
  *   100 ms, covers those with room to spare (200 ms of a 2 s session, 2 s of a 20 s one) while
  *   leaving most of the window after the read timeout (2/3) for reconnecting to another server.
  *   A stall longer than the margin is not covered by any timer: the engine asks
- *   `ZkSession.stillAlive()` before every grant, and only a fencing token protects a holder.
+ *   `ZkSession.aliveAt()` before every grant, and only a fencing token protects a holder.
  */
 
 export type WirePhase = 'connecting' | 'connected' | 'other';

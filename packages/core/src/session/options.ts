@@ -9,12 +9,12 @@ import { chrootIssue, hostListIssue, normalizedConnectString } from './connectSt
 import type { SaslOptions } from './sasl/options.js';
 import type { TlsOptions } from './tlsOptions.js';
 import type { AclEntry } from './types.js';
+import { MAX_TIMER_MS } from '../retry/timerLimit.js';
 
 /** The open, unsafe ACL (world:anyone, all permissions): ZooKeeper's OPEN_ACL_UNSAFE. */
 export const OPEN_ACL_UNSAFE: readonly AclEntry[] = Object.freeze([{ perms: 31, scheme: 'world', id: 'anyone' }]);
 
-/** The longest delay a timer can be set to (2^31 - 1 ms, about 24.8 days); longer ones fire at once. */
-export const MAX_TIMER_MS = 2_147_483_647;
+export { MAX_TIMER_MS };
 
 /** ZooKeeper's default `jute.maxbuffer`: the largest request frame a server accepts (0xfffff bytes). */
 export const DEFAULT_MAX_REQUEST_BYTES = 0xfffff;

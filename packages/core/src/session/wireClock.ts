@@ -76,7 +76,7 @@ export class WireClock {
   /** Send time of the last request a server answered; -Infinity before the first connect response. */
   lastAnsweredSentAt = -Infinity;
   /**
-   * `lostDeadline(lastAnsweredSentAt, timeout)`, kept current so that `ZkSession.stillAlive()` is
+   * `lostDeadline(lastAnsweredSentAt, timeout)`, kept current so that `ZkSession.aliveAt()` is
    * one clock read and one compare.
    */
   deadline = -Infinity;
