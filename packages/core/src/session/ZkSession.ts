@@ -21,8 +21,6 @@ import type { Generation } from './generation.js';
 import { LivenessWatchdog } from './livenessWatchdog.js';
 import { mkdirp } from './mkdirp.js';
 import { openGeneration, type GenerationListener } from './openGeneration.js';
-import { publishSessionState, sessionChannel } from '../diagnostics/channels.js';
-import { debugSessionState } from '../diagnostics/debug.js';
 import { ZK_SESSION_DEFAULTS, parseZkSessionOptions, type ZkSessionOptions, type ZkSessionOptionsInput } from './options.js';
 import { assertRequestFits, type OwnRequest } from './ownRequest.js';
 import { assertPath, createRequest, decodeChildren, decodeData, decodeExists, deleteRequest, getAclRequest } from './requests.js';
@@ -58,7 +56,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   private closing: Promise<void> | undefined;
   private readonly watchdog: LivenessWatchdog;
   private readonly _retryPolicy: RetryPolicy;
-  private readonly delivery = new SessionEvents(this);
+  private readonly delivery = new SessionEvents(this, this);
   private readonly connectedWaiters = new ConnectedWaiters();
   /** How every generation of this session reports to it. */
   private readonly listener: GenerationListener = {
@@ -395,9 +393,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   private setState(state: ConnectionState, reason?: Error): void {
     const previous = this._state;
     this._state = state;
-    if (sessionChannel.hasSubscribers) publishSessionState(this, state, previous, reason);
-    debugSessionState(this, state, previous);
     this.connectedWaiters.stateChanged(state);
-    this.delivery.transition(state, reason);
+    this.delivery.transition(state, reason, previous);
   }
 }
