@@ -3,7 +3,10 @@ import { parseOptions, type AssertTrue, type TypesEqual } from '@zk-recipes/core
 
 /** Options of {@link InterProcessMutex} and {@link InterProcessSemaphoreMutex}. */
 export interface MutexOptions {
-  /** Stored in our lock node, visible to other participants (e.g. a host name for diagnostics). */
+  /**
+   * Stored in our lock node, visible to other participants. Default: owner data naming this host,
+   * process and the session's `label` (docs/observability.md, "Owner data"), which this replaces.
+   */
   data?: string | Uint8Array | undefined;
 }
 

@@ -3,7 +3,10 @@ import { parseOptions, type AssertTrue, type TypesEqual } from '@zk-recipes/core
 
 /** Options of {@link InterProcessReadWriteLock} (every field optional). */
 export interface ReadWriteLockOptions {
-  /** Stored in our lock nodes, visible to other participants (e.g. a host name for diagnostics). */
+  /**
+   * Stored in our lock nodes, visible to other participants. Default: owner data naming this host,
+   * process and the session's `label` (docs/observability.md, "Owner data"), which this replaces.
+   */
   data?: string | Uint8Array | undefined;
   /**
    * Node names: `'zk-recipes'` (default) writes `read-` / `write-`; `'curator'` writes Curator's

@@ -23,7 +23,7 @@ export interface Lease extends AsyncDisposable {
    * leases of one node).
    */
   readonly grantedAt: number;
-  /** The data stored in the lease's node (the semaphore's `data` option), or `null`. */
+  /** The semaphore's `data` option, stored in the lease's node; `null` without one (the node then names its owner). */
   readonly data: Uint8Array | null;
   /** Aborted when the lease is lost: the ZooKeeper session ended, and the node with it. */
   readonly signal: AbortSignal;

@@ -20,7 +20,10 @@ export interface SemaphoreOptions {
    * `curator`: Curator's InterProcessSemaphoreV2 layout (`locks/` + `leases/`), to share a path with Java.
    */
   layout?: SemaphoreLayout | undefined;
-  /** Stored in each lease node, visible to other participants. */
+  /**
+   * Stored in each lease node, visible to other participants. Default: owner data naming this host,
+   * process and the session's `label` (docs/observability.md, "Owner data"), which this replaces.
+   */
   data?: string | Uint8Array | undefined;
 }
 

@@ -56,7 +56,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   private closing: Promise<void> | undefined;
   private readonly watchdog: LivenessWatchdog;
   private readonly _retryPolicy: RetryPolicy;
-  private readonly delivery = new SessionEvents(this);
+  private readonly delivery = new SessionEvents(this, this);
   private readonly connectedWaiters = new ConnectedWaiters();
   /** How every generation of this session reports to it. */
   private readonly listener: GenerationListener = {
@@ -391,8 +391,9 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   }
 
   private setState(state: ConnectionState, reason?: Error): void {
+    const previous = this._state;
     this._state = state;
     this.connectedWaiters.stateChanged(state);
-    this.delivery.transition(state, reason);
+    this.delivery.transition(state, reason, previous);
   }
 }

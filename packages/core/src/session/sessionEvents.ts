@@ -7,6 +7,14 @@
 import type { EventEmitter } from 'eventemitter3';
 import { SessionLostError } from '../errors.js';
 import type { ConnectionState, ZkSessionEvents } from './types.js';
+import { publishSessionState, sessionChannel } from '../diagnostics/channels.js';
+import { debugSessionState } from '../diagnostics/debug.js';
+
+/** What the diagnostics say about the session whose state changes. */
+interface StateSource {
+  readonly sessionId: string;
+  readonly generation: number;
+}
 
 /** eventemitter3's listener record: `listeners()` would lose `once`. */
 interface RawListener {
@@ -19,7 +27,11 @@ export class SessionEvents {
   private readonly queue: Array<() => void> = [];
   private scheduled = false;
 
-  constructor(private readonly emitter: EventEmitter<ZkSessionEvents>) {}
+  constructor(
+    private readonly emitter: EventEmitter<ZkSessionEvents>,
+    /** The session, for the `zk-recipes:session` channel and NODE_DEBUG (docs/observability.md). */
+    private readonly source?: StateSource,
+  ) {}
 
   /** Emits `event` in a microtask, after everything emitted before it. */
   emit<E extends keyof ZkSessionEvents>(event: E, ...args: Parameters<ZkSessionEvents[E]>): void {
@@ -48,8 +60,16 @@ export class SessionEvents {
     }
   }
 
-  /** A state change: `state` with the new state, then the event named after it (`lost` with its reason). */
-  transition(state: ConnectionState, reason?: Error): void {
+  /**
+   * A state change: `state` with the new state, then the event named after it (`lost` with its
+   * reason). The diagnostics hear it at once, with the state it left.
+   */
+  transition(state: ConnectionState, reason?: Error, previous?: ConnectionState): void {
+    const source = this.source;
+    if (source !== undefined && previous !== undefined) {
+      if (sessionChannel.hasSubscribers) publishSessionState(source, state, previous, reason);
+      debugSessionState(source, state, previous);
+    }
     this.emit('state', state);
     switch (state) {
       case 'connected':
