@@ -20,7 +20,22 @@ export { parseAcquireOptions, type AcquireOptions } from './lock/acquireFrontEnd
 export { QueueLock, type Acquisition, type LockEvents, type QueueLockConfig } from './lock/QueueLock.js';
 export type { LockHandle } from './lock/LockHandle.js';
 /** @internal The acquire front-end for the recipes that are not a QueueLock (semaphore, multi-lock). */
-export { acquireVia, tryAcquireVia, withLockVia, type AcquireStep, type Started } from './lock/acquireFrontEnd.js';
+export { acquireVia, tryAcquireVia, withLockVia, type AcquireSource, type AcquireStep, type Started } from './lock/acquireFrontEnd.js';
+export {
+  ACQUIRE_CHANNEL,
+  LOST_CHANNEL,
+  RELEASE_CHANNEL,
+  SESSION_CHANNEL,
+  type AcquireContext,
+  type AcquireKind,
+  type AcquireOutcome,
+  type DiagnosticsRecipe,
+  type LostMessage,
+  type ReleaseMessage,
+  type SessionMessage,
+} from './diagnostics/channels.js';
+/** @internal The recipes' publishers of releases and losses (semaphore leases). */
+export { lostChannel, publishLost, publishRelease, releaseChannel } from './diagnostics/channels.js';
 /** @internal One deadline over several waits (semaphore, multi-lock; public again in multi-lock). */
 export { Deadline } from './lock/Deadline.js';
 /** @internal Ownership by async context of a lock's acquisitions (multi-lock). */

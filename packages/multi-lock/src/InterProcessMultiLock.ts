@@ -15,6 +15,7 @@ import {
   tryAcquireVia,
   withLockVia,
   type AcquireOptions,
+  type AcquireSource,
   type LockEvents,
   type LockHandle,
   type OwnerFrame,
@@ -108,6 +109,8 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
   readonly members: readonly MultiLockMember[];
   private readonly holdings = new OwnerHoldings<Holding>();
   private readonly relay: ConnectionRelay;
+  /** What the acquire channel says about this multi-lock's acquisitions. */
+  private readonly source: AcquireSource;
   /** The front-end's step: the members are taken under a holder frame of this acquisition's own. */
   private readonly step = (options: AcquireOptions): Started<MultiLockHandle> => {
     const frame = new HolderFrame(currentFrame());
@@ -124,6 +127,14 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
     const parsed = parseMultiLockOptions(options, NAME);
     this.members = Object.freeze(acquisitionOrder(parsedMembers, parsed.order));
     this.relay = new ConnectionRelay(this.members, (event) => this.emit(event));
+    const first = this.members[0] as { session?: { sessionId?: unknown } };
+    this.source = {
+      recipe: 'multi-lock',
+      path: this.paths.join(','),
+      // Members are any objects with the lock API: the first one's session, if it names one.
+      sessionId: () => (typeof first.session?.sessionId === 'string' ? first.session.sessionId : ''),
+      reenters: () => this.isOwnedByCurrentContext(),
+    };
   }
 
   /**
@@ -154,7 +165,7 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
    * acquisition failure first in `errors`) if giving back the members already held failed too.
    */
   acquire(options?: AcquireOptions): Promise<MultiLockHandle> {
-    return acquireVia(this.step, options, `${NAME}.acquire`);
+    return acquireVia(this.step, options, `${NAME}.acquire`, this.source);
   }
 
   /**
@@ -162,7 +173,7 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
    * defaults to 0: take the members only if each is free now.
    */
   tryAcquire(options?: AcquireOptions): Promise<MultiLockHandle | null> {
-    return tryAcquireVia(this.step, options, `${NAME}.tryAcquire`);
+    return tryAcquireVia(this.step, options, `${NAME}.tryAcquire`, this.source);
   }
 
   /**

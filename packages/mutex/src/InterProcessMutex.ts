@@ -19,6 +19,7 @@ export class InterProcessMutex extends QueueLock {
       reentrant: true,
       data: nodeDataOf(parsed.data),
       name: 'InterProcessMutex',
+      recipe: 'mutex',
     });
   }
 }

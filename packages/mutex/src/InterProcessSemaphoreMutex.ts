@@ -16,6 +16,7 @@ export class InterProcessSemaphoreMutex extends QueueLock {
       reentrant: false,
       data: nodeDataOf(parsed.data),
       name: 'InterProcessSemaphoreMutex',
+      recipe: 'semaphore-mutex',
     });
   }
 }

@@ -25,7 +25,7 @@ export class ReadLock extends QueueLock {
     data: Uint8Array | null,
     private readonly writeLock: WriteLock,
   ) {
-    super({ queue, kind: naming.read, rule: readRule(naming), reentrant: true, data, name: 'InterProcessReadWriteLock.readLock' });
+    super({ queue, kind: naming.read, rule: readRule(naming), reentrant: true, data, name: 'InterProcessReadWriteLock.readLock', recipe: 'read-lock' });
   }
 
   /** A context that holds the write lock (and not yet the read lock) downgrades instead of queueing. */

@@ -15,7 +15,7 @@ export class WriteLock extends QueueLock {
     data: Uint8Array | null,
     private readonly readHeldByCurrentContext: () => boolean,
   ) {
-    super({ queue, kind: naming.write, rule: writeRule(naming), reentrant: true, data, name: 'InterProcessReadWriteLock.writeLock' });
+    super({ queue, kind: naming.write, rule: writeRule(naming), reentrant: true, data, name: 'InterProcessReadWriteLock.writeLock', recipe: 'write-lock' });
   }
 
   /**

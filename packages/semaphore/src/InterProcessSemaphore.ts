@@ -7,11 +7,16 @@ import {
   joinPath,
   LockQueue,
   LockTimeoutError,
+  lostChannel,
   nodeDataOf,
   parseOptions,
+  publishLost,
+  publishRelease,
+  releaseChannel,
   tryAcquireVia,
   validateLockPath,
   type AcquireOptions,
+  type AcquireSource,
   type AcquireStep,
   type OrderingRule,
   type QueueSeat,
@@ -71,6 +76,8 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   private readonly leases: LockQueue;
   /** `curator` only: the internal lock at `<path>/locks`. */
   private readonly internalLock: LockQueue | undefined;
+  /** What the acquire channel says about this semaphore's acquisitions. */
+  private readonly source: AcquireSource;
 
   constructor(
     readonly session: ZkSession,
@@ -92,6 +99,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
       this.leases = new LockQueue(session, joinPath(this.path, CURATOR_LEASES), { record });
       this.internalLock = new LockQueue(session, joinPath(this.path, CURATOR_LOCKS));
     }
+    this.source = { recipe: 'semaphore', path: this.path, sessionId: () => session.sessionId };
   }
 
   /**
@@ -101,7 +109,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
    * node of this call is left behind.
    */
   async acquire(options?: AcquireOptions): Promise<Lease> {
-    const [lease] = await acquireVia(this.taking(1), options, 'InterProcessSemaphore.acquire');
+    const [lease] = await acquireVia(this.taking(1), options, 'InterProcessSemaphore.acquire', this.source, 1);
     return lease!;
   }
 
@@ -111,7 +119,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
    */
   async acquireMany(quantity: number, options?: AcquireOptions): Promise<Lease[]> {
     const n = parseOptions(quantitySchema, quantity, 'InterProcessSemaphore.acquireMany quantity');
-    return acquireVia(this.taking(n), options, 'InterProcessSemaphore.acquireMany');
+    return acquireVia(this.taking(n), options, 'InterProcessSemaphore.acquireMany', this.source, n);
   }
 
   /**
@@ -119,14 +127,14 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
    * defaults to 0: take a lease only if one is free now (and nobody waits before us).
    */
   async tryAcquire(options?: AcquireOptions): Promise<Lease | null> {
-    const leases = await tryAcquireVia(this.taking(1), options, 'InterProcessSemaphore.tryAcquire');
+    const leases = await tryAcquireVia(this.taking(1), options, 'InterProcessSemaphore.tryAcquire', this.source, 1);
     return leases?.[0] ?? null;
   }
 
   /** Like {@link acquireMany}, but resolves to `null` instead of throwing `LOCK_TIMEOUT` (default timeout 0). */
   async tryAcquireMany(quantity: number, options?: AcquireOptions): Promise<Lease[] | null> {
     const n = parseOptions(quantitySchema, quantity, 'InterProcessSemaphore.tryAcquireMany quantity');
-    return tryAcquireVia(this.taking(n), options, 'InterProcessSemaphore.tryAcquireMany');
+    return tryAcquireVia(this.taking(n), options, 'InterProcessSemaphore.tryAcquireMany', this.source, n);
   }
 
   /** Full paths of the lease nodes (holders and waiters), sorted by sequence: holders first. */
@@ -253,6 +261,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
    */
   private leaseNode(queue: LockQueue, seat: QueueSeat, weight: number): LeaseNode {
     const onLost = (): void => {
+      if (lostChannel.hasSubscribers) publishLost('semaphore', this.path, seat, this.session.sessionId);
       const reason: unknown = seat.signal.reason;
       if (isZkError(reason, 'SESSION_CLOSED')) return; // close() is not a loss
       this.emit('lost', reason instanceof Error ? reason : new Error(String(reason)), seat.path);
@@ -260,7 +269,15 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
     seat.signal.addEventListener('abort', onLost, { once: true });
     // Still told while the delete is on its way, and after one the server refused: the node is ours.
     return new LeaseNode(seat.path, seat.fencingToken, seat.grantedAt, this.data, seat.signal, weight, async () => {
-      await queue.leave(seat);
+      // A lost lease's release deletes nothing (its node is gone): only a real one is told.
+      const deletes = !seat.signal.aborted;
+      try {
+        await queue.leave(seat);
+      } catch (err) {
+        if (deletes && releaseChannel.hasSubscribers) publishRelease('semaphore', this.path, seat, this.session.sessionId, err);
+        throw err;
+      }
+      if (deletes && releaseChannel.hasSubscribers) publishRelease('semaphore', this.path, seat, this.session.sessionId);
       seat.signal.removeEventListener('abort', onLost);
     });
   }

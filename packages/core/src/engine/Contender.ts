@@ -8,6 +8,7 @@ import type { AnyOfSink, AnyOfWait } from './AnyOfWait.js';
 import type { WaitResult, WaitSink } from './ObstacleWait.js';
 import type { OwnNodeSink, OwnNodeWatch, QueueNode, QueueSeat } from './ownNode.js';
 import type { Created, EnterOptions, QueueOps } from './QueueOps.js';
+import { debugDecision, debugEnqueued, debugFailed, debugGranted, debugWaitEnded } from '../diagnostics/debug.js';
 
 /**
  * One acquisition walking the queue (docs/architecture.md, "The lock-queue engine"): enqueue → decide → wait for what the rule names →
@@ -75,6 +76,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   /** The wait we started ended: act on it (see {@link WaitResult}). */
   waited(next: WaitResult): void {
     if (this.finished) return;
+    debugWaitEnded(this.seat!.path, typeof next === 'string' ? next : 'listed');
     if (next === 'held') {
       // Held without a fresh listing: a waiter may have queued right behind us since our last one.
       this.hold(this.announceAfterWait && (this.behind === undefined || !this.queue.isLocal(this.behind)), false);
@@ -127,6 +129,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       ghostGuid: created.ghostGuid,
     };
     own.arm();
+    debugEnqueued(created.path);
     this.decide(created.children, undefined);
   }
 
@@ -162,6 +165,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   nodeGone(name: string): void {
     const current = this.anyOf;
     if (current === undefined || this.finished) return;
+    debugWaitEnded(this.seat!.path, name);
     if (!this.ownNodeKnown()) {
       this.endAnyOf();
       return;
@@ -219,6 +223,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       this.fail(err);
       return;
     }
+    debugDecision(seat!.path, decision);
     if ('waitForAnyOf' in decision && this.anyOf?.wait.covers(decision.waitForAnyOf, decision.relistIfCreated) === true) {
       return; // still waiting for the nodes we watch
     }
@@ -289,6 +294,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     const seat: QueueSeat = { ...this.seat!, signal, grantedAt };
     this.seat = seat;
     if (announce) this.queue.announce(seat, this.options.data);
+    debugGranted(seat.path, seat.fencingToken);
     this.finish();
     this.resolve(seat);
   }
@@ -298,6 +304,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     if (this.finished) return;
     this.finished = true;
     const seat = this.seat;
+    debugFailed(this.queue.what, seat?.path, this.stop.reason ?? err);
     if (seat === undefined) {
       this.finish();
       this.reject(this.stop.reason ?? err);

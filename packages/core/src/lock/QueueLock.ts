@@ -5,7 +5,9 @@ import { joinPath, validateLockPath } from '../nodes/index.js';
 import type { LockQueue } from '../engine/LockQueue.js';
 import type { QueueSeat } from '../engine/ownNode.js';
 import type { OrderingRule } from '../engine/OrderingRule.js';
-import { acquireVia, tryAcquireVia, withLockVia, type Started } from './acquireFrontEnd.js';
+import { acquireVia, tryAcquireVia, withLockVia, type AcquireSource, type Started } from './acquireFrontEnd.js';
+import { lostChannel, publishLost, publishRelease, releaseChannel, type DiagnosticsRecipe } from '../diagnostics/channels.js';
+import type { ZkSession } from '../session/ZkSession.js';
 import type { AcquireOptions } from './acquireFrontEnd.js';
 import type { LockHandle } from './LockHandle.js';
 import { disposeHandle } from './releaseAfter.js';
@@ -36,6 +38,8 @@ export interface QueueLockConfig {
   data?: Uint8Array | null | undefined;
   /** Used in error messages, e.g. `InterProcessMutex.acquire`. */
   name: string;
+  /** The recipe, as the diagnostics channels name it (docs/observability.md, "Diagnostics channels"). */
+  recipe: DiagnosticsRecipe;
   /** Node kinds that count as ours in `getParticipantNodes()`; defaults to `[kind]`. */
   participantKinds?: readonly string[];
 }
@@ -98,6 +102,8 @@ export class QueueLock extends EventEmitter<LockEvents> {
   protected readonly config: QueueLockConfig;
   private readonly holdings = new OwnerHoldings<Holding>();
   private readonly step = (options: AcquireOptions): Started<LockHandle> => this.start(options);
+  /** What the acquire channel says about this lock's acquisitions. */
+  private readonly source: AcquireSource;
   private readonly forward = {
     suspended: () => this.emit('suspended'),
     reconnected: () => this.emit('reconnected'),
@@ -108,6 +114,18 @@ export class QueueLock extends EventEmitter<LockEvents> {
     super();
     this.config = config;
     this.path = validateLockPath(config.queue.path, 'lock path');
+    const lock = this;
+    this.source = {
+      recipe: config.recipe,
+      path: this.path,
+      sessionId: () => config.queue.session.sessionId,
+      reenters: () => config.reentrant && lock.isOwnedByCurrentContext(),
+    };
+  }
+
+  /** @internal The ZkSession this lock's nodes are made in (a multi-lock names it in diagnostics). */
+  get session(): ZkSession {
+    return this.config.queue.session;
   }
 
   /**
@@ -116,7 +134,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
    * @throws LockTimeoutError (`LOCK_TIMEOUT`), AbortedError (`ABORTED`), SessionLostError (`SESSION_LOST`)
    */
   acquire(options?: AcquireOptions): Promise<LockHandle> {
-    return acquireVia(this.step, options, `${this.config.name}.acquire`);
+    return acquireVia(this.step, options, `${this.config.name}.acquire`, this.source);
   }
 
   /**
@@ -124,7 +142,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
    * defaults to 0: take the lock only if it is free now.
    */
   tryAcquire(options?: AcquireOptions): Promise<LockHandle | null> {
-    return tryAcquireVia(this.step, options, `${this.config.name}.tryAcquire`);
+    return tryAcquireVia(this.step, options, `${this.config.name}.tryAcquire`, this.source);
   }
 
   /**
@@ -230,8 +248,9 @@ export class QueueLock extends EventEmitter<LockEvents> {
   /** Records a new holding and starts telling the holder about its connection. */
   protected hold(frame: OwnerFrame, seat: QueueSeat): LockHandle {
     // The session's loss is told through the session's own event; a node deleted by someone else
-    // is this holding's alone.
+    // is this holding's alone. The lost channel hears every loss.
     const onNodeLost = (): void => {
+      if (lostChannel.hasSubscribers) publishLost(this.config.recipe, this.path, seat, this.config.queue.session.sessionId);
       if (isZkError(seat.signal.reason, 'NODE_DELETED')) this.emit('lost', seat.signal.reason);
     };
     seat.signal.addEventListener('abort', onNodeLost, { once: true });
@@ -255,11 +274,17 @@ export class QueueLock extends EventEmitter<LockEvents> {
     if (holding.handles.length === 1) {
       if (holding.releasing === true) throw new NotOwnerError(`${this.config.name}.release: this handle of ${this.path} is being released`);
       holding.releasing = true;
+      // A lost holding's release deletes nothing (its node is gone): only a real one is told.
+      const deletes = !holding.seat.signal.aborted;
       try {
         await this.leave(holding.seat);
+      } catch (err) {
+        if (deletes && releaseChannel.hasSubscribers) publishRelease(this.config.recipe, this.path, holding.seat, this.config.queue.session.sessionId, err);
+        throw err;
       } finally {
         holding.releasing = false;
       }
+      if (deletes && releaseChannel.hasSubscribers) publishRelease(this.config.recipe, this.path, holding.seat, this.config.queue.session.sessionId);
     }
     handle.held = false;
     holding.handles.splice(holding.handles.indexOf(handle), 1);

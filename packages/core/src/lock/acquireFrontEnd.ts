@@ -9,6 +9,8 @@ import { MAX_TIMER_MS } from '../session/options.js';
 import type { AssertTrue, TypesEqual } from '../support/typeEquality.js';
 import { parseOptions } from '../validation.js';
 import { runThenRelease, type Releasable } from './releaseAfter.js';
+import { acquireChannel, type DiagnosticsRecipe } from '../diagnostics/channels.js';
+import { tracedAcquire } from '../diagnostics/acquireTrace.js';
 
 /** Options every acquire-like call accepts (mutex, read/write lock, semaphore, multi-lock). */
 export interface AcquireOptions {
@@ -71,13 +73,31 @@ export interface Started<H> {
 export type AcquireStep<H> = (options: AcquireOptions) => Started<H>;
 
 /**
+ * What a recipe tells the `zk-recipes:acquire` channel about its acquisitions (docs/observability.md,
+ * "Diagnostics channels"). Made once per lock object; read only while someone subscribes.
+ */
+export interface AcquireSource {
+  readonly recipe: DiagnosticsRecipe;
+  /** The lock directory (a multi-lock: its members', joined by `,`). */
+  readonly path: string;
+  /** The current ZooKeeper session id, 16 hex digits. */
+  sessionId(): string;
+  /** Whether an acquisition started now re-enters a holding of the calling context. */
+  reenters?(): boolean;
+}
+
+/**
  * `acquire(options)`: validates `options` (`INVALID_ARGUMENT` naming `where`), starts `step`, and
  * hands out the grant. It rejects, never throws: it is a method that returns a promise.
  */
-export function acquireVia<H>(step: AcquireStep<H>, options: unknown, where: string): Promise<H> {
+export function acquireVia<H>(step: AcquireStep<H>, options: unknown, where: string, source: AcquireSource, leases?: number): Promise<H> {
+  let parsed: AcquireOptions;
   let started: Started<H>;
   try {
-    started = step(parseAcquireOptions(options, where));
+    parsed = parseAcquireOptions(options, where);
+    // Checked before anything of the trace is built: an unheard acquisition costs nothing more.
+    if (acquireChannel.hasSubscribers) return tracedAcquire(step, parsed, source, leases, false, handOut);
+    started = step(parsed);
   } catch (err) {
     return Promise.reject(err);
   }
@@ -88,11 +108,13 @@ export function acquireVia<H>(step: AcquireStep<H>, options: unknown, where: str
  * `tryAcquire(options)`: like {@link acquireVia}, but `timeoutMs` defaults to 0 ("only if free
  * now") and `LOCK_TIMEOUT` resolves to `null`. Every other failure still rejects.
  */
-export function tryAcquireVia<H>(step: AcquireStep<H>, options: unknown, where: string): Promise<H | null> {
+export function tryAcquireVia<H>(step: AcquireStep<H>, options: unknown, where: string, source: AcquireSource, leases?: number): Promise<H | null> {
   let started: Started<H>;
   try {
     const parsed = parseAcquireOptions(options, where);
-    started = step({ ...parsed, timeoutMs: parsed.timeoutMs ?? 0 });
+    const tryOptions = { ...parsed, timeoutMs: parsed.timeoutMs ?? 0 };
+    if (acquireChannel.hasSubscribers) return tracedAcquire(step, tryOptions, source, leases, true, (traced) => handOut<H, null>(traced, nullOnTimeout));
+    started = step(tryOptions);
   } catch (err) {
     return Promise.reject(err);
   }

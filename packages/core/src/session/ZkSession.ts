@@ -21,6 +21,8 @@ import type { Generation } from './generation.js';
 import { LivenessWatchdog } from './livenessWatchdog.js';
 import { mkdirp } from './mkdirp.js';
 import { openGeneration, type GenerationListener } from './openGeneration.js';
+import { publishSessionState, sessionChannel } from '../diagnostics/channels.js';
+import { debugSessionState } from '../diagnostics/debug.js';
 import { ZK_SESSION_DEFAULTS, parseZkSessionOptions, type ZkSessionOptions, type ZkSessionOptionsInput } from './options.js';
 import { assertRequestFits, type OwnRequest } from './ownRequest.js';
 import { assertPath, createRequest, decodeChildren, decodeData, decodeExists, deleteRequest, getAclRequest } from './requests.js';
@@ -391,7 +393,10 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   }
 
   private setState(state: ConnectionState, reason?: Error): void {
+    const previous = this._state;
     this._state = state;
+    if (sessionChannel.hasSubscribers) publishSessionState(this, state, previous, reason);
+    debugSessionState(this, state, previous);
     this.connectedWaiters.stateChanged(state);
     this.delivery.transition(state, reason);
   }

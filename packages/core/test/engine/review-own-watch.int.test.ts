@@ -137,7 +137,7 @@ describe('review: SESSION_CLOSED for everything after close()', () => {
   it('a re-entrant acquire in a context that held the lock before close()', async () => {
     const path = `${root}/reenter-after-close`;
     const session = await connect();
-    const lock = new QueueLock({ queue: new LockQueue(session, path), kind: 'lock-', rule: exclusiveRule, reentrant: true, name: 'ReviewLock' });
+    const lock = new QueueLock({ queue: new LockQueue(session, path), kind: 'lock-', rule: exclusiveRule, reentrant: true, name: 'ReviewLock', recipe: 'mutex' });
     await lock.acquire();
     await session.close();
     const again = track(lock.acquire());

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { currentFrame, OwnerFrame } from '../../src/context/ownerContext.js';
 import { AbortedError, isZkError, LockTimeoutError, ZooKeeperError } from '../../src/errors.js';
-import { acquireVia, tryAcquireVia, withLockVia, type AcquireStep } from '../../src/lock/acquireFrontEnd.js';
+import { acquireVia, tryAcquireVia, withLockVia, type AcquireSource, type AcquireStep } from '../../src/lock/acquireFrontEnd.js';
 import type { AcquireOptions } from '../../src/lock/acquireFrontEnd.js';
+
+/** What the acquire channel would say about these acquisitions. */
+const SOURCE: AcquireSource = { recipe: 'mutex', path: '/locks/unit', sessionId: () => '0000000000000000' };
 
 /** A handle whose release can be made to fail, as the server refusing the delete would. */
 class FakeHandle {
@@ -23,17 +26,17 @@ function stepThat(outcome: () => Promise<FakeHandle>, frame?: OwnerFrame): { ste
 describe('acquireVia', () => {
   it('rejects invalid options (INVALID_ARGUMENT naming the call) without starting the step', async () => {
     const { step, seen } = stepThat(() => Promise.resolve(new FakeHandle()));
-    const attempt = acquireVia(step, { timeoutMs: -1 }, 'Lock.acquire');
+    const attempt = acquireVia(step, { timeoutMs: -1 }, 'Lock.acquire', SOURCE);
     await expect(attempt).rejects.toSatisfy((err) => isZkError(err, 'INVALID_ARGUMENT') && /Lock\.acquire/.test((err as Error).message));
-    await expect(acquireVia(step, { bogus: 1 }, 'Lock.acquire')).rejects.toSatisfy((err) => isZkError(err, 'INVALID_ARGUMENT'));
+    await expect(acquireVia(step, { bogus: 1 }, 'Lock.acquire', SOURCE)).rejects.toSatisfy((err) => isZkError(err, 'INVALID_ARGUMENT'));
     expect(seen).toEqual([]);
   });
 
   it('passes the options on as given: no default timeout', async () => {
     const { step, seen } = stepThat(() => Promise.resolve(new FakeHandle()));
-    await acquireVia(step, undefined, 'Lock.acquire');
+    await acquireVia(step, undefined, 'Lock.acquire', SOURCE);
     const signal = new AbortController().signal;
-    await acquireVia(step, { timeoutMs: 5, signal }, 'Lock.acquire');
+    await acquireVia(step, { timeoutMs: 5, signal }, 'Lock.acquire', SOURCE);
     expect(seen).toEqual([{}, { timeoutMs: 5, signal }]);
   });
 
@@ -42,7 +45,7 @@ describe('acquireVia', () => {
     const step: AcquireStep<FakeHandle> = () => {
       throw thrown;
     };
-    await expect(acquireVia(step, {}, 'Lock.acquire')).rejects.toBe(thrown);
+    await expect(acquireVia(step, {}, 'Lock.acquire', SOURCE)).rejects.toBe(thrown);
   });
 
   it('makes the code after `await acquire()` run in the step\'s frame, and only that code', async () => {
@@ -53,7 +56,7 @@ describe('acquireVia', () => {
       await Promise.resolve();
       return currentFrame();
     })();
-    await acquireVia(step, {}, 'Lock.acquire');
+    await acquireVia(step, {}, 'Lock.acquire', SOURCE);
     expect(currentFrame()).toBe(frame);
     expect(await sibling).toBe(before);
   });
@@ -62,19 +65,19 @@ describe('acquireVia', () => {
 describe('tryAcquireVia', () => {
   it('defaults the timeout to 0 and keeps a given one', async () => {
     const { step, seen } = stepThat(() => Promise.resolve(new FakeHandle()));
-    await tryAcquireVia(step, undefined, 'Lock.tryAcquire');
-    await tryAcquireVia(step, { timeoutMs: 250 }, 'Lock.tryAcquire');
+    await tryAcquireVia(step, undefined, 'Lock.tryAcquire', SOURCE);
+    await tryAcquireVia(step, { timeoutMs: 250 }, 'Lock.tryAcquire', SOURCE);
     expect(seen.map((options) => options.timeoutMs)).toEqual([0, 250]);
   });
 
   it('resolves LOCK_TIMEOUT to null, with or without a frame, and rejects every other failure', async () => {
     const timeout = () => Promise.reject(new LockTimeoutError('not free'));
-    expect(await tryAcquireVia(stepThat(timeout).step, {}, 'Lock.tryAcquire')).toBeNull();
-    expect(await tryAcquireVia(stepThat(timeout, new OwnerFrame(undefined)).step, {}, 'Lock.tryAcquire')).toBeNull();
+    expect(await tryAcquireVia(stepThat(timeout).step, {}, 'Lock.tryAcquire', SOURCE)).toBeNull();
+    expect(await tryAcquireVia(stepThat(timeout, new OwnerFrame(undefined)).step, {}, 'Lock.tryAcquire', SOURCE)).toBeNull();
     const aborted = new AbortedError('aborted');
-    await expect(tryAcquireVia(stepThat(() => Promise.reject(aborted)).step, {}, 'Lock.tryAcquire')).rejects.toBe(aborted);
-    await expect(tryAcquireVia(stepThat(() => Promise.reject(aborted), new OwnerFrame(undefined)).step, {}, 'Lock.tryAcquire')).rejects.toBe(aborted);
-    await expect(tryAcquireVia(stepThat(timeout).step, { timeoutMs: 'soon' }, 'Lock.tryAcquire')).rejects.toSatisfy((err) => isZkError(err, 'INVALID_ARGUMENT'));
+    await expect(tryAcquireVia(stepThat(() => Promise.reject(aborted)).step, {}, 'Lock.tryAcquire', SOURCE)).rejects.toBe(aborted);
+    await expect(tryAcquireVia(stepThat(() => Promise.reject(aborted), new OwnerFrame(undefined)).step, {}, 'Lock.tryAcquire', SOURCE)).rejects.toBe(aborted);
+    await expect(tryAcquireVia(stepThat(timeout).step, { timeoutMs: 'soon' }, 'Lock.tryAcquire', SOURCE)).rejects.toSatisfy((err) => isZkError(err, 'INVALID_ARGUMENT'));
   });
 });
 

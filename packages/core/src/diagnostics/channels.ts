@@ -1,0 +1,156 @@
+// The diagnostics channels every recipe publishes on (docs/observability.md, "Diagnostics
+// channels"): how a tracer or a metrics library watches acquisitions, releases, losses and session
+// states without a dependency, as undici and pg do. Nothing is built for a channel nobody listens
+// to: every publisher checks `hasSubscribers` first.
+import diagnostics from 'node:diagnostics_channel';
+import type { ConnectionState } from '../session/types.js';
+
+/** The tracing channel of every acquisition: `tracing:zk-recipes:acquire:start|end|asyncStart|asyncEnd|error`. */
+export const ACQUIRE_CHANNEL = 'zk-recipes:acquire';
+/** Published once per release that deletes a held node. */
+export const RELEASE_CHANNEL = 'zk-recipes:release';
+/** Published when a held lock is lost (its handle's `signal` aborts). */
+export const LOST_CHANNEL = 'zk-recipes:lost';
+/** Published on every state change of a `ZkSession`, `closed` included. */
+export const SESSION_CHANNEL = 'zk-recipes:session';
+
+/** Which recipe an acquisition, release or loss belongs to. */
+export type DiagnosticsRecipe = 'mutex' | 'semaphore-mutex' | 'read-lock' | 'write-lock' | 'semaphore' | 'multi-lock';
+
+/** What an acquisition asks for: a lock, a read or write lock, semaphore leases, or a multi-lock's members. */
+export type AcquireKind = 'lock' | 'read' | 'write' | 'lease' | 'multi';
+
+/** How an acquisition ended. */
+export type AcquireOutcome = 'granted' | 'reentered' | 'timeout' | 'aborted' | 'failed';
+
+/**
+ * The context object of one `zk-recipes:acquire` trace: the same object at every event of it.
+ * The fields below "on completion" are set before `asyncEnd` (and `error`).
+ */
+export interface AcquireContext {
+  recipe: DiagnosticsRecipe;
+  /** The lock directory; a multi-lock's members' directories, joined by `,`. */
+  path: string;
+  kind: AcquireKind;
+  /** The ZooKeeper session id (16 hex digits) at the start; a multi-lock's first member's. */
+  sessionId: string;
+  /** The acquisition's `timeoutMs` (a `tryAcquire` without one: 0). */
+  timeoutMs?: number;
+  /** A semaphore's number of leases asked for. */
+  leases?: number;
+  /** On completion: how it ended. A `tryAcquire` that found no room is `timeout` (no `error` event). */
+  outcome?: AcquireOutcome;
+  /** On a grant: the full path of our node (the first lease's for several; none for a multi-lock). */
+  node?: string;
+  /** On a grant: the node's fencing token (`czxid`). */
+  fencingToken?: bigint;
+  /** On completion: milliseconds from the start to the grant or failure. */
+  waitMs?: number;
+  /** On a rejection: what it rejected with (set as the `error` event is published). */
+  error?: unknown;
+}
+
+/** The message of `zk-recipes:release`. */
+export interface ReleaseMessage {
+  recipe: DiagnosticsRecipe;
+  path: string;
+  /** The full path of the node given back. */
+  node: string;
+  sessionId: string;
+  /** Milliseconds from the grant to the end of the release. */
+  holdMs: number;
+  /** `failed`: the server refused the delete (the lock is still held; `error` says why). */
+  outcome: 'released' | 'failed';
+  error?: unknown;
+}
+
+/** The message of `zk-recipes:lost`. */
+export interface LostMessage {
+  recipe: DiagnosticsRecipe;
+  path: string;
+  node: string;
+  sessionId: string;
+  code: 'SESSION_LOST' | 'NODE_DELETED' | 'SESSION_CLOSED';
+  /** The reason the handle's `signal` aborted with. */
+  reason: Error;
+  /** Milliseconds from the grant to the loss. */
+  heldMs: number;
+}
+
+/** The message of `zk-recipes:session`. */
+export interface SessionMessage {
+  sessionId: string;
+  state: ConnectionState;
+  /** The state before this change (`connecting` before the first `connected`). */
+  previous: ConnectionState;
+  /** The session's generation (its ZooKeeper session count, see `ZkSession.generation`). */
+  generation: number;
+  /** Why, for `lost`. */
+  reason?: Error;
+}
+
+/** @internal */
+export const acquireChannel = diagnostics.tracingChannel<AcquireContext, AcquireContext>(ACQUIRE_CHANNEL);
+/** @internal */
+export const releaseChannel = diagnostics.channel(RELEASE_CHANNEL);
+/** @internal */
+export const lostChannel = diagnostics.channel(LOST_CHANNEL);
+/** @internal */
+export const sessionChannel = diagnostics.channel(SESSION_CHANNEL);
+
+/** The kind of what a recipe's acquisition asks for. */
+export function kindOfRecipe(recipe: DiagnosticsRecipe): AcquireKind {
+  switch (recipe) {
+    case 'read-lock':
+      return 'read';
+    case 'write-lock':
+      return 'write';
+    case 'semaphore':
+      return 'lease';
+    case 'multi-lock':
+      return 'multi';
+    default:
+      return 'lock';
+  }
+}
+
+/** A held node, as a release or loss reports it. */
+export interface HeldNode {
+  readonly path: string;
+  readonly grantedAt: number;
+  readonly signal: AbortSignal;
+}
+
+/** @internal Publishes a release (call only when `releaseChannel.hasSubscribers`). */
+export function publishRelease(recipe: DiagnosticsRecipe, path: string, held: HeldNode, sessionId: string, error?: unknown): void {
+  const message: ReleaseMessage = {
+    recipe,
+    path,
+    node: held.path,
+    sessionId,
+    holdMs: performance.now() - held.grantedAt,
+    outcome: error === undefined ? 'released' : 'failed',
+  };
+  if (error !== undefined) message.error = error;
+  releaseChannel.publish(message);
+}
+
+/**
+ * @internal Publishes the loss of a held node whose signal just aborted (call only when
+ * `lostChannel.hasSubscribers`).
+ */
+export function publishLost(recipe: DiagnosticsRecipe, path: string, held: HeldNode, sessionId: string): void {
+  const raw: unknown = held.signal.reason;
+  const reason = raw instanceof Error ? raw : new Error(String(raw));
+  const known = (reason as { code?: unknown }).code;
+  const code = known === 'NODE_DELETED' || known === 'SESSION_CLOSED' ? known : 'SESSION_LOST';
+  const message: LostMessage = { recipe, path, node: held.path, sessionId, code, reason, heldMs: performance.now() - held.grantedAt };
+  lostChannel.publish(message);
+}
+
+/** @internal Publishes a ZkSession's state change (call only when `sessionChannel.hasSubscribers`). */
+export function publishSessionState(session: { readonly sessionId: string; readonly generation: number }, state: ConnectionState, previous: ConnectionState, reason: Error | undefined): void {
+  const message: SessionMessage = { sessionId: session.sessionId, state, previous, generation: session.generation };
+  if (reason !== undefined) message.reason = reason;
+  sessionChannel.publish(message);
+}
