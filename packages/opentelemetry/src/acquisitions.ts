@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { SpanKind, SpanStatusCode, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import type { AcquireContext } from '@zk-recipes/core';
 import type { Instruments } from './instruments.js';
 import { ATTRIBUTE_NAMES } from './names.js';
-import type { AcquireContext } from './payloads.js';
 
 /** One acquisition between its `start` and its outcome. */
 interface InFlight {
@@ -82,9 +82,7 @@ export class AcquisitionRecorder {
     const { span } = state;
     span.setAttribute(ATTRIBUTE_NAMES.outcome, outcome);
     if (typeof context.node === 'string') span.setAttribute(ATTRIBUTE_NAMES.node, context.node);
-    if (typeof context.fencingToken === 'bigint' || typeof context.fencingToken === 'number') {
-      span.setAttribute(ATTRIBUTE_NAMES.fencingToken, String(context.fencingToken));
-    }
+    if (typeof context.fencingToken === 'bigint') span.setAttribute(ATTRIBUTE_NAMES.fencingToken, String(context.fencingToken));
     if (failed) {
       const code = errorCodeOf(context.error);
       span.setAttribute(ATTRIBUTE_NAMES.errorType, code);

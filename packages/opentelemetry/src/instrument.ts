@@ -1,11 +1,10 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { diag, metrics, trace, type Attributes } from '@opentelemetry/api';
+import { ACQUIRE_CHANNEL, LOST_CHANNEL, RELEASE_CHANNEL, SESSION_CHANNEL, type AcquireContext, type LostMessage, type ReleaseMessage, type SessionMessage } from '@zk-recipes/core';
 import { AcquisitionRecorder } from './acquisitions.js';
-import { ACQUIRE_TRACING_CHANNEL, LOST_CHANNEL, RELEASE_CHANNEL, SESSION_CHANNEL } from './channelNames.js';
 import { createInstruments } from './instruments.js';
 import { ATTRIBUTE_NAMES } from './names.js';
 import { checkOptions, type InstrumentOptions } from './options.js';
-import type { AcquireContext, LostMessage, ReleaseMessage, SessionMessage } from './payloads.js';
 import { SCOPE_NAME, scopeVersion } from './scope.js';
 
 /** What {@link instrument} returns: ends the recording. */
@@ -68,7 +67,7 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
     instruments.sessionStateChanges.add(1, { [ATTRIBUTE_NAMES.sessionState]: String((message as SessionMessage).state) });
   });
 
-  const acquireChannel = diagnosticsChannel.tracingChannel(ACQUIRE_TRACING_CHANNEL);
+  const acquireChannel = diagnosticsChannel.tracingChannel(ACQUIRE_CHANNEL);
   acquireChannel.subscribe(acquireHandlers);
   diagnosticsChannel.subscribe(RELEASE_CHANNEL, onRelease);
   diagnosticsChannel.subscribe(LOST_CHANNEL, onLost);
