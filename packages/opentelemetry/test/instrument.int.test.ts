@@ -11,6 +11,7 @@ import { InterProcessSemaphore } from '@zk-recipes/semaphore';
 import { testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ATTRIBUTE_NAMES, instrument, METRIC_NAMES, type Instrumentation } from '../src/index.js';
+import { useAsyncContext } from './support/contextManager.js';
 import { Telemetry } from './support/telemetry.js';
 
 const root = uniqueRoot('otel');
@@ -108,6 +109,22 @@ describe('a mutex', () => {
     expect((await telemetry.histogram(METRIC_NAMES.holdDuration, attributes('mutex', lostPath, 'lost')))!.count).toBe(1);
     await handle.release();
     expect(await telemetry.histogram(METRIC_NAMES.holdDuration, attributes('mutex', lostPath, 'released'))).toBeUndefined();
+  });
+  it("its acquire span is a child of the caller's active span", async () => {
+    const spanPath = `${path}-span`;
+    const stopContext = useAsyncContext();
+    try {
+      const parent = await telemetry.tracerProvider.getTracer('caller').startActiveSpan('job', async (job) => {
+        await new InterProcessMutex(holderSession, spanPath).withLock(() => undefined);
+        job.end();
+        return job.spanContext();
+      });
+      const [acquire] = spansOf(spanPath);
+      expect(acquire!.parentSpanContext?.spanId).toBe(parent.spanId);
+      expect(acquire!.spanContext().traceId).toBe(parent.traceId);
+    } finally {
+      stopContext();
+    }
   });
 });
 

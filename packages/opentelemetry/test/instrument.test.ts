@@ -10,6 +10,7 @@ import { DataPointType } from '@opentelemetry/sdk-metrics';
 import { ZkRecipesError } from '@zk-recipes/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ATTRIBUTE_NAMES, DURATION_BUCKETS_MS, instrument, METRIC_NAMES, type Instrumentation, type InstrumentOptions } from '../src/index.js';
+import { useAsyncContext } from './support/contextManager.js';
 import { Telemetry } from './support/telemetry.js';
 
 const acquireChannel = diagnosticsChannel.tracingChannel<object>('zk-recipes:acquire');
@@ -132,6 +133,24 @@ describe('an acquisition (the tracing channel zk-recipes:acquire)', () => {
     expect(span!.ended).toBe(true);
     const startedMs = span!.startTime[0] * 1_000 + span!.startTime[1] / 1e6;
     expect(startedMs).toBeGreaterThanOrEqual(before - 1);
+  });
+
+  it('its span is a child of the span active where the acquisition started', async () => {
+    start();
+    const stopContext = useAsyncContext();
+    try {
+      const caller = telemetry.tracerProvider.getTracer('caller');
+      const parent = await caller.startActiveSpan('job', async (job) => {
+        await traceAcquire(acquireContext(), async (c) => Object.assign(c, { outcome: 'granted' }));
+        job.end();
+        return job.spanContext();
+      });
+      const acquire = telemetry.spans().find((s) => s.name === 'zk-recipes acquire mutex')!;
+      expect(acquire.spanContext().traceId).toBe(parent.traceId);
+      expect(acquire.parentSpanContext?.spanId).toBe(parent.spanId);
+    } finally {
+      stopContext();
+    }
   });
 
   it('a waiter counts in zk_recipes.lock.waiters until its outcome; its span is open until then', async () => {
