@@ -9,6 +9,7 @@ export interface DowngradeRequest {
   /** The calling context's write-lock seat. */
   writeSeat: QueueSeat;
   naming: ReadWriteNaming;
+  /** The lock's `data` option (`null`: the node names its owner, see `LockQueue.nodeData`). */
   data: Uint8Array | null;
   signal?: AbortSignal | undefined;
   /** For error messages. */
@@ -48,7 +49,7 @@ export async function createDowngradeSeat(request: DowngradeRequest): Promise<Qu
         // would be granted beside it. The multi's create carries no stat: read the token after.
         await session.transaction([
           { type: 'check', path: writeSeat.path, version: -1 },
-          { type: 'create', path, data: request.data, mode: 'ephemeral' },
+          { type: 'create', path, data: queue.nodeData(request.data), mode: 'ephemeral' },
         ]);
         mayExist = true;
         const stat = await untilAnswered(request, () => session.exists(path));

@@ -4,12 +4,11 @@
  * `acquired` (the node) once it holds, `revoked` when asked to release, `released`.
  * Reads commands on stdin: `release`, `exit`.
  * Usage: contender.ts <connectString> <path> <recipe: mutex|read|write|semaphore> [<options JSON>]
- * Options: { label?: string (owner data with this label), owner?: false (no data at all),
+ * Options: { label?: string (the session's label, in its owner data), owner?: false (empty data: no owner),
  *   onRevoke?: true (release when asked to), leases?: n, maxLeases?: n, layout?: 'queue'|'curator' }
  */
-import { hostname } from 'node:os';
 import { createInterface } from 'node:readline';
-import { encodeOwnerData, ZkSession, type AcquireOptions } from '@zk-recipes/core';
+import { ZkSession, type AcquireOptions } from '@zk-recipes/core';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { InterProcessSemaphore } from '@zk-recipes/semaphore';
@@ -27,10 +26,10 @@ interface Options {
 const [connectString, path, recipe, optionsJson] = process.argv.slice(2);
 if (connectString === undefined || path === undefined || recipe === undefined) throw new Error('usage: contender.ts <connectString> <path> <recipe> [<options JSON>]');
 const options = JSON.parse(optionsJson ?? '{}') as Options;
-// Until the engine writes owner data by default, the tests write it as the caller's data.
-const data = options.owner === false ? undefined : encodeOwnerData({ host: hostname(), pid: process.pid, ...(options.label === undefined ? {} : { label: options.label }) });
+// Owner data is the default (with the session's label); a caller's own data, empty here, replaces it.
+const data = options.owner === false ? new Uint8Array(0) : undefined;
 
-const session = await ZkSession.connect({ connectString, sessionTimeoutMs: 10_000 });
+const session = await ZkSession.connect({ connectString, sessionTimeoutMs: 10_000, ...(options.label === undefined ? {} : { label: options.label }) });
 report({ type: 'session', sessionId: session.sessionId, pid: process.pid });
 
 let release: (() => Promise<void>) | undefined;

@@ -40,7 +40,7 @@ export function debugWaitEnded(node: string, how: string): void {
 /** Step 4: the grant. */
 export function debugGranted(node: string, fencingToken: bigint): void {
   if (!enabled) return;
-  log('granted %s (fencing token %s)', node, fencingToken);
+  log('granted %s (fencing token %s)', node, String(fencingToken));
 }
 
 /** The acquisition failed (its node, if it had one, is being deleted). */

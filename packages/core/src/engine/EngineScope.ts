@@ -1,4 +1,5 @@
-import { protectionGuidOf, sortedChildren, type QueueEntry } from '../nodes/index.js';
+import { hostname } from 'node:os';
+import { encodeOwnerData, protectionGuidOf, sortedChildren, type QueueEntry } from '../nodes/index.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import { abortFanOutOf, type AbortFanOut } from '../signals/StopSignal.js';
 import { Suspensions } from '../watch/NodeWatch.js';
@@ -35,6 +36,11 @@ export class EngineScope {
   readonly fanOut: AbortFanOut;
   /** Waits told at the session's next `suspended`. */
   readonly suspensions: Suspensions;
+  /**
+   * What a queue node says when its recipe was given no `data`: this process and the session's
+   * `label` (docs/observability.md, "Owner data"). Encoded once per session, shared by every node.
+   */
+  readonly ownerData: Uint8Array;
   /** The listing of each lock directory that is asked for and not yet sent (see {@link nextListing}). */
   private readonly pendingListings = new Map<string, Promise<string[]>>();
   /** Listings sorted once for every contender that decides on them (see {@link sortedQueueOf}). */
@@ -45,6 +51,12 @@ export class EngineScope {
   constructor(readonly session: ZkSession) {
     this.fanOut = session.scope.get(abortFanOutOf);
     this.suspensions = new Suspensions(session);
+    this.ownerData = encodeOwnerData({ host: hostname(), pid: process.pid, label: session.options.label });
+  }
+
+  /** The data of a queue node whose recipe was given `data` (or none: then the owner data). */
+  nodeData(data: Uint8Array | null | undefined): Uint8Array {
+    return data ?? this.ownerData;
   }
 
   /**

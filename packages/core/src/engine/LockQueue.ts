@@ -93,7 +93,16 @@ export class LockQueue {
    * @throws InvalidArgumentError (`INVALID_ARGUMENT`)
    */
   assertFits(kind: string, data: Uint8Array | null | undefined): void {
-    assertLockNodeFits(this.session, joinPath(this.path, newProtectedName(kind).name), data);
+    assertLockNodeFits(this.session, joinPath(this.path, newProtectedName(kind).name), this.scope.nodeData(data));
+  }
+
+  /**
+   * The data a node of this queue carries: `data`, or when the recipe was given none the owner
+   * data naming this process (docs/observability.md, "Owner data"), for nodes a recipe creates
+   * itself (a read/write downgrade's read node).
+   */
+  nodeData(data: Uint8Array | null | undefined): Uint8Array {
+    return this.scope.nodeData(data);
   }
 
   /** The queue's current children, sorted by sequence (full entries, names only). */

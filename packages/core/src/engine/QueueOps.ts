@@ -240,7 +240,7 @@ export class ZkQueueOps implements QueueOps {
   async enqueue(options: EnterOptions, stop: StopSignal): Promise<Created> {
     const { guid, name: protectedName } = newProtectedName(options.kind);
     const requested = joinPath(this.path, protectedName);
-    assertLockNodeFits(this.session, requested, options.data); // before any directory is made
+    assertLockNodeFits(this.session, requested, this.scope.nodeData(options.data)); // before any directory is made
     if (options.prepare !== undefined) await this.untilAnswered(stop, options.prepare);
     // The session our creates go to: a clean-up never runs on a later one (its nodes went with it).
     const generation = this.session.generation;
@@ -285,7 +285,7 @@ export class ZkQueueOps implements QueueOps {
     let retries: RetryBudget | undefined; // made at the first failure: none on the common path
     for (;;) {
       stop.throwIfStopped();
-      const create = session.create(requested, options.data ?? null, { mode: 'ephemeral_sequential' });
+      const create = session.create(requested, this.scope.nodeData(options.data), { mode: 'ephemeral_sequential' });
       const listing = this.listBehindCreates();
       let created: { path: string; stat: Stat };
       try {
@@ -494,7 +494,7 @@ export class ZkQueueOps implements QueueOps {
   nudge(seat: QueueNode, data: Uint8Array | null | undefined): void {
     const session = this.session;
     const send = (): void => {
-      session.setData(seat.path, data ?? new Uint8Array(0)).catch((err: unknown) => {
+      session.setData(seat.path, this.scope.nodeData(data)).catch((err: unknown) => {
         if (!isZkError(err, 'CONNECTION_LOSS')) return; // NO_NODE: we left, and the successor saw it
         session.waitForConnected(session.sessionSignal).then(
           () => {
@@ -516,7 +516,7 @@ export class ZkQueueOps implements QueueOps {
   announce(seat: QueueNode, data: Uint8Array | null | undefined): void {
     // Only over the node as we created it (version 0): never over what someone else wrote there,
     // e.g. a revocation request made just before our grant (the waiter lists again instead).
-    this.session.setData(seat.path, announcementOf(this.session.sessionId, data), 0).catch(() => undefined);
+    this.session.setData(seat.path, announcementOf(this.session.sessionId, this.scope.nodeData(data)), 0).catch(() => undefined);
   }
 
   /**

@@ -108,6 +108,13 @@ export interface ZkSessionOptionsInput {
    * supported. Default: none. See docs/security.md.
    */
   sasl?: SaslOptions | undefined;
+  /**
+   * Names this process's locks (1 to 128 characters, e.g. `orders-worker`): written, with the host
+   * name and the pid, into every queue node this session creates without a recipe's `data` option,
+   * so that `zk-recipes inspect` and zkCli tell whose a node is. Default: none (host and pid only).
+   * See docs/observability.md, "Owner data".
+   */
+  label?: string | undefined;
 }
 
 /** A session's options as validated, every default applied (`ZkSession.options`). */
@@ -124,6 +131,7 @@ export interface ZkSessionOptions {
   aclCheck: 'on' | 'off';
   tls?: TlsOptions | undefined;
   sasl?: SaslOptions | undefined;
+  label?: string | undefined;
 }
 
 // The schemas of the tls and sasl options live here, private, with the session's: exported from
@@ -181,6 +189,7 @@ const zkSessionOptionsSchema = z
     aclCheck: z.enum(['on', 'off']).default(ZK_SESSION_DEFAULTS.aclCheck),
     tls: tlsOptionsSchema.optional(),
     sasl: saslOptionsSchema.optional(),
+    label: z.string().min(1, 'label must not be empty').max(128, 'label must be at most 128 characters').optional(),
   })
   .strict()
   // An ACL that locks our own session out of its lock nodes would fail every acquire or release

@@ -1,13 +1,15 @@
 /** The engine's per-session state: one per session, and its per-listing caches (pure logic, no server). */
 import { describe, expect, it } from 'vitest';
 import { EngineScope, engineScopeOf } from '../../src/engine/EngineScope.js';
+import { hostname } from 'node:os';
+import { parseOwnerData } from '../../src/nodes/ownerData.js';
 import { SessionScope } from '../../src/session/sessionScope.js';
 import type { ZkSession } from '../../src/session/ZkSession.js';
 
 /** Just what the scope reads of a session before any request. */
-function fakeSession(): ZkSession {
+function fakeSession(label?: string): ZkSession {
   const session = {} as ZkSession & { scope: SessionScope<ZkSession> };
-  Object.assign(session, { scope: new SessionScope<ZkSession>(session) });
+  Object.assign(session, { scope: new SessionScope<ZkSession>(session), options: { label } });
   return session;
 }
 
@@ -15,6 +17,16 @@ const GUID_A = '0f6e1c3a-5b7d-4e2f-9a1b-2c3d4e5f6a7b';
 const GUID_B = '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
 
 describe('EngineScope', () => {
+  it("encodes the owner data once per session, with the session's label, and uses it unless data is given", () => {
+    const scope = new EngineScope(fakeSession('orders-worker'));
+    expect(Buffer.from(scope.ownerData).toString()).toBe(`{"zkRecipes":1,"host":${JSON.stringify(hostname())},"pid":${process.pid},"label":"orders-worker"}`);
+    expect(scope.nodeData(undefined)).toBe(scope.ownerData);
+    expect(scope.nodeData(null)).toBe(scope.ownerData);
+    const own = Buffer.from('mine');
+    expect(scope.nodeData(own)).toBe(own);
+    expect(parseOwnerData(new EngineScope(fakeSession()).ownerData)).toEqual({ host: hostname(), pid: process.pid });
+  });
+
   it('is one per session, made on first use, and shares the session its fan-out', () => {
     const one = fakeSession();
     const other = fakeSession();

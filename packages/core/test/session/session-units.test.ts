@@ -79,6 +79,14 @@ describe('options', () => {
     expect(o.acl).toEqual([{ perms: 31, scheme: 'world', id: 'anyone' }]);
     expect(o.auth).toEqual([]);
   });
+  it('takes a label of 1 to 128 characters (none by default)', () => {
+    expect(parseZkSessionOptions({ connectString: 'h:1' }).label).toBeUndefined();
+    expect(parseZkSessionOptions({ connectString: 'h:1', label: 'orders-worker' }).label).toBe('orders-worker');
+    expect(parseZkSessionOptions({ connectString: 'h:1', label: 'x'.repeat(128) }).label).toHaveLength(128);
+    expect(() => parseZkSessionOptions({ connectString: 'h:1', label: '' })).toThrow(/label: label must not be empty/);
+    expect(() => parseZkSessionOptions({ connectString: 'h:1', label: 'x'.repeat(129) })).toThrow(/label: label must be at most 128 characters/);
+    expect(() => parseZkSessionOptions({ connectString: 'h:1', label: 7 })).toThrow(InvalidArgumentError);
+  });
   it('accepts several hosts, IPv6 and a chroot', () => {
     expect(() => parseZkSessionOptions({ connectString: 'a:1,b.example:2,[::1]:3/app/locks' })).not.toThrow();
   });
