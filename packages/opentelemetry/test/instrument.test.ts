@@ -4,6 +4,7 @@
  * with in-memory exporters. The integration test does the same with real locks.
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
+import { readFileSync } from 'node:fs';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { diag, DiagLogLevel, metrics, SpanKind, SpanStatusCode, trace, type DiagLogger } from '@opentelemetry/api';
 import { DataPointType } from '@opentelemetry/sdk-metrics';
@@ -19,6 +20,7 @@ const lostChannel = diagnosticsChannel.channel('zk-recipes:lost');
 const sessionChannel = diagnosticsChannel.channel('zk-recipes:session');
 
 const SESSION = '01000261bb230005';
+const packageVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const LOCK = { [ATTRIBUTE_NAMES.recipe]: 'mutex', [ATTRIBUTE_NAMES.path]: '/locks/orders' };
 
 /** An acquisition's context as core starts it. */
@@ -121,7 +123,7 @@ describe('an acquisition (the tracing channel zk-recipes:acquire)', () => {
     expect(others).toEqual([]);
     expect(span!.name).toBe('zk-recipes acquire mutex');
     expect(span!.kind).toBe(SpanKind.INTERNAL);
-    expect(span!.instrumentationScope.name).toBe('@zk-recipes/opentelemetry');
+    expect(span!.instrumentationScope).toMatchObject({ name: '@zk-recipes/opentelemetry', version: packageVersion });
     expect(span!.attributes).toEqual({
       ...granted,
       [ATTRIBUTE_NAMES.kind]: 'lock',
