@@ -10,7 +10,8 @@
  *  - runs a first test of @zk-recipes/testing: a TestingServer started, used and stopped, and the
  *    process exits by itself (Java and ZooKeeper are here: this check's own server needs them),
  *  - finds no declaration that names zod,
- *  - runs the `zk-recipes` bin (@zk-recipes/cli) as `npx` would, against that server.
+ *  - runs the `zk-recipes` bin (@zk-recipes/cli) as `npx` would, against that server,
+ *  - records a lock with @zk-recipes/opentelemetry into the OpenTelemetry SDK a user installs.
  * One pack, one install, one project for all of it.
  */
 import { spawn } from 'node:child_process';
@@ -28,7 +29,7 @@ const fixtures = fileURLToPath(new URL('./fixtures/consumer/', import.meta.url))
 const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
 
 /** The packages users install: the recipes, and the test servers and fault helpers for their tests. */
-const PUBLISHED = ['core', 'mutex', 'read-write-lock', 'semaphore', 'multi-lock', 'testing', 'cli'];
+const PUBLISHED = ['core', 'mutex', 'read-write-lock', 'semaphore', 'multi-lock', 'testing', 'cli', 'opentelemetry'];
 /** Packages whose README starts with a runnable example. */
 const WITH_EXAMPLE = ['mutex', 'read-write-lock', 'semaphore', 'multi-lock'];
 
@@ -116,13 +117,16 @@ describe('the packed packages in a fresh project', () => {
       writeFileSync(join(consumerDir, 'package.json'), JSON.stringify({ name: 'zkr-consumer', private: true, type: 'module' }, null, 2));
       writeFileSync(join(cjsDir, 'package.json'), JSON.stringify({ name: 'zkr-cjs-consumer', private: true }, null, 2));
       // The same @types/node as the repository's: already in npm's cache.
-      const typesNode = (JSON.parse(readFileSync(join(repoRoot, 'node_modules/@types/node/package.json'), 'utf8')) as { version: string }).version;
-      await runCommandOrFail('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs, `@types/node@${typesNode}`], {
+      const versionOf = (name: string) => (JSON.parse(readFileSync(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+      // With @zk-recipes/opentelemetry, the OpenTelemetry API and SDK a user would install: the
+      // repository's versions, in npm's cache too.
+      const alsoInstalled = ['@types/node', '@opentelemetry/api', '@opentelemetry/sdk-metrics', '@opentelemetry/sdk-trace-base'].map((name) => `${name}@${versionOf(name)}`);
+      await runCommandOrFail('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs, ...alsoInstalled], {
         cwd: consumerDir,
         env: userEnvironment(),
         timeoutMs: INSTALL_BOUND_MS,
       });
-      for (const file of ['esm-consumer.ts', 'testing-server.mjs']) copyFileSync(join(fixtures, file), join(consumerDir, file));
+      for (const file of ['esm-consumer.ts', 'testing-server.mjs', 'otel-consumer.mjs']) copyFileSync(join(fixtures, file), join(consumerDir, file));
       for (const file of ['cjs-consumer.ts', 'require-packages.cjs']) copyFileSync(join(fixtures, file), join(cjsDir, file));
     } finally {
       server = await starting;
@@ -201,6 +205,25 @@ describe('the packed packages in a fresh project', () => {
       holder.stdin.end('release\n');
       await new Promise((resolve) => (holder.exitCode === null ? holder.once('exit', resolve) : resolve(undefined)));
     }
+  });
+
+  it('@zk-recipes/opentelemetry: instrument() from the installed package records a lock of the installed recipes into the SDK', async () => {
+    const run = await runCommandOrFail(process.execPath, ['otel-consumer.mjs'], {
+      cwd: consumerDir,
+      env: userEnvironment({ ZK_CONNECT: server.connectString }),
+      timeoutMs: EXAMPLE_BOUND_MS,
+    });
+    const lines = run.stdout.trim().split('\n').sort();
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'metric zk_recipes.lock.acquisitions',
+        'metric zk_recipes.lock.acquire.duration',
+        'metric zk_recipes.lock.hold.duration',
+        'metric zk_recipes.lock.waiters',
+        'metric zk_recipes.session.state_changes',
+        'span zk-recipes acquire mutex granted',
+      ]),
+    );
   });
 
   it('require() from CommonJS gets core and every recipe package (the ES modules loaded synchronously) and locks with InterProcessMutex', async () => {

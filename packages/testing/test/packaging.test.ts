@@ -30,7 +30,7 @@ interface PackageJson {
   publishConfig?: { access?: string; provenance?: boolean };
 }
 
-const PACKAGES = ['@zk-recipes/core', '@zk-recipes/mutex', '@zk-recipes/read-write-lock', '@zk-recipes/semaphore', '@zk-recipes/multi-lock', '@zk-recipes/testing', '@zk-recipes/cli'];
+const PACKAGES = ['@zk-recipes/core', '@zk-recipes/mutex', '@zk-recipes/read-write-lock', '@zk-recipes/semaphore', '@zk-recipes/multi-lock', '@zk-recipes/testing', '@zk-recipes/cli', '@zk-recipes/opentelemetry'];
 const dirOf = (name: string) => name.replace('@zk-recipes/', '');
 const readRepoFile = (relative: string) => readFileSync(`${repoRoot}/${relative}`, 'utf8');
 const packageJson = (relative: string) => JSON.parse(readRepoFile(relative)) as PackageJson;
@@ -99,6 +99,18 @@ describe('package metadata', () => {
     expect(readRepoFile('packages/core/src/index.ts')).not.toMatch(/internal\.js|sessionInternals/);
     const doc = readRepoFile('docs/packaging.md');
     expect(doc).toMatch(/`@zk-recipes\/core\/internal`[^\n]*\*\*not public API\*\*/);
+  });
+
+  // A second copy of @opentelemetry/api would have globals of its own: the user's SDK would never
+  // see our instruments. So the API is a peer (the user's copy), and the SDK only tests us.
+  it('@zk-recipes/opentelemetry: @opentelemetry/api only, as a peer dependency of 1.9.x; the SDK only a devDependency', () => {
+    const pkg = JSON.parse(readRepoFile('packages/opentelemetry/package.json')) as Record<string, Record<string, string> | undefined>;
+    expect(pkg['peerDependencies']).toEqual({ '@opentelemetry/api': '>=1.9.0 <1.10.0' });
+    expect(Object.keys(pkg['dependencies'] ?? {}).filter((name) => name.startsWith('@opentelemetry/'))).toEqual([]);
+    expect(Object.keys(pkg['devDependencies'] ?? {}).sort()).toEqual(['@opentelemetry/api', '@opentelemetry/sdk-metrics', '@opentelemetry/sdk-trace-base']);
+    const sources = readdirSync(`${repoRoot}/packages/opentelemetry/src`, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+    const imported = sources.flatMap((file) => [...readRepoFile(`packages/opentelemetry/src/${file}`).matchAll(/from '(@opentelemetry\/[^']+)'/g)].map((m) => m[1]!));
+    expect(new Set(imported)).toEqual(new Set(['@opentelemetry/api']));
   });
 
   it('the root: the same repository and issues, and it stays private (never published)', () => {
