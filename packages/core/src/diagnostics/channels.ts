@@ -2,7 +2,7 @@
 // channels"): how a tracer or a metrics library watches acquisitions, releases, losses and session
 // states without a dependency, as undici and pg do. Nothing is built for a channel nobody listens
 // to: every publisher checks `hasSubscribers` first.
-import diagnostics from 'node:diagnostics_channel';
+import * as diagnostics from 'node:diagnostics_channel';
 import type { ConnectionState } from '../session/types.js';
 
 /** The tracing channel of every acquisition: `tracing:zk-recipes:acquire:start|end|asyncStart|asyncEnd|error`. */
