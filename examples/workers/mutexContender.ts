@@ -9,8 +9,9 @@ const [connectString, lockPath, name, roundsArg, holdMsArg] = process.argv.slice
 const report = (event: string, extra: Record<string, unknown> = {}) =>
   process.stdout.write(`${JSON.stringify({ name, event, at: Date.now(), ...extra })}\n`);
 
-const session = await ZkSession.connect({ connectString, sessionTimeoutMs: 10_000 });
-const mutex = new InterProcessMutex(session, lockPath, { data: name });
+// The label names this process's lock nodes (with its host and pid) in `zk-recipes inspect`.
+const session = await ZkSession.connect({ connectString, sessionTimeoutMs: 10_000, label: name });
+const mutex = new InterProcessMutex(session, lockPath);
 for (let round = 1; round <= Number(roundsArg); round++) {
   report('waiting', { round });
   await mutex.withLock(async (lock) => {
