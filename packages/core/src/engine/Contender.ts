@@ -8,7 +8,18 @@ import type { AnyOfSink, AnyOfWait } from './AnyOfWait.js';
 import type { WaitResult, WaitSink } from './ObstacleWait.js';
 import type { OwnNodeSink, OwnNodeWatch, QueueNode, QueueSeat } from './ownNode.js';
 import type { Created, EnterOptions, QueueOps } from './QueueOps.js';
+import type { RetryBudget } from '../retry/RetryBudget.js';
 import { debugDecision, debugEnqueued, debugFailed, debugGranted, debugWaitEnded } from '../diagnostics/debug.js';
+
+/** What lets a waiter outlive its session: the facade's (see `LockQueue`). */
+export interface Survival {
+  /**
+   * After `reason` (SESSION_LOST) ended an attempt begun at `startedAt`: counts the loss in
+   * `losses` (made if absent), waits as the policy says and until connected again, and enters the
+   * queue once more; rejects when the deadline, the signal or the policy does not allow it.
+   */
+  enterAgain(options: EnterOptions, startedAt: number, losses: RetryBudget | undefined, reason: unknown): Promise<QueueSeat>;
+}
 
 /**
  * One acquisition walking the queue (docs/architecture.md, "The lock-queue engine"): enqueue → decide → wait for what the rule names →
@@ -49,6 +60,12 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   constructor(
     private readonly queue: QueueOps,
     private readonly options: EnterOptions,
+    /** Enqueues again after the loss of our session, if the facade allows it (see {@link Survival}). */
+    private readonly survival?: Survival,
+    /** When this attempt began: its `timeoutMs` counts from it (and, at the first loss, the policy's time). */
+    private readonly startedAt: number = performance.now(),
+    /** The sessions this acquisition lost so far, counted against the policy (made at the first loss). */
+    private readonly losses?: RetryBudget,
   ) {
     this.done = new Promise<QueueSeat>((resolve, reject) => {
       this.resolve = resolve;
@@ -307,20 +324,33 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     debugFailed(this.queue.what, seat?.path, this.stop.reason ?? err);
     if (seat === undefined) {
       this.finish();
-      this.reject(this.stop.reason ?? err);
+      this.rejectOrSurvive(this.stop.reason ?? err);
       return;
     }
     this.queue.leave(seat).then(
       () => {
         this.finish();
         // A call that failed because the session went (CONNECTION_LOSS first, then lost) reports why.
-        this.reject(this.stop.reason ?? err);
+        this.rejectOrSurvive(this.stop.reason ?? err);
       },
       (leaveErr: unknown) => {
         this.finish();
         this.reject(this.stop.reason ?? leaveErr);
       },
     );
+  }
+
+  /**
+   * Rejects, unless we never held and our session is what we lost: then the facade may enqueue
+   * us again on the next one (docs/architecture.md, "A waiter survives its session"), and this
+   * acquisition settles as that attempt does. Nothing is allocated for it until a session is lost.
+   */
+  private rejectOrSurvive(reason: unknown): void {
+    if (this.survival === undefined || !isZkError(reason, 'SESSION_LOST')) {
+      this.reject(reason);
+      return;
+    }
+    this.survival.enterAgain(this.options, this.startedAt, this.losses, reason).then(this.resolve, this.reject);
   }
 
   private finish(): void {

@@ -2,7 +2,7 @@ import { AbortedError, InvalidArgumentError, isZkError, LockTimeoutError, Sessio
 import { joinPath, newProtectedName, sortedChildren, type QueueEntry } from '../nodes/index.js';
 import { RetryBudget } from '../retry/RetryBudget.js';
 import type { ZkSession } from '../session/ZkSession.js';
-import { Contender } from './Contender.js';
+import { Contender, type Survival } from './Contender.js';
 import { engineScopeOf, type EngineScope } from './EngineScope.js';
 import type { DirectoryRecord } from './lockDirectory.js';
 import { assertLockNodeFits, type OwnNodeSink, type QueueNode, type QueueSeat } from './ownNode.js';
@@ -24,6 +24,8 @@ export class LockQueue {
   /** The session's engine state, handed down to everything this queue builds. */
   private readonly scope: EngineScope;
   private readonly ops: ZkQueueOps;
+  /** Enters again after a lost session: one object per queue, nothing per acquisition. */
+  private readonly survival: Survival = { enterAgain: (options, startedAt, losses, reason) => this.enterAgain(options, startedAt, losses, reason) };
 
   constructor(
     readonly session: ZkSession,
@@ -44,11 +46,32 @@ export class LockQueue {
    * enqueues again on the next one (see `enterSurvivingLoss` below).
    */
   enter(options: EnterOptions): Promise<QueueSeat> {
-    return enterSurvivingLoss(this.session, this.ops.what, options, (timeoutMs) => {
-      const contender = new Contender(this.ops, timeoutMs === options.timeoutMs ? options : { ...options, timeoutMs });
-      contender.start();
-      return contender.done;
-    });
+    const contender = new Contender(this.ops, options, this.survival);
+    contender.start();
+    return contender.done;
+  }
+
+
+  /**
+   * A waiter lost its session before its grant (the attempt began at `startedAt`): enqueue again on the session's next one, while
+   * the acquisition's deadline, its signal and the session's retry policy allow (docs/architecture.md,
+   * "A waiter survives its session"). It lost nothing with its session but its place: its node
+   * went with it, so a new node takes the place at the end of the queue. A holder's loss never
+   * comes here: its seat was resolved, and its signal aborts (the lock is gone, and nobody may be
+   * told otherwise). `losses` counts the sessions this acquisition lost, over all its attempts (each
+   * step's lost connections are counted by that step, in `QueueOps`: "Retries"), so `retryNTimes`
+   * or `retryUntilElapsed` ends it with `RETRIES_EXHAUSTED`.
+   */
+  private async enterAgain(options: EnterOptions, startedAt: number, losses: RetryBudget | undefined, reason: unknown): Promise<QueueSeat> {
+    const budget = losses ?? new RetryBudget(this.session.retryPolicy, this.ops.what, { startedAt });
+    const deadline = options.timeoutMs === undefined ? undefined : startedAt + options.timeoutMs;
+    await pauseAfterLoss(this.session, this.ops.what, reason, budget, deadline, options.signal);
+    const remaining = deadline === undefined ? undefined : Math.max(0, Math.ceil(deadline - performance.now()));
+    // Begun now with what is left of the deadline (so a later loss finds the same deadline); the
+    // budget keeps counting from the acquisition's start.
+    const contender = new Contender(this.ops, remaining === undefined ? options : { ...options, timeoutMs: remaining }, this.survival, performance.now(), budget);
+    contender.start();
+    return contender.done;
   }
 
   /**
@@ -139,51 +162,13 @@ function isSession(value: unknown): value is ZkSession {
   return typeof v === 'object' && v !== null && typeof v.getChildren === 'function' && typeof v.create === 'function' && typeof v.delete === 'function';
 }
 
-/** The parts of an acquisition that outlive one attempt at it. */
-interface SurvivingOptions {
-  timeoutMs?: number | undefined;
-  signal?: AbortSignal | undefined;
-}
-
-/** One attempt: enqueue on the current ZooKeeper session and walk the queue to a grant. */
-type EnterAttempt = (timeoutMs: number | undefined) => Promise<QueueSeat>;
-
 /**
- * Runs `attempt` and, when it ends with the loss of its ZooKeeper session before the grant,
- * enqueues again on the session's next one, while the acquisition's deadline, its signal and the
- * session's retry policy allow (docs/architecture.md, "A waiter survives its session"). A waiter
- * loses nothing with its session but its place: its node went with it, so a new node takes the
- * place at the end of the queue. A holder's loss is never retried here: the grant resolved its
- * seat, whose signal aborts (the lock is gone, and nobody may be told otherwise).
- *
- * Its budget counts the sessions this acquisition lost, over all its attempts (each step's lost
- * connections are counted by that step's own budget, in `QueueOps`: docs/architecture.md,
- * "Retries"), so `retryNTimes` or `retryUntilElapsed` ends it with `RETRIES_EXHAUSTED`. No async
- * frame: a process may park ten thousand waiters, each of which costs this only a `.catch`.
+ * Counts the lost session `err` against the policy (which may end the acquisition) and resolves
+ * once the policy's pause is over and the session's next ZooKeeper session is connected. The
+ * deadline and the signal end the wait with their own errors; closing the session ends it with
+ * `SESSION_CLOSED`.
  */
-function enterSurvivingLoss(session: ZkSession, what: string, options: SurvivingOptions, attempt: EnterAttempt): Promise<QueueSeat> {
-  const { timeoutMs, signal } = options;
-  const startedAt = performance.now();
-  const deadline = timeoutMs === undefined ? undefined : startedAt + timeoutMs;
-  let budget: RetryBudget | undefined; // made at the first loss: none on the common path
-  const again = (err: unknown): Promise<QueueSeat> => {
-    budget ??= new RetryBudget(session.retryPolicy, what, { startedAt });
-    return retryAfterLoss(session, what, err, budget, deadline, signal).then(() => {
-      const remaining = deadline === undefined ? undefined : Math.max(0, Math.ceil(deadline - performance.now()));
-      return attempt(remaining).catch(again);
-    });
-  };
-  return attempt(timeoutMs).catch(again);
-}
-
-/**
- * Rethrows `err` unless it is the loss of the session; otherwise counts it against the policy
- * (which may end the acquisition) and resolves once the policy's pause is over and the session's
- * next ZooKeeper session is connected. The deadline and the signal end the wait with their own
- * errors; closing the session ends it with `SESSION_CLOSED`.
- */
-async function retryAfterLoss(session: ZkSession, what: string, err: unknown, budget: RetryBudget, deadline: number | undefined, signal: AbortSignal | undefined): Promise<void> {
-  if (!isZkError(err, 'SESSION_LOST')) throw err;
+async function pauseAfterLoss(session: ZkSession, what: string, err: unknown, budget: RetryBudget, deadline: number | undefined, signal: AbortSignal | undefined): Promise<void> {
   const delay = budget.delayAfter(err);
   const stop = new AbortController();
   const timeout = (): LockTimeoutError => new LockTimeoutError(`${what}: not acquired in time (its ZooKeeper session was lost while it waited)`, { cause: err });
