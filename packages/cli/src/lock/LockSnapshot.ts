@@ -1,3 +1,5 @@
+import type { Watcher } from '@zk-recipes/core';
+
 /**
  * What `zk-recipes inspect --json` prints: one object per snapshot of one lock. Stable: fields are
  * only ever added (docs/observability.md, "The zk-recipes CLI" documents each one).
@@ -66,4 +68,17 @@ export interface ContenderOwner {
   host: string;
   pid: number;
   label: string | null;
+}
+
+/** How to read a lock. */
+export interface ReadLockOptions {
+  /**
+   * Set on every node read (the directory's children, each contender's data, the semaphore's
+   * maximum): called once on the next change of any of them. For `--watch`.
+   */
+  watcher?: Watcher | undefined;
+  /** A semaphore's maximum, given by the user (it wins over what the directory records). */
+  maxLeases?: number | undefined;
+  /** The SharedCount node that gives a semaphore's maximum at run time. */
+  countPath?: string | undefined;
 }

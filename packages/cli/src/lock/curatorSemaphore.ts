@@ -2,7 +2,7 @@ import { exclusiveRule, joinPath, sortedChildren, type QueueEntry, type ZkSessio
 import { MUTEX_KIND } from '@zk-recipes/mutex';
 import { curatorCountRule, LEASE_KIND } from '@zk-recipes/semaphore';
 import { childrenOrNull } from './nodeReads.js';
-import type { ReadLockOptions } from './readLockSnapshot.js';
+import type { ReadLockOptions } from './LockSnapshot.js';
 import type { ReadQueue } from './ReadQueue.js';
 import { maximumOf } from './semaphoreMaximum.js';
 

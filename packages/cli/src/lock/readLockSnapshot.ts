@@ -12,7 +12,9 @@ import { MUTEX_KIND } from '@zk-recipes/mutex';
 import { readRule, writeRule } from '@zk-recipes/read-write-lock';
 import { leaseQueueRule, weightOfKind } from '@zk-recipes/semaphore';
 import { CliError } from './CliError.js';
-import type { Contender, ContenderKind, ContenderOwner, LockSnapshot } from './LockSnapshot.js';
+import type { Contender, ContenderKind, ContenderOwner, LockSnapshot, ReadLockOptions } from './LockSnapshot.js';
+
+export type { ReadLockOptions } from './LockSnapshot.js';
 import { dataOrNull, listingOrNull, sessionIdOf } from './nodeReads.js';
 import { isCuratorSemaphore, readCuratorSemaphore } from './curatorSemaphore.js';
 import type { ReadQueue } from './ReadQueue.js';
@@ -20,18 +22,6 @@ import { familyOf, type QueueFamily } from './recipeOfKinds.js';
 import { rolesOf } from './roles.js';
 import { maximumOf } from './semaphoreMaximum.js';
 
-/** How to read a lock. */
-export interface ReadLockOptions {
-  /**
-   * Set on every node read (the directory's children, each contender's data, the semaphore's
-   * maximum): called once on the next change of any of them. For `--watch`.
-   */
-  watcher?: Watcher | undefined;
-  /** A semaphore's maximum, given by the user (it wins over what the directory records). */
-  maxLeases?: number | undefined;
-  /** The SharedCount node that gives a semaphore's maximum at run time. */
-  countPath?: string | undefined;
-}
 
 /**
  * Reads every contender of the lock at `path`: lists its directory, reads each node's stat and data

@@ -2,7 +2,7 @@ import type { ZkSession } from '@zk-recipes/core';
 import { decodeCount } from '@zk-recipes/semaphore';
 import { CliError } from './CliError.js';
 import { dataOrNull } from './nodeReads.js';
-import type { ReadLockOptions } from './readLockSnapshot.js';
+import type { ReadLockOptions } from './LockSnapshot.js';
 
 /**
  * A semaphore's maximum: the user's `--max-leases`, else the SharedCount at `--count`, else the

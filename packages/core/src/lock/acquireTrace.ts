@@ -4,8 +4,8 @@
 // the holder's owner frame, and the code after `await acquire()` would no longer be the holder
 // (docs/architecture.md, "Ownership by async context"). The grant is observed before the tag.
 import { isZkError } from '../errors.js';
-import type { AcquireOptions, AcquireSource, AcquireStep, Started } from '../lock/acquireFrontEnd.js';
-import { acquireChannel, kindOfRecipe, type AcquireContext } from './channels.js';
+import type { AcquireOptions, AcquireSource, AcquireStep, Started } from './acquireTypes.js';
+import { acquireChannel, kindOfRecipe, type AcquireContext } from '../diagnostics/channels.js';
 
 /**
  * Starts `step` inside an acquire trace and hands its grant out with `handOut`. `isTry`: a
