@@ -71,8 +71,8 @@ describe('ls', () => {
     expect(none).toMatchObject({ exitCode: 0, stdout: `no locks with contenders under ${root}/app/idle\n` });
 
     await held.release();
-    // One after the other: the second waiter holds only once the first released.
-    for (const next of waiting) await (await next).release();
+    // In the order they are granted: two sessions' creates reach the server in either order.
+    await Promise.all(waiting.map(async (next) => (await next).release()));
     for (const r of readers) await r.release();
     await lease.release();
     await curatorLease.release();
