@@ -1,6 +1,7 @@
 import { AbortedError, InvalidArgumentError, isZkError, LockTimeoutError, SessionLostError } from '../errors.js';
 import { joinPath, newProtectedName, sortedChildren, type QueueEntry } from '../nodes/index.js';
 import { RetryBudget } from '../retry/RetryBudget.js';
+import { abortableSleep } from '../retry/retryLoop.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import { Contender, type Survival } from './Contender.js';
 import { engineScopeOf, type EngineScope } from './EngineScope.js';
@@ -180,16 +181,9 @@ async function pauseAfterLoss(session: ZkSession, what: string, err: unknown, bu
   signal?.addEventListener('abort', onAbort, { once: true });
   const timer = remaining === Infinity ? undefined : setTimeout(() => stop.abort(timeout()), remaining);
   try {
-    await new Promise<void>((resolve, reject) => {
-      const pause = setTimeout(resolve, delay);
-      stop.signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(pause);
-          reject(stop.signal.reason);
-        },
-        { once: true },
-      );
+    // The policy's pause; the deadline or the caller's signal ends it with their own error.
+    await abortableSleep(delay, stop.signal).catch(() => {
+      throw stop.signal.reason;
     });
     await session.waitForConnected(stop.signal);
   } finally {
