@@ -87,6 +87,24 @@ export class LockQueue {
   }
 
   /**
+   * Why a seat granted earlier can no longer be relied on, checked as a grant is checked
+   * (docs/architecture.md, "Only events the session can still vouch for"): its signal aborted, its
+   * node's deletion read off the wire and not yet told, or a session the server may have expired
+   * meanwhile (a stall of this process: then the session is declared lost now, and the seat's
+   * signal aborts before this returns). `undefined` while the seat still holds. What a re-entry
+   * asks before it hands out another handle on the same seat.
+   */
+  holdingLost(seat: QueueSeat): Error | undefined {
+    if (!seat.signal.aborted) {
+      const own = this.scope.seats.get(seat.path)?.own;
+      if (own?.state === 'gone') return own.deletedBy;
+      if (this.session.aliveAt(seat.generation) !== undefined) return undefined;
+    }
+    const reason: unknown = seat.signal.reason;
+    return reason instanceof Error ? reason : new SessionLostError(`${this.ops.what}: the ZooKeeper session was lost`, { cause: reason });
+  }
+
+  /**
    * Holds a node of ours created outside the queue walk (a read/write downgrade's read node, which
    * takes its write node's place and so is granted at once): watched like any seat, with a
    * holder's signal of its own. Give it back with {@link leave}.

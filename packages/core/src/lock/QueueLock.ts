@@ -199,8 +199,9 @@ export class QueueLock extends EventEmitter<LockEvents> {
     if (!this.config.reentrant) return undefined;
     const holding = this.holdingOfCurrentContext();
     if (holding === undefined) return undefined;
-    if (holding.seat.signal.aborted) {
-      const reason: unknown = holding.seat.signal.reason;
+    // A re-entry is a grant: the same checks (our node, a session the server cannot have expired).
+    const reason = this.config.queue.holdingLost(holding.seat);
+    if (reason !== undefined) {
       if (isZkError(reason, 'NODE_DELETED')) throw reason;
       if (isZkError(reason, 'SESSION_CLOSED')) {
         throw new SessionClosedError(`${this.config.name}.acquire: this context held ${this.path} but its ZkSession was closed`, { cause: reason });
