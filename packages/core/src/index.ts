@@ -14,7 +14,7 @@ export { LockQueue, keepPlaceAfterLeaving, type LockQueueOptions } from './engin
 export type { EnterOptions } from './engine/QueueOps.js';
 export type { DirectoryRecord } from './engine/lockDirectory.js';
 export { requestRevocation, type QueueNode, type QueueSeat } from './engine/ownNode.js';
-export { StopSignal } from './signals/StopSignal.js';
+export { SETTLE_SLACK_MS, StopSignal } from './signals/StopSignal.js';
 export { OwnerFrame, currentFrame, continueInFrame, runInFrame } from './context/ownerContext.js';
 export { parseAcquireOptions, type AcquireOptions } from './lock/acquireFrontEnd.js';
 export { QueueLock, type Acquisition, type LockEvents, type QueueLockConfig } from './lock/QueueLock.js';

@@ -327,17 +327,20 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       this.rejectOrSurvive(this.stop.reason ?? err);
       return;
     }
-    this.queue.leave(seat).then(
-      () => {
-        this.finish();
-        // A call that failed because the session went (CONNECTION_LOSS first, then lost) reports why.
-        this.rejectOrSurvive(this.stop.reason ?? err);
-      },
-      (leaveErr: unknown) => {
-        this.finish();
-        this.reject(this.stop.reason ?? leaveErr);
-      },
-    );
+    let leaveFailed: { error: unknown } | undefined;
+    const leaving = this.queue.leave(seat).catch((leaveErr: unknown) => {
+      leaveFailed = { error: leaveErr };
+    });
+    this.queue.inBackground(leaving);
+    // The delete of our node is waited for, but past a deadline or an abort no longer than the
+    // slack: a stalled server must not hold the caller (docs/architecture.md, "Deadlines"). It
+    // goes on in the background meanwhile.
+    void this.stop.settleWithin(leaving).then(() => {
+      this.finish();
+      if (leaveFailed !== undefined) this.reject(this.stop.reason ?? leaveFailed.error);
+      // A call that failed because the session went (CONNECTION_LOSS first, then lost) reports why.
+      else this.rejectOrSurvive(this.stop.reason ?? err);
+    });
   }
 
   /**

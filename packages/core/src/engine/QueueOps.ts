@@ -90,6 +90,8 @@ export interface QueueOps {
   announce(seat: QueueNode, data: Uint8Array | null | undefined): void;
   /** Deletes our node and forgets it (see `LockQueue.leave`). */
   leave(seat: QueueNode): Promise<void>;
+  /** Counts `work` among the queue's clean-ups (`settled()` waits for it): it may outlive its acquisition. */
+  inBackground(work: Promise<void>): void;
 }
 
 /** {@link QueueOps} on one lock directory of one session. */
@@ -132,6 +134,11 @@ export class ZkQueueOps implements QueueOps {
   /** Resolves when every background clean-up started so far has finished. */
   async settled(): Promise<void> {
     while (this.cleanups.size > 0) await Promise.allSettled([...this.cleanups]);
+  }
+
+  inBackground(work: Promise<void>): void {
+    this.cleanups.add(work);
+    void work.finally(() => this.cleanups.delete(work));
   }
 
   seat(path: string, sink: OwnNodeSink, revocable: boolean): OwnNodeWatch {
@@ -178,7 +185,7 @@ export class ZkQueueOps implements QueueOps {
     state?.endHolding?.();
     own?.end();
     seats.delete(seat.path);
-    if (seat.ghostGuid !== undefined) this.sweepGhosts(seat.ghostGuid, seat.generation);
+    if (seat.ghostGuid !== undefined) void this.sweepGhosts(seat.ghostGuid, seat.generation);
   }
 
   /**
@@ -187,7 +194,7 @@ export class ZkQueueOps implements QueueOps {
    * request the old server still held has been applied or dropped. Such a node would otherwise
    * stand in the queue, ahead of later contenders, until our session ends.
    */
-  private sweepGhosts(guid: string, generation: number): void {
+  private sweepGhosts(guid: string, generation: number): Promise<void> {
     const session = this.session;
     const sweep = async (): Promise<void> => {
       if (session.generation !== generation) return; // its nodes went with its session
@@ -198,10 +205,10 @@ export class ZkQueueOps implements QueueOps {
     // the session's end will not take.
     const quietly = (): Promise<void> => sweep().catch(() => undefined);
     const cleanup = quietly();
-    this.cleanups.add(cleanup);
-    void cleanup.finally(() => this.cleanups.delete(cleanup));
+    this.inBackground(cleanup);
     // The second look is not awaited by settled(): it only waits out the old server.
     setTimeout(() => void quietly(), session.negotiatedSessionTimeoutMs).unref();
+    return cleanup;
   }
 
   /**
@@ -248,7 +255,7 @@ export class ZkQueueOps implements QueueOps {
     try {
       await this.checkIncarnation(created, stop);
     } catch (err) {
-      await this.giveUp(guid, generation, Promise.resolve(created));
+      await this.giveUp(stop, guid, generation, Promise.resolve(created));
       throw err;
     }
     return created;
@@ -292,7 +299,7 @@ export class ZkQueueOps implements QueueOps {
         created = await stop.race(create);
       } catch (err) {
         if (stop.aborted) {
-          await this.giveUp(guid, generation, create);
+          await this.giveUp(stop, guid, generation, create);
           throw stop.reason;
         }
         if (isZkError(err, 'NO_NODE')) {
@@ -305,7 +312,7 @@ export class ZkQueueOps implements QueueOps {
         try {
           recovered = await this.recover(guid, stop);
         } catch (recoverErr) {
-          await this.giveUp(guid, generation, Promise.reject(err));
+          await this.giveUp(stop, guid, generation, Promise.reject(err));
           throw recoverErr;
         }
         if (recovered !== undefined) return { ...recovered, ghostGuid };
@@ -315,7 +322,7 @@ export class ZkQueueOps implements QueueOps {
           await this.pauseBeforeRetry(retries, err, stop);
         } catch (gaveUp) {
           // The policy gave up: a create still held by the old server may yet be applied.
-          await this.giveUp(guid, generation, Promise.reject(err));
+          await this.giveUp(stop, guid, generation, Promise.reject(err));
           throw gaveUp;
         }
         continue;
@@ -326,7 +333,7 @@ export class ZkQueueOps implements QueueOps {
         return { path: created.path, name, fencingToken: created.stat.czxid, children, ghostGuid, directoryCzxid: stat.czxid };
       } catch (err) {
         if (stop.aborted) {
-          await this.giveUp(guid, generation, Promise.resolve(created));
+          await this.giveUp(stop, guid, generation, Promise.resolve(created));
           throw err;
         }
         // The listing alone failed (connection loss between the two replies): list again.
@@ -334,7 +341,7 @@ export class ZkQueueOps implements QueueOps {
           const children = await this.list(stop);
           return { path: created.path, name, fencingToken: created.stat.czxid, children, ghostGuid };
         } catch (listErr) {
-          await this.giveUp(guid, generation, Promise.resolve(created));
+          await this.giveUp(stop, guid, generation, Promise.resolve(created));
           throw listErr;
         }
       }
@@ -387,7 +394,7 @@ export class ZkQueueOps implements QueueOps {
       if (adopted === undefined && stat.ephemeralOwner === session.sessionIdBigInt) {
         adopted = { path, name, fencingToken: stat.czxid, children };
       } else {
-        await this.deleteQuietly(path);
+        await stop.race(this.deleteQuietly(path));
       }
     }
     return adopted;
@@ -522,24 +529,25 @@ export class ZkQueueOps implements QueueOps {
   /**
    * Deletes the node of an acquisition given up mid-create. While the session stays connected we
    * wait for that (a round trip or two), so a rejected acquire has left nothing behind; if the
-   * connection drops meanwhile, the clean-up finishes in the background after reconnecting.
+   * connection drops meanwhile, or past a deadline or an abort the slack runs out (a stalled
+   * server: docs/architecture.md, "Deadlines"), the clean-up finishes in the background.
    */
-  private async giveUp(guid: string, generation: number, create: Promise<{ path: string }>): Promise<void> {
+  private async giveUp(stop: StopSignal, guid: string, generation: number, create: Promise<{ path: string }>): Promise<void> {
     const cleanup = this.abandon(guid, generation, create);
     const session = this.session;
     if (session.state !== 'connected' && session.state !== 'reconnected') return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        session.off('suspended', done);
-        session.off('lost', done);
-        session.off('closed', done);
-        resolve();
-      };
-      session.on('suspended', done);
-      session.on('lost', done);
-      session.on('closed', done);
-      void cleanup.finally(done);
-    });
+    let done!: () => void;
+    const disconnected = new Promise<void>((resolve) => (done = resolve));
+    session.on('suspended', done);
+    session.on('lost', done);
+    session.on('closed', done);
+    try {
+      await stop.settleWithin(Promise.race([cleanup, disconnected]));
+    } finally {
+      session.off('suspended', done);
+      session.off('lost', done);
+      session.off('closed', done);
+    }
   }
 
   /** Deletes, in the background, a node whose acquisition was given up mid-create. */
@@ -557,18 +565,15 @@ export class ZkQueueOps implements QueueOps {
         if (this.session.generation !== generation) return;
         try {
           await this.session.waitForConnected(this.session.sessionSignal);
-          if (this.session.generation !== generation) return;
-          const children = await this.scope.nextListing(this.path);
-          for (const name of this.scope.namesWithGuid(children, guid)) {
-            await this.deleteQuietly(joinPath(this.path, name));
-          }
+          // Now, and once more a session timeout later: the server we lost may still apply it
+          // (a stalled one does, when it resumes).
+          await this.sweepGhosts(guid, generation);
         } catch {
           // Session lost meanwhile: its ephemeral nodes go with it.
         }
       }
     })();
-    this.cleanups.add(cleanup);
-    void cleanup.finally(() => this.cleanups.delete(cleanup));
+    this.inBackground(cleanup);
     return cleanup;
   }
 

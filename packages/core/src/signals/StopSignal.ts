@@ -71,7 +71,8 @@ export interface StopSignalOptions {
   /**
    * Tells whether the session is connected now. A deadline that passes before the first decision
    * while connected is deferred to that decision, so even `timeoutMs: 0` gets one look at the
-   * queue (one round trip) — Curator's semantics. While disconnected it fires at once.
+   * queue (one round trip) — Curator's semantics — but never by more than {@link SETTLE_SLACK_MS}:
+   * a server that stalls gets no longer. While disconnected it fires at once.
    */
   isConnected?: () => boolean;
   /** Names the acquisition in error messages, e.g. `lock /locks/a`. */
@@ -82,6 +83,14 @@ export interface StopSignalOptions {
    */
   fanOut?: AbortFanOut | undefined;
 }
+
+/**
+ * How long after its deadline, its caller's abort or its session's end an acquisition may still
+ * take to settle, whatever the server does (docs/architecture.md, "Deadlines"): the first look a
+ * deadline waits for, and the clean-up of our node a failed acquisition waits for, each end by then
+ * (the clean-up goes on in the background).
+ */
+export const SETTLE_SLACK_MS = 1000;
 
 /**
  * When one acquisition must stop (docs/architecture.md, "Stopping"): on the caller's signal
@@ -106,9 +115,11 @@ export class StopSignal implements StopListener {
   private readonly fanOut: AbortFanOut;
   private readonly what: string;
 
-  /** Until the first decision, a deadline that passes while connected waits for it. */
+  /** Until the first decision, a deadline that passes while connected waits for it (at most the slack). */
   private firstLookPending = true;
-  private timeoutDeferred: LockTimeoutError | undefined;
+  private timeoutDeferred: { timeout: LockTimeoutError; deadlineAt: number } | undefined;
+  /** When the reason to stop arose (the deadline's timer, the abort): the slack counts from it. */
+  private causedAt = 0;
 
   /**
    * A stop that follows `signal` alone and stops with that signal's own reason (for the public
@@ -134,11 +145,18 @@ export class StopSignal implements StopListener {
     if (sessionSignal !== undefined) this.fanOut.follow(sessionSignal, this);
     if (signal !== undefined && !this.aborted) this.fanOut.follow(signal, this);
     if (timeoutMs !== undefined && !this.aborted) {
+      // The slack counts from the deadline itself, not from a timer that a busy loop made late.
+      const deadlineAt = performance.now() + timeoutMs;
       this.timer = setTimeout(() => {
-        this.timer = undefined;
         const timeout = new LockTimeoutError(`${what}: not acquired within ${timeoutMs} ms`);
-        if (this.firstLookPending && isConnected?.() === true) this.timeoutDeferred = timeout;
-        else this.stop(timeout);
+        if (this.firstLookPending && isConnected?.() === true) {
+          // One look at the queue, but no longer than the slack: a stalled server gets no more.
+          this.timeoutDeferred = { timeout, deadlineAt };
+          this.timer = setTimeout(() => this.stop(timeout, deadlineAt), Math.max(0, deadlineAt + SETTLE_SLACK_MS - performance.now()));
+        } else {
+          this.timer = undefined;
+          this.stop(timeout, deadlineAt);
+        }
       }, timeoutMs);
     }
   }
@@ -188,7 +206,41 @@ export class StopSignal implements StopListener {
   /** The first decision is made: a deferred deadline fires now. */
   firstLookDone(): void {
     this.firstLookPending = false;
-    if (this.timeoutDeferred !== undefined) this.stop(this.timeoutDeferred);
+    const deferred = this.timeoutDeferred;
+    if (deferred !== undefined) this.stop(deferred.timeout, deferred.deadlineAt);
+  }
+
+  /**
+   * Resolves once `work` has settled, or at the latest {@link SETTLE_SLACK_MS} after the reason to
+   * stop arose (at once if that is past), whichever comes first; never rejects. What a failed
+   * acquisition waits for before it rejects (the delete of its node): with a server that answers,
+   * all of it; with one that stalls, no longer than the slack, and the work goes on in the
+   * background.
+   */
+  settleWithin(work: Promise<unknown>): Promise<void> {
+    return new Promise<void>((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const bounded: StopListener = {
+        stopped: () => {
+          timer = setTimeout(done, Math.max(0, this.causedAt + SETTLE_SLACK_MS - performance.now()));
+        },
+      };
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      work.then(
+        () => {
+          this.removeStopListener(bounded);
+          done();
+        },
+        () => {
+          this.removeStopListener(bounded);
+          done();
+        },
+      );
+      this.addStopListener(bounded);
+    });
   }
 
   /** Throws the stop reason if stopped. */
@@ -235,10 +287,11 @@ export class StopSignal implements StopListener {
     if (this.callerSignal !== undefined) this.fanOut.unfollow(this.callerSignal, this);
   }
 
-  private stop(reason: unknown): void {
+  private stop(reason: unknown, causedAt = performance.now()): void {
     if (this.isStopped) return;
     this.isStopped = true;
     this.stopReason = reason;
+    this.causedAt = causedAt;
     this.controller?.abort(reason);
     const listeners = this.listeners;
     this.listeners = undefined;

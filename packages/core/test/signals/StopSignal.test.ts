@@ -1,7 +1,7 @@
 /** StopSignal and SmallSet: pure logic, no server. */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
-import { AbortFanOut, StopSignal } from '../../src/signals/StopSignal.js';
+import { AbortFanOut, SETTLE_SLACK_MS, StopSignal } from '../../src/signals/StopSignal.js';
 import { SmallSet } from '../../src/util/SmallSet.js';
 
 function recorder() {
@@ -88,6 +88,47 @@ describe('StopSignal', () => {
       expect(stop.aborted).toBe(false);
       stop.firstLookDone();
       expect(stop.reason).toMatchObject({ code: 'LOCK_TIMEOUT' });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('defers a deadline for the first look no longer than the slack: a stalled server gets no more', () => {
+    vi.useFakeTimers();
+    try {
+      const session = new AbortController();
+      const stop = new StopSignal({ sessionSignal: session.signal, timeoutMs: 1500, isConnected: () => true, what: 'lock /c' });
+      vi.advanceTimersByTime(1500 + SETTLE_SLACK_MS - 1);
+      expect(stop.aborted).toBe(false);
+      vi.advanceTimersByTime(1);
+      expect(stop.reason).toMatchObject({ code: 'LOCK_TIMEOUT' });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('settleWithin waits for the work, but past the stop no longer than the slack counted from its cause', async () => {
+    vi.useFakeTimers();
+    try {
+      const session = new AbortController();
+      const stop = new StopSignal({ sessionSignal: session.signal, timeoutMs: 100, what: 'lock /g' });
+      let settled = false;
+      void stop.settleWithin(new Promise(() => undefined)).then(() => (settled = true));
+      await vi.advanceTimersByTimeAsync(99);
+      expect(settled).toBe(false); // not stopped: the work is waited for
+      await vi.advanceTimersByTimeAsync(1 + SETTLE_SLACK_MS - 1);
+      expect(stop.aborted).toBe(true);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(settled).toBe(true);
+      // Asked after the window has passed: at once.
+      let late = false;
+      void stop.settleWithin(new Promise(() => undefined)).then(() => (late = true));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(late).toBe(true);
+      // Work that settles first ends the wait then.
+      const early = new StopSignal({ sessionSignal: session.signal, what: 'lock /h' });
+      await expect(early.settleWithin(Promise.reject(new Error('refused')))).resolves.toBeUndefined();
     } finally {
       vi.useRealTimers();
     }

@@ -1,0 +1,121 @@
+/**
+ * Deadlines that hold while the server stalls (docs/architecture.md, "Deadlines"): the scenario
+ * for any recipe. The server process is stopped (SIGSTOP: its connections stay open and nothing
+ * answers) and acquisitions are started against it: some with a deadline on fresh paths (their
+ * creates never answer), some aborted by their caller, and one waiter already queued behind a
+ * holder whose deadline passes during the stall. Each must settle by its deadline (or its abort)
+ * plus `SETTLE_SLACK_MS`, never with a grant; once the server resumes, no node of theirs may stay.
+ */
+import { SETTLE_SLACK_MS, ZkSession } from '@zk-recipes/core';
+import { TestingServer } from '@zk-recipes/testing';
+import { codeOf, untilQueue, within } from './adversary.js';
+
+/** What a recipe lends the scenario: how to take it, and where its contenders' nodes live. */
+export interface StallRecipe {
+  acquire(session: ZkSession, path: string, options: { timeoutMs?: number; signal?: AbortSignal }): Promise<{ release(): Promise<void> }>;
+  /** The directory a contender of `path` creates its node in (to see the waiter queued). */
+  queueDir(path: string): string;
+}
+
+/** One acquisition's end, in ms after its call. */
+export interface StalledOutcome {
+  kind: 'deadline' | 'abort' | 'queued';
+  /** When its deadline or abort was due, after the call. */
+  dueMs: number;
+  settledMs: number;
+  granted: boolean;
+  code: string | undefined;
+}
+
+/** Scheduling lateness tolerated on a loaded 2-core machine (timers firing late), beside the slack. */
+export const JITTER_MS = 400;
+
+/** The timeouts and aborts started during the stall: as in the report that found the bug. */
+const DEADLINE_MS = 1500;
+const ABORT_AFTER_MS = 1000;
+const EACH = 4;
+
+/** What the scenario saw; `leftover` counts the nodes still in its queues, `end` stops its server. */
+export interface StallScenario {
+  outcomes: StalledOutcome[];
+  leftover(): Promise<number>;
+  end(): Promise<void>;
+}
+
+export async function deadlinesUnderStall(recipe: StallRecipe, o: { sessionTimeoutMs: number; stallMs: number; root: string }): Promise<StallScenario> {
+  // Ticks of 1 s: the server grants sessions of 2..20 s.
+  const server = await TestingServer.start({ tickTimeMs: 1000, forceSync: false });
+  const sessions: ZkSession[] = [];
+  const end = async (): Promise<void> => {
+    await server.resume().catch(() => undefined);
+    await Promise.all(sessions.map((s) => s.close().catch(() => undefined)));
+    await server.stop();
+  };
+  const connect = async (sessionTimeoutMs: number): Promise<ZkSession> => {
+    const session = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs });
+    sessions.push(session);
+    return session;
+  };
+  try {
+    const session = await connect(o.sessionTimeoutMs);
+    const other = await connect(20_000);
+    // A waiter queued behind another session's holder, its deadline passing during the stall.
+    const heldPath = `${o.root}/held`;
+    const holder = await recipe.acquire(other, heldPath, {});
+    const queuedDeadlineMs = 2000;
+    const queuedAt = performance.now();
+    const queued = recipe.acquire(session, heldPath, { timeoutMs: queuedDeadlineMs });
+    queued.catch(() => undefined);
+    await untilQueue(other, recipe.queueDir(heldPath), 2);
+
+    await server.pause();
+    const pausedAt = performance.now();
+    const outcomes: Array<Promise<StalledOutcome>> = [settle('queued', queuedAt, queuedDeadlineMs, queued)];
+    for (let i = 0; i < EACH; i++) {
+      const startedAt = performance.now();
+      outcomes.push(settle('deadline', startedAt, DEADLINE_MS, recipe.acquire(session, `${o.root}/deadline-${i}`, { timeoutMs: DEADLINE_MS })));
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(new Error('caller gave up')), ABORT_AFTER_MS);
+      outcomes.push(settle('abort', startedAt, ABORT_AFTER_MS, recipe.acquire(session, `${o.root}/abort-${i}`, { signal: controller.signal })));
+    }
+    const settled = await within(Promise.all(outcomes), o.stallMs, 'every acquisition to settle during the stall');
+    // The stall goes on: nothing may be granted late either (a late grant is in `settled` as granted).
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, o.stallMs - (performance.now() - pausedAt))));
+    await server.resume();
+    await holder.release().catch(() => undefined);
+    const leftover = async (): Promise<number> => {
+      let count = 0;
+      for (const path of paths(o.root)) {
+        const children = await other.getChildren(recipe.queueDir(path)).then(
+          (listing) => listing.children,
+          () => [], // never created, or reaped: nothing left in it
+        );
+        count += children.length;
+      }
+      return count;
+    };
+    return { outcomes: settled, leftover, end };
+  } catch (err) {
+    await end();
+    throw err;
+  }
+}
+
+function paths(root: string): string[] {
+  const list = [`${root}/held`];
+  for (let i = 0; i < EACH; i++) list.push(`${root}/deadline-${i}`, `${root}/abort-${i}`);
+  return list;
+}
+
+async function settle(kind: StalledOutcome['kind'], startedAt: number, dueMs: number, acquisition: Promise<{ release(): Promise<void> }>): Promise<StalledOutcome> {
+  try {
+    const held = await acquisition;
+    const settledMs = performance.now() - startedAt;
+    void held.release().catch(() => undefined);
+    return { kind, dueMs, settledMs, granted: true, code: undefined };
+  } catch (err) {
+    return { kind, dueMs, settledMs: performance.now() - startedAt, granted: false, code: codeOf(err) };
+  }
+}
+
+export { SETTLE_SLACK_MS };
