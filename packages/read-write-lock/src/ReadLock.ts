@@ -40,6 +40,7 @@ export class ReadLock extends QueueLock {
       naming: this.naming,
       data: this.config.data ?? null,
       signal: options.signal,
+      timeoutMs: options.timeoutMs,
       what: `${this.config.name}.acquire ${this.path}`,
     });
     return { frame, seat };

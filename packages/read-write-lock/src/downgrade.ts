@@ -1,4 +1,4 @@
-import { abortableSleep, AbortedError, isZkError, joinPath, NodeDeletedError, RetryBudget, SessionClosedError, SessionLostError, type LockQueue, type QueueSeat } from '@zk-recipes/core';
+import { abortableSleep, AbortedError, isZkError, joinPath, NodeDeletedError, RetryBudget, SessionClosedError, SessionLostError, StopSignal, type LockQueue, type QueueSeat } from '@zk-recipes/core';
 import { downgradeNameOf } from './downgradeName.js';
 import type { ReadWriteNaming } from './naming.js';
 
@@ -12,8 +12,15 @@ export interface DowngradeRequest {
   /** The lock's `data` option (`null`: the node names its owner, see `LockQueue.nodeData`). */
   data: Uint8Array | null;
   signal?: AbortSignal | undefined;
+  /** The acquisition's deadline: a downgrade takes one round trip, but a stalled server gets no longer than it. */
+  timeoutMs?: number | undefined;
   /** For error messages. */
   what: string;
+}
+
+/** A request with the stop that ends its waits: the caller's signal, its deadline, the session's end. */
+interface Downgrade extends DowngradeRequest {
+  stop: StopSignal;
 }
 
 /**
@@ -38,41 +45,60 @@ export async function createDowngradeSeat(request: DowngradeRequest): Promise<Qu
   if (name === null) throw new Error(`${request.what}: ${writeSeat.name} is not a write node of this lock`); // cannot happen: we named it
   const path = joinPath(dir, name);
   queue.keepPlace(writeSeat.path);
+  // Its deadline and abort hold whatever the server does (docs/architecture.md, "Deadlines"): a
+  // try (timeoutMs 0) still gets its one round trip, for no longer than the slack.
+  const stop = new StopSignal({
+    signal: request.signal,
+    timeoutMs: request.timeoutMs,
+    sessionSignal: session.sessionSignal,
+    isConnected: () => session.isConnected,
+    what: request.what,
+  });
+  const downgrade: Downgrade = { ...request, stop };
   let mayExist = false; // an attempt whose reply was lost may have created the read node
   const retries = new RetryBudget(session.retryPolicy, request.what);
   try {
     for (;;) {
-      throwIfCannotProceed(request);
+      throwIfCannotProceed(downgrade);
       try {
         // Atomic with the write node's existence: had someone else deleted it (the holder not told
         // yet), a writer behind may hold the lock already, and a read node at the vanished place
         // would be granted beside it. The multi's create carries no stat: read the token after.
-        await session.transaction([
-          { type: 'check', path: writeSeat.path, version: -1 },
-          { type: 'create', path, data: queue.nodeData(request.data), mode: 'ephemeral' },
-        ]);
+        await stop.race(
+          session.transaction([
+            { type: 'check', path: writeSeat.path, version: -1 },
+            { type: 'create', path, data: queue.nodeData(request.data), mode: 'ephemeral' },
+          ]),
+        );
         mayExist = true;
-        const stat = await untilAnswered(request, () => session.exists(path));
+        const stat = await untilAnswered(downgrade, () => session.exists(path));
         if (stat === null) throw nodeGone(request, path);
-        return adoptIfAlive(request, path, stat.czxid);
+        return adoptIfAlive(downgrade, path, stat.czxid);
       } catch (err) {
+        if (stop.aborted) {
+          mayExist = true; // the transaction may still be applied
+          throw err;
+        }
         if (isZkError(err, 'NO_NODE') && err.path === writeSeat.path) throw nodeGone(request, writeSeat.path);
         if (isZkError(err, 'NODE_EXISTS')) {
           // Our earlier attempt's reply was lost but the create went through: adopt it if it is ours.
-          const stat = await untilAnswered(request, () => session.exists(path));
+          const stat = await untilAnswered(downgrade, () => session.exists(path));
           if (stat === null || stat.ephemeralOwner !== session.sessionIdBigInt || session.generation !== writeSeat.generation) throw err;
-          return adoptIfAlive(request, path, stat.czxid);
+          return adoptIfAlive(downgrade, path, stat.czxid);
         }
         if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
         mayExist = true;
-        await pauseBeforeRetry(request, retries, err);
+        await pauseBeforeRetry(downgrade, retries, err);
       }
     }
   } catch (err) {
     // Giving up: a read node we may have created stands at the writer's place and would hold up
-    // every later writer until our session ends. Delete it if it is there and ours.
-    if (mayExist) await deleteIfOurs(request, path);
+    // every later writer until our session ends. Delete it if it is there and ours (waited for
+    // no longer than the slack past a deadline or an abort; it goes on in the background).
+    if (mayExist) await stop.settleWithin(deleteIfOurs(request, path));
     throw err;
+  } finally {
+    stop.dispose();
   }
 }
 
@@ -81,12 +107,12 @@ export async function createDowngradeSeat(request: DowngradeRequest): Promise<Qu
  * reported. Ends only as the downgrade may: abort, the write lock's loss, the session's end, or
  * the session's retry policy giving up.
  */
-async function untilAnswered<T>(request: DowngradeRequest, read: () => Promise<T>): Promise<T> {
+async function untilAnswered<T>(request: Downgrade, read: () => Promise<T>): Promise<T> {
   const retries = new RetryBudget(request.queue.session.retryPolicy, request.what);
   for (;;) {
     throwIfCannotProceed(request);
     try {
-      return await read();
+      return await request.stop.race(read());
     } catch (err) {
       if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
       await pauseBeforeRetry(request, retries, err);
@@ -100,16 +126,16 @@ async function untilAnswered<T>(request: DowngradeRequest, read: () => Promise<T
  * the write lock's loss ends it at once; the next attempt's check reports it.
  * @throws RetriesExhaustedError (`RETRIES_EXHAUSTED`) when the policy gives up
  */
-async function pauseBeforeRetry(request: DowngradeRequest, retries: RetryBudget, err: unknown): Promise<void> {
-  const { queue, writeSeat, signal } = request;
+async function pauseBeforeRetry(request: Downgrade, retries: RetryBudget, err: unknown): Promise<void> {
+  const { queue, writeSeat, stop } = request;
   const delayMs = retries.delayAfter(err);
-  const stop = signal === undefined ? writeSeat.signal : AbortSignal.any([writeSeat.signal, signal]);
-  await abortableSleep(delayMs, stop).catch(() => undefined);
-  await queue.session.waitForConnected(writeSeat.signal).catch(() => undefined);
+  const ended = AbortSignal.any([writeSeat.signal, stop.signal]);
+  await abortableSleep(delayMs, ended).catch(() => undefined);
+  await queue.session.waitForConnected(ended).catch(() => undefined);
 }
 
 /** Grants the read node, unless the session may have expired meanwhile (as every grant checks). */
-function adoptIfAlive(request: DowngradeRequest, path: string, czxid: bigint): QueueSeat {
+function adoptIfAlive(request: Downgrade, path: string, czxid: bigint): QueueSeat {
   const { queue, writeSeat } = request;
   const grantedAt = queue.session.aliveAt(writeSeat.generation);
   if (grantedAt === undefined) {
@@ -141,10 +167,11 @@ function nodeGone(request: DowngradeRequest, path: string): NodeDeletedError {
   return new NodeDeletedError(`${request.what}: ${path} was deleted by someone else: the write lock is not ours`, { op: 'downgrade', path });
 }
 
-function throwIfCannotProceed(request: DowngradeRequest): void {
-  const { queue, writeSeat, what, signal } = request;
+function throwIfCannotProceed(request: Downgrade): void {
+  const { queue, writeSeat, what, signal, stop } = request;
   const session = queue.session;
   if (signal?.aborted === true) throw new AbortedError(`${what}: aborted`, { cause: signal.reason });
+  if (isZkError(stop.reason, 'LOCK_TIMEOUT')) throw stop.reason;
   if (isZkError(writeSeat.signal.reason, 'NODE_DELETED')) throw writeSeat.signal.reason;
   if (isZkError(writeSeat.signal.reason, 'SESSION_CLOSED')) {
     throw new SessionClosedError(`${what}: the ZkSession was closed`, { cause: writeSeat.signal.reason });

@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
-import { pollUntil, uniqueRoot } from '@zk-recipes/testing';
+import { ZkSession } from '@zk-recipes/core';
+import { pollUntil, TestingServer, uniqueRoot } from '@zk-recipes/testing';
+import { codeOf } from '../../core/test/support/adversary.js';
 import { deadlinesUnderStall, JITTER_MS, SETTLE_SLACK_MS, type StallRecipe } from '../../core/test/support/stalledServer.js';
 
 const root = uniqueRoot('rw-stalled-server');
@@ -34,6 +36,43 @@ describe.each([
       await pollUntil(async () => (await scenario.leftover()) === 0, sessionTimeoutMs + 10_000, 'no node left');
     } finally {
       await scenario.end();
+    }
+  });
+});
+
+describe('InterProcessReadWriteLock downgrade while the server stalls', () => {
+  it("the write holder's read lock with a deadline or an abort settles within it plus the slack, and no read node stays", async () => {
+    const server = await TestingServer.start({ tickTimeMs: 1000, forceSync: false });
+    const session = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 15_000 });
+    const observer = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 15_000 });
+    try {
+      const dir = `${root}/downgrade`;
+      const lock = new InterProcessReadWriteLock(session, dir);
+      const write = await lock.writeLock().acquire();
+      // In the write holder's context: its read lock is a downgrade (one round trip, at its place).
+      await server.pause();
+      const outcomes: Array<{ due: number; settled: number; code: string | undefined }> = [];
+      const timed = performance.now();
+      await lock.readLock().acquire({ timeoutMs: 1500 }).then(
+        () => outcomes.push({ due: 1500, settled: performance.now() - timed, code: 'granted' }),
+        (err: unknown) => outcomes.push({ due: 1500, settled: performance.now() - timed, code: codeOf(err) }),
+      );
+      const aborted = performance.now();
+      await lock.readLock().acquire({ signal: AbortSignal.timeout(1000) }).then(
+        () => outcomes.push({ due: 1000, settled: performance.now() - aborted, code: 'granted' }),
+        (err: unknown) => outcomes.push({ due: 1000, settled: performance.now() - aborted, code: codeOf(err) }),
+      );
+      await server.resume();
+      expect(outcomes.map((o) => o.code)).toEqual(['LOCK_TIMEOUT', 'ABORTED']);
+      for (const o of outcomes) expect(o.settled, JSON.stringify(o)).toBeLessThanOrEqual(o.due + SETTLE_SLACK_MS + JITTER_MS);
+      // The read node a stalled transaction may create when the server resumes is deleted.
+      await pollUntil(async () => (await observer.getChildren(dir)).children.length === 1, 15_000, 'only the write node left');
+      expect((await observer.getChildren(dir)).children).toEqual([write.path.slice(dir.length + 1)]);
+      await write.release();
+    } finally {
+      await server.resume().catch(() => undefined);
+      await Promise.all([session.close(), observer.close()]);
+      await server.stop();
     }
   });
 });
