@@ -9,7 +9,7 @@ describe('printable', () => {
     expect(printable('a\nb\rc\td\\e')).toBe('a\\nb\\rc\\td\\\\e');
     expect(printable('\x1b[2J\x07\x00\x7f\u009b')).toBe('\\x1b[2J\\x07\\x00\\x7f\\x9b');
     expect(printable('\u202a\u202e\u2066\u2069\u200b\u200d\u2060\ufeff\u00ad\u061c')).toBe('\\u202a\\u202e\\u2066\\u2069\\u200b\\u200d\\u2060\\ufeff\\xad\\u061c');
-    expect(printable('\u2028\u2029\u00a0\u3000\u3164\ufe0f')).toBe('\\u2028\\u2029\\xa0\\u3000\\u3164\\ufe0f');
+    expect(printable('\u2028\u2029\u00a0\u3000\u3164\ufe0f\u2800')).toBe('\\u2028\\u2029\\xa0\\u3000\\u3164\\ufe0f\\u2800');
     expect(printable('\u{e0041}\ud800')).toBe('\\u{e0041}\\ud800');
   });
 

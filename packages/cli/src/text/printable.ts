@@ -10,10 +10,11 @@
  * Characters never printed as themselves: controls (C0, DEL, C1), format characters (bidi
  * controls, zero-width characters, soft hyphen, BOM, tags), line and paragraph separators, lone
  * surrogates, the rest of what Unicode says renders invisibly (variation selectors, Hangul
- * fillers), and spaces other than U+0020 (they look like the space that separates columns).
- * The backslash too: escaped, it tells an escape from text that merely looks like one.
+ * fillers), and what looks like the space that separates columns without being U+0020 (the other
+ * spaces, the blank braille pattern U+2800). The backslash too: escaped, it tells an escape from
+ * text that merely looks like one.
  */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}\\]|(?! )\p{Zs}/u;
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}\u2800\\]|(?! )\p{Zs}/u;
 
 /** Marks where a string was cut. */
 export const ELLIPSIS = '…';
