@@ -5,9 +5,11 @@ import { inspect } from './commands/inspect.js';
 import type { Io } from './commands/Io.js';
 import { ls } from './commands/ls.js';
 import { revoke } from './commands/revoke.js';
-import { CliError } from './lock/CliError.js';
+import { CliError, type CliErrorCode } from './lock/CliError.js';
 import { connectionOptionsOf } from './options/connectionOptions.js';
 import { UsageError } from './options/UsageError.js';
+import { PRINT_LIMITS } from './text/limits.js';
+import { printable } from './text/printable.js';
 
 /** The exit codes (docs/observability.md, "The zk-recipes CLI"). */
 export const EXIT = {
@@ -15,9 +17,20 @@ export const EXIT = {
   ok: 0,
   /** ZooKeeper failed (unreachable, refused credentials, an error), or nothing is at the path. */
   failure: 1,
-  /** The command line is wrong. */
+  /** The command line is wrong, or names a node `revoke` refuses to write to. */
   usage: 2,
 } as const;
+
+/**
+ * The exit code of each of the CLI's own errors: a path that is not what the command reads is
+ * ZooKeeper's state (1); a node `revoke` will not write to is the command line's mistake, refused
+ * before anything was written (2).
+ */
+export const CLI_ERROR_EXIT: Readonly<Record<CliErrorCode, number>> = {
+  NO_NODE: EXIT.failure,
+  NOT_A_LOCK: EXIT.failure,
+  NOT_A_LOCK_NODE: EXIT.usage,
+};
 
 const COMMANDS: readonly Command[] = [inspect, ls, revoke];
 
@@ -31,20 +44,20 @@ Commands:
 Run \`zk-recipes <command> --help\` for a command's options (connection, TLS, SASL, digest).
 --connect defaults to $ZK_CONNECT.
 
-Exit codes: 0 done, 1 ZooKeeper failed or nothing is at the path, 2 usage error.`;
+Exit codes: 0 done, 1 ZooKeeper failed or nothing is at the path, 2 usage error or not a lock node.`;
 
 /**
  * Runs the `zk-recipes` command line `argv` (without `node` and the script) and resolves with its
- * exit code. Never rejects: every failure is printed to `io.stderr` with its code.
+ * exit code. Never rejects: every failure is printed to `io.stderr` with its code, on one line,
+ * escaped and bounded (it may quote what ZooKeeper holds).
  */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
   try {
     return await run([...argv], io);
   } catch (err) {
     const exit = exitCodeOf(err);
-    const command = err instanceof UsageError ? err.command : undefined;
-    io.stderr.write(`zk-recipes: ${describe(err)}\n`);
-    if (exit === EXIT.usage) io.stderr.write(`Run \`zk-recipes ${command === undefined ? '' : `${command} `}--help\` for usage.\n`);
+    io.stderr.write(`zk-recipes: ${printable(describe(err), PRINT_LIMITS.message)}\n`);
+    if (err instanceof UsageError) io.stderr.write(`Run \`zk-recipes ${err.command === undefined ? '' : `${err.command} `}--help\` for usage.\n`);
     return exit;
   }
 }
@@ -102,7 +115,9 @@ function asUsageOf<T>(command: string, work: () => T): T {
 }
 
 function exitCodeOf(err: unknown): number {
-  return err instanceof UsageError ? EXIT.usage : EXIT.failure;
+  if (err instanceof UsageError) return EXIT.usage;
+  if (err instanceof CliError) return CLI_ERROR_EXIT[err.code];
+  return EXIT.failure;
 }
 
 function describe(err: unknown): string {

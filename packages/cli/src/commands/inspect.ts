@@ -5,6 +5,8 @@ import type { LockSnapshot } from '../lock/LockSnapshot.js';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, positiveInteger } from '../options/connectionOptions.js';
 import { UsageError } from '../options/UsageError.js';
 import { inspectText } from '../render/inspectText.js';
+import { PRINT_LIMITS } from '../text/limits.js';
+import { printable, printableJson } from '../text/printable.js';
 import type { Io } from './Io.js';
 import type { Command } from './Command.js';
 import { watchLock } from './watchLock.js';
@@ -25,6 +27,9 @@ Options:
   --count <path>       the SharedCount node that gives a semaphore's maximum
 
 ${CONNECTION_HELP}
+
+What the nodes say (names, owner data) is printed escaped (\\n, \\x1b, \\u202e...) and cut to a
+bound, ending in …; --json keeps it whole (owner data up to what a zk-recipes process writes).
 
 Exit codes: 0 done, 1 ZooKeeper failed or nothing is at <path>, 2 usage error.`;
 
@@ -58,7 +63,7 @@ export const inspect: Command = {
 
 async function inspectOnce(session: ZkSession, path: string, read: ReadLockOptions, json: boolean, io: Io): Promise<void> {
   const snapshot = await readLockSnapshot(session, path, read);
-  io.stdout.write(`${json ? JSON.stringify(snapshot) : inspectText(snapshot)}\n`);
+  io.stdout.write(`${json ? printableJson(snapshot) : inspectText(snapshot)}\n`);
 }
 
 async function watchInspect(session: ZkSession, path: string, read: ReadLockOptions, json: boolean, io: Io): Promise<void> {
@@ -69,9 +74,9 @@ async function watchInspect(session: ZkSession, path: string, read: ReadLockOpti
     const content = JSON.stringify({ ...snapshot, takenAt: undefined, contenders: snapshot.contenders.map((c) => ({ ...c, ageMs: undefined })) });
     if (content === shown) return;
     shown = content;
-    if (json) io.stdout.write(`${JSON.stringify(snapshot)}\n`);
+    if (json) io.stdout.write(`${printableJson(snapshot)}\n`);
     else if (io.stdout.isTTY === true) io.stdout.write(`\x1b[2J\x1b[H${snapshot.takenAt}\n${inspectText(snapshot)}\n`);
     else io.stdout.write(`--- ${snapshot.takenAt}\n${inspectText(snapshot)}\n\n`);
   };
-  await watchLock(session, path, read, io.signal, show, (message) => io.stderr.write(`zk-recipes: ${message}\n`));
+  await watchLock(session, path, read, io.signal, show, (message) => io.stderr.write(`zk-recipes: ${printable(message, PRINT_LIMITS.message)}\n`));
 }

@@ -4,6 +4,7 @@ import { findLocks } from '../lock/findLocks.js';
 import { CONNECTION_HELP, CONNECTION_OPTIONS } from '../options/connectionOptions.js';
 import { UsageError } from '../options/UsageError.js';
 import { lsText, summaryOf, type LockListing } from '../render/lsText.js';
+import { printableJson } from '../text/printable.js';
 import type { Command } from './Command.js';
 import type { Io } from './Io.js';
 
@@ -36,7 +37,7 @@ export const ls: Command = {
         const locks = await findLocks(session, root);
         const takenAtMs = Date.now(); // once every lock is read: no age comes out negative
         const listing: LockListing = { format: 1, root, takenAt: new Date(takenAtMs).toISOString(), locks: locks.map((lock) => summaryOf(lock, takenAtMs)) };
-        io.stdout.write(`${values.json === true ? JSON.stringify(listing) : lsText(listing)}\n`);
+        io.stdout.write(`${values.json === true ? printableJson(listing) : lsText(listing)}\n`);
       },
     };
   },

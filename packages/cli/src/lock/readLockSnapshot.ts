@@ -21,6 +21,8 @@ import type { ReadQueue } from './ReadQueue.js';
 import { familyOf, type QueueFamily } from './recipeOfKinds.js';
 import { rolesOf } from './roles.js';
 import { maximumOf } from './semaphoreMaximum.js';
+import { OWNER_LIMITS, PRINT_LIMITS } from '../text/limits.js';
+import { cut } from '../text/printable.js';
 
 
 /**
@@ -50,7 +52,11 @@ export async function readLockSnapshot(session: ZkSession, path: string, options
   if (children.length === 0) return emptySnapshot(path, takenAt);
   const family = familyOf(queue);
   if (family === null) {
-    const sample = children.slice(0, 3).join(', ');
+    // Quoted as found but cut: anyone names these children (the CLI escapes the message it prints).
+    const sample = children
+      .slice(0, 3)
+      .map((name) => cut(name, PRINT_LIMITS.quotedName))
+      .join(', ');
     throw new CliError('NOT_A_LOCK', `${path} is not a lock: none of its ${children.length} children is a lock node (${sample}${children.length > 3 ? ', …' : ''}); \`zk-recipes ls ${path}\` lists the locks under it`);
   }
   if (family.recipe === 'semaphore') {
@@ -140,7 +146,9 @@ async function finish(
   };
 }
 
+/** The owner data a node carries, its strings cut to what a zk-recipes process can write (anyone can write a node's data). */
 function ownerOf(data: Uint8Array): ContenderOwner | null {
   const owner = parseOwnerData(data);
-  return owner === undefined ? null : { host: owner.host, pid: owner.pid, label: owner.label ?? null };
+  if (owner === undefined) return null;
+  return { host: cut(owner.host, OWNER_LIMITS.host), pid: owner.pid, label: owner.label === undefined ? null : cut(owner.label, OWNER_LIMITS.label) };
 }

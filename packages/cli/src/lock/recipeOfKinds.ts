@@ -26,3 +26,13 @@ export function familyOf(queue: readonly QueueEntry[]): QueueFamily | null {
   if (kinds.has(MUTEX_KIND)) return { recipe: 'mutex' };
   return null;
 }
+
+/**
+ * Whether `kind` is one that a lock recipe writes, zk-recipes' or Curator's: `lock-` (a mutex, a
+ * Curator semaphore's internal lock), `read-`/`write-`, `__READ__`/`__WRIT__`, `lease-` and
+ * `lease-w<n>-`. Election members (`n_`), Curator's `latch-` and every other tool's kinds are not.
+ */
+export function isLockKind(kind: string): boolean {
+  if (kind === MUTEX_KIND || weightOfKind(kind) !== null) return true;
+  return [ZK_RECIPES_NAMING, CURATOR_NAMING].some((naming) => kind === naming.read || kind === naming.write);
+}

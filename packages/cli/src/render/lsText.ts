@@ -1,4 +1,6 @@
 import type { LockSnapshot } from '../lock/LockSnapshot.js';
+import { PRINT_LIMITS } from '../text/limits.js';
+import { printable } from '../text/printable.js';
 import { formatAge } from './age.js';
 import { table } from './table.js';
 
@@ -31,7 +33,9 @@ export interface LockListing {
 export function summaryOf(lock: LockSnapshot, takenAtMs: number): LockSummary {
   // A Curator semaphore's internal lock is not the lock: its holder is a process still acquiring.
   const holders = lock.contenders.filter((c) => c.role === 'holder' && !(lock.recipe === 'semaphore' && c.kind === 'lock'));
-  const holderAges = holders.map((c) => Math.max(0, takenAtMs - Date.parse(c.createdAt)));
+  // A loop, not Math.max(...ages): a semaphore may have more holders than a call has arguments.
+  let oldest: number | null = null;
+  for (const c of holders) oldest = Math.max(oldest ?? 0, takenAtMs - Date.parse(c.createdAt));
   return {
     path: lock.path,
     recipe: lock.recipe,
@@ -40,13 +44,13 @@ export function summaryOf(lock: LockSnapshot, takenAtMs: number): LockSummary {
     holders: lock.holders,
     waiters: lock.waiters,
     contenders: lock.contenders.length,
-    oldestHolderAgeMs: holderAges.length === 0 ? null : Math.max(...holderAges),
+    oldestHolderAgeMs: oldest,
   };
 }
 
-/** `ls`'s text: one row per lock. */
+/** `ls`'s text: one row per lock, its path escaped and bounded. */
 export function lsText(listing: LockListing): string {
-  if (listing.locks.length === 0) return `no locks with contenders under ${listing.root}`;
+  if (listing.locks.length === 0) return `no locks with contenders under ${printable(listing.root, PRINT_LIMITS.path)}`;
   const rows = listing.locks.map((lock) => [
     lock.path,
     lock.layout === null ? `${lock.recipe}` : `${lock.recipe}/${lock.layout}`,
@@ -54,5 +58,5 @@ export function lsText(listing: LockListing): string {
     String(lock.waiters),
     lock.oldestHolderAgeMs === null ? '-' : formatAge(lock.oldestHolderAgeMs),
   ]);
-  return table(['PATH', 'RECIPE', 'HOLDERS', 'WAITERS', 'OLDEST HOLDER'], rows);
+  return table(['PATH', 'RECIPE', 'HOLDERS', 'WAITERS', 'OLDEST HOLDER'], rows, [PRINT_LIMITS.path]);
 }

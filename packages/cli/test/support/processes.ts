@@ -18,6 +18,9 @@ export interface CliResult {
   exitCode: number | null;
   stdout: string;
   stderr: string;
+  /** stdout exactly as written, byte for byte (what a terminal would have been sent). */
+  stdoutBytes: Buffer;
+  stderrBytes: Buffer;
 }
 
 /** The environment of a CLI run: ours, without a ZK_CONNECT that would stand in for --connect. */
@@ -34,7 +37,7 @@ export async function runCli(args: readonly string[], env: Record<string, string
   const timer = setTimeout(() => cli.child.kill('SIGKILL'), BOUND_MS);
   const { exitCode } = await cli.exited;
   clearTimeout(timer);
-  return { exitCode, stdout: cli.stdout, stderr: cli.stderr };
+  return { exitCode, stdout: cli.stdout, stderr: cli.stderr, stdoutBytes: cli.stdoutBytes, stderrBytes: cli.stderrBytes };
 }
 
 /** Starts `zk-recipes <args>` and leaves it running (`--watch`). */
@@ -84,14 +87,16 @@ export class LineProcess {
   readonly child: ChildProcess;
   readonly lines: Array<Record<string, unknown>> = [];
   stdout = '';
-  stderr = '';
+  private readonly stdoutChunks: Buffer[] = [];
+  private readonly stderrChunks: Buffer[] = [];
   readonly exited: Promise<{ exitCode: number | null; signal: NodeJS.Signals | null }>;
   private readonly waiters = new Set<() => void>();
 
   constructor(nodeArgs: string[], args: readonly string[], env: NodeJS.ProcessEnv, private readonly name: string) {
     this.child = spawn(process.execPath, [...nodeArgs, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stdin!.on('error', () => undefined);
-    this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
+    this.child.stderr!.on('data', (chunk: Buffer) => this.stderrChunks.push(chunk));
+    this.child.stdout!.on('data', (chunk: Buffer) => this.stdoutChunks.push(chunk));
     const rl = createInterface({ input: this.child.stdout! });
     rl.on('line', (text) => {
       this.stdout += `${text}\n`;
@@ -112,6 +117,19 @@ export class LineProcess {
         });
       });
     });
+  }
+
+  /** Everything written to stdout so far, as bytes. */
+  get stdoutBytes(): Buffer {
+    return Buffer.concat(this.stdoutChunks);
+  }
+
+  get stderrBytes(): Buffer {
+    return Buffer.concat(this.stderrChunks);
+  }
+
+  get stderr(): string {
+    return this.stderrBytes.toString('utf8');
   }
 
   get running(): boolean {
