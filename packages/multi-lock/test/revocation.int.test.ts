@@ -60,12 +60,13 @@ describe('InterProcessMultiLock revocation', () => {
     const order: string[] = [];
     const multi = new InterProcessMultiLock([new InterProcessMutex(sH, a), new InterProcessMutex(sH, b)]);
     let handle: MultiLockHandle | undefined;
+    let released: Promise<void> | undefined;
     const acquisition = track(
       multi
         .acquire({
           onRevoke: () => {
             order.push(handle === undefined ? 'revoke without a handle' : 'revoke');
-            void handle?.release();
+            released = handle?.release();
           },
         })
         .then((h) => {
@@ -85,7 +86,8 @@ describe('InterProcessMultiLock revocation', () => {
     await blocker.release();
     const granted = await within(acquisition.settled, BOUND_MS, 'the multi-lock to acquire once b was released');
     expect(brief(granted)).toEqual({ state: 'resolved' });
-    await settledInWait(sH);
+    await settledInWait(sH); // the request has been told (a turn after the grant)
+    await released; // the release it started (one delete per member, one after the other)
     expect({ order, held: handle?.held }).toEqual({ order: ['acquired', 'revoke'], held: false });
   });
 });

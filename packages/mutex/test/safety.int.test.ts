@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ZkSession, type LockHandle } from '@zk-recipes/core';
+import { sessionInternals } from '@zk-recipes/core/internal';
 import { InterProcessMutex, InterProcessSemaphoreMutex } from '@zk-recipes/mutex';
 import { FaultProxy, pollUntil, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import {
@@ -58,18 +59,9 @@ async function connectThroughProxy(): Promise<{ session: ZkSession; proxy: Fault
   return { session, proxy };
 }
 
-const OP_GET_DATA = 4;
+const OP_EXISTS = 3;
 const OP_GET_CHILDREN2 = 12;
 
-/** Returns once the proxy has seen the waiter's read of its watched node and the listing sent behind it. */
-async function untilReadAndListingSent(proxy: FaultProxy, mark: number): Promise<void> {
-  await pollUntil(() => {
-    const sent = proxy.requestTypesSince(mark);
-    return sent.includes(OP_GET_DATA) && sent.includes(OP_GET_CHILDREN2);
-  }, BOUND_MS, 'the read of the changed node and the listing behind it');
-}
-
-/** A mutex object whose `lost` events are recorded. */
 function mutexOn(session: ZkSession, path: string): { mutex: InterProcessMutex; lost: Error[] } {
   const mutex = new InterProcessMutex(session, path);
   const lost: Error[] = [];
@@ -225,58 +217,91 @@ describe('InterProcessMutex safety: a foreign write on a waiting node never pass
   }
 });
 
-describe('InterProcessMutex safety: the listing sent behind the re-read of a changed node', () => {
-  // A waiter told that the node it waits for changed reads it (an announcement counts only if its
-  // holder's session wrote it) and sends a listing in the same pipeline; it decides on that listing
-  // only if the read finds the node gone. Here the waiter's requests are held until it has gone.
-  it("a foreign write on W1, W2's read held until W1 has aborted: W2 decides on the listing behind it (H still there), waits, and gets the lock when H releases", async () => {
-    const path = `${root}/listing-behind-foreign`;
+describe('InterProcessMutex safety: the node two ahead (docs/architecture.md, "The node two ahead")', () => {
+  // A waiter watches its predecessor and the node before it, for their deletion only. When the
+  // node two ahead goes it lists; if that listing shows its predecessor first, the predecessor's
+  // deletion grants without a round trip. Each test attacks one assumption of that shortcut.
+
+  it('a foreign write to the predecessor and to the node two ahead wakes no one: the waiter sends nothing, and takes the lock only in its turn', async () => {
+    const path = `${root}/two-ahead-foreign-write`;
     const [sH, sW1, sOp] = await Promise.all([connect(), connect(), connect()]);
     const { session: sW2, proxy } = await connectThroughProxy();
     const operator = new Operator(sOp);
     const held = await new InterProcessMutex(sH, path).acquire();
-    const giveUp = new AbortController();
-    const w1 = await enqueueWaiter(sW1, new InterProcessMutex(sW1, path), sOp, path, 2, giveUp.signal);
+    const w1 = await enqueueWaiter(sW1, new InterProcessMutex(sW1, path), sOp, path, 2);
     const w2 = await enqueueWaiter(sW2, new InterProcessMutex(sW2, path), sOp, path, 3);
 
     const mark = proxy.frames.length;
-    proxy.holdRequests();
     await operator.write(w1.node, Buffer.from('__REVOKE__'));
-    await untilReadAndListingSent(proxy, mark);
-    giveUp.abort();
-    expect(brief(await within(w1.acquisition.settled, BOUND_MS, 'W1 to give up'))).toMatchObject({ state: 'rejected', code: 'ABORTED' });
-    proxy.heal(); // the read finds W1 gone; the listing behind it shows H
+    await operator.write(held.path, randomBytes(16));
+    await caughtUp(sOp);
     await settledInWait(sW2);
+    // Only the `exists` of settledInWait: no read, no listing, no watch set again.
+    expect(proxy.requestTypesSince(mark).filter((type) => type !== OP_EXISTS)).toEqual([]);
 
-    expect(w2.acquisition.outcome.state).toBe('pending');
-    expect(proxy.requestTypesSince(mark).filter((type) => type === OP_GET_CHILDREN2)).toHaveLength(1);
     await held.release();
-    const granted = await within(w2.acquisition.settled, BOUND_MS, 'W2 to acquire after H released');
-    expect(brief(granted)).toEqual({ state: 'resolved' });
-    if (granted.state === 'resolved') await granted.value.release();
+    const granted1 = await within(w1.acquisition.settled, BOUND_MS, 'W1 to acquire');
+    await settledInWait(sW2);
+    expect(w2.acquisition.outcome.state).toBe('pending');
+    if (granted1.state === 'resolved') await granted1.value.release();
+    const granted2 = await within(w2.acquisition.settled, BOUND_MS, 'W2 to acquire after W1 released');
+    expect(brief(granted2)).toEqual({ state: 'resolved' });
+    if (granted2.state === 'resolved') await granted2.value.release();
   });
 
-  it("W1 is granted and announces; W2's read of the announcement is held until W1 has released: W2 takes the lock on the listing behind it, listing nothing more", async () => {
-    const path = `${root}/listing-behind-announcement`;
+  it('the node two ahead gives up while the predecessor waits: the waiter lists, sees a holder still ahead, and takes the lock only after both', async () => {
+    const path = `${root}/two-ahead-gives-up`;
+    const [sH, sA, sP, sOp] = await Promise.all([connect(), connect(), connect(), connect()]);
+    const { session: sW, proxy } = await connectThroughProxy();
+    const held = await new InterProcessMutex(sH, path).acquire();
+    const giveUp = new AbortController();
+    const a = await enqueueWaiter(sA, new InterProcessMutex(sA, path), sOp, path, 2, giveUp.signal);
+    const p = await enqueueWaiter(sP, new InterProcessMutex(sP, path), sOp, path, 3);
+    const w = await enqueueWaiter(sW, new InterProcessMutex(sW, path), sOp, path, 4);
+
+    const listings = proxy.requestsTo(OP_GET_CHILDREN2, path);
+    giveUp.abort(); // A, the node two ahead of W, leaves without ever holding
+    expect(brief(await within(a.acquisition.settled, BOUND_MS, 'A to give up'))).toMatchObject({ state: 'rejected', code: 'ABORTED' });
+    await pollUntil(() => proxy.answersTo(OP_GET_CHILDREN2, path) > listings, BOUND_MS, "W's listing once A went");
+    await settledInWait(sW);
+    expect([p.acquisition.outcome.state, w.acquisition.outcome.state]).toEqual(['pending', 'pending']);
+
+    await held.release(); // W's new node two ahead: it lists again; P holds
+    const grantedP = await within(p.acquisition.settled, BOUND_MS, 'P to acquire');
+    await settledInWait(sW);
+    expect(w.acquisition.outcome.state).toBe('pending');
+    expect(held.signal.aborted).toBe(false);
+    if (grantedP.state === 'resolved') await grantedP.value.release();
+    const grantedW = await within(w.acquisition.settled, BOUND_MS, 'W to acquire after P released');
+    expect(brief(grantedW)).toEqual({ state: 'resolved' });
+    if (grantedW.state === 'resolved') await grantedW.value.release();
+  });
+
+  it("the listing made when the node two ahead went is held until the predecessor has released: W takes the lock on it when it comes, listing nothing more", async () => {
+    const path = `${root}/two-ahead-listing-late`;
     const [sH, sW1, sOp] = await Promise.all([connect(), connect(), connect()]);
     const { session: sW2, proxy } = await connectThroughProxy();
     const held = await new InterProcessMutex(sH, path).acquire();
     const w1 = await enqueueWaiter(sW1, new InterProcessMutex(sW1, path), sOp, path, 2);
     const w2 = await enqueueWaiter(sW2, new InterProcessMutex(sW2, path), sOp, path, 3);
 
-    const mark = proxy.frames.length;
+    const listings = proxy.requestsTo(OP_GET_CHILDREN2, path);
     proxy.holdRequests();
     await held.release();
+    await pollUntil(() => proxy.requestsTo(OP_GET_CHILDREN2, path) > listings, BOUND_MS, "W2's listing (held at the proxy)");
     const granted1 = await within(w1.acquisition.settled, BOUND_MS, 'W1 to acquire');
     if (granted1.state !== 'resolved') throw new Error('W1 was not granted');
-    await pollUntil(async () => (await sOp.exists(granted1.value.path))?.version === 1, BOUND_MS, "W1's announcement");
-    await untilReadAndListingSent(proxy, mark);
+    // W1 releases while W2's listing is held: W2 reads W1's deletion before the listing's answer.
+    const watching = sessionInternals(sW2).diagnostics.watchers;
     await granted1.value.release();
-    proxy.heal(); // the read finds W1 gone; the listing behind it shows W2 first
+    await pollUntil(() => sessionInternals(sW2).diagnostics.watchers < watching, BOUND_MS, "W1's deletion read by W2");
+    await new Promise((resolve) => setImmediate(resolve)); // ...and told (the session tells events a turn later)
+    expect(w2.acquisition.outcome.state).toBe('pending');
+    proxy.heal(); // the listing, served after W1's deletion, shows W2 first
 
     const granted2 = await within(w2.acquisition.settled, BOUND_MS, 'W2 to acquire');
     expect(brief(granted2)).toEqual({ state: 'resolved' });
-    expect(proxy.requestTypesSince(mark).filter((type) => type === OP_GET_CHILDREN2)).toHaveLength(1);
+    expect(proxy.requestsTo(OP_GET_CHILDREN2, path) - listings).toBe(1);
     if (granted2.state === 'resolved') await granted2.value.release();
   });
 });

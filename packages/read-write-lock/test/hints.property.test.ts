@@ -40,7 +40,7 @@ describe('hints of the read/write rules (pure model)', () => {
       const result = checkMany(recipe(ZK_RECIPES_NAMING), seed, 500, { events: 30, races });
       expect(result.failures.slice(0, 3), `races ${races}, first seed ${seed}`).toEqual([]);
       expect(result.shortcutGrants).toBeGreaterThan(0);
-      expect(result.listings.hinted + result.piggybacked).toBeLessThan(result.listings.bare);
+      expect(result.listings.hinted + result.aheadListings).toBeLessThan(result.listings.bare);
     }
   });
 

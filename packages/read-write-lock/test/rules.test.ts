@@ -28,12 +28,12 @@ function hinted(rule: OrderingRule) {
 const read = hinted(readRule(ZK_RECIPES_NAMING));
 const write = hinted(writeRule(ZK_RECIPES_NAMING));
 const curatorWrite = hinted(writeRule(CURATOR_NAMING));
-/** A reader's wait for a writer of ours, which announces when it holds. */
-const readerWaits = (name: string, lastObstacle: boolean) => ({ held: false, waitFor: name, lastObstacle, lastObstacleIfHeld: true, watchedAnnounces: true });
+/** A reader's wait for the nearest exclusive node, watching the exclusive node before it if any. */
+const readerWaits = (name: string, lastObstacle: boolean, ahead?: string) => ({ held: false, waitFor: name, lastObstacle, lastObstacleIfHeld: true, ...(ahead === undefined ? {} : { watchAhead: ahead }) });
 const indexOf = (queue: ReturnType<typeof sortedChildren>, name: string) => queue.findIndex((e) => e.name === name);
 
-/** A writer's wait for a reader (or a node it does not understand): no announcement to rely on. */
-const waitsForReader = (name: string, lastObstacle: boolean) => ({ held: false, waitFor: name, lastObstacle, announceHolding: true });
+/** A writer's wait for a reader (or a writer it does not know how to downgrade), watching the node before it if any. */
+const waitsForReader = (name: string, lastObstacle: boolean, ahead?: string) => ({ held: false, waitFor: name, lastObstacle, ...(ahead === undefined ? {} : { watchAhead: ahead }) });
 /** A writer's wait for every node ahead (readers, after at most one writer at the head). */
 const watchesAll = (names: string[], appears?: string[]) => ({ held: false, waitForAnyOf: names, ...(appears === undefined ? {} : { relistIfCreated: appears }) });
 
@@ -45,7 +45,7 @@ describe('readRule', () => {
 
   it('waits for the nearest preceding writer, not the first one', () => {
     const queue = sortedChildren([node(0, W, 1), node(1, R, 2), node(2, W, 3), node(3, R, 4)]);
-    expect(read(queue, 3)).toEqual(readerWaits(node(2, W, 3), false));
+    expect(read(queue, 3)).toEqual(readerWaits(node(2, W, 3), false, node(0, W, 1)));
     expect(read(queue, 1)).toEqual(readerWaits(node(0, W, 1), true));
   });
 
@@ -82,7 +82,7 @@ describe('readRule', () => {
 
   it('treats nodes it does not understand as exclusive', () => {
     const queue = sortedChildren([node(0, 'lock-', 1), node(1, R, 2)]);
-    expect(read(queue, 1)).toEqual({ held: false, waitFor: node(0, 'lock-', 1), lastObstacle: true });
+    expect(read(queue, 1)).toEqual({ held: false, waitFor: node(0, 'lock-', 1), lastObstacle: true, lastObstacleIfHeld: true });
   });
 
   it("works with Curator's names", () => {
@@ -97,22 +97,21 @@ describe('readRule', () => {
 
 describe('writeRule', () => {
   /**
-   * A writer's wait for a writer: it announces when it holds, and is then the last obstacle too,
-   * unless its downgrade read node (the write node's name with the read kind) appears.
+   * A writer's wait for a writer: one of ours that held is the last obstacle too, unless its
+   * downgrade read node (the write node's name with the read kind) appears.
    */
-  const waits = (name: string, lastObstacle: boolean) => ({
+  const waits = (name: string, lastObstacle: boolean, ahead?: string) => ({
     held: false,
     waitFor: name,
     lastObstacle,
     lastObstacleIfHeld: true,
-    announceHolding: true,
-    watchedAnnounces: true,
+    ...(ahead === undefined ? {} : { watchAhead: ahead }),
     relistIfCreated: name.replace(/-write-(\d{10})$/, '-read-$1').replace(/-__WRIT__(\d{10})$/, '-__READ__$1'),
   });
 
   it('holds only when first', () => {
     const queue = sortedChildren([node(0, W, 1), node(1, W, 2), node(2, R, 3)]);
-    expect(write(queue, 0)).toEqual({ held: true, announceHolding: true });
+    expect(write(queue, 0)).toEqual({ held: true });
   });
 
   it('behind readers only, it watches every one of them: whichever goes last leaves it the lock', () => {
@@ -137,26 +136,27 @@ describe('writeRule', () => {
       waitFor: node(1, W, 2),
       lastObstacle: false,
       decideBehindIfHeld: true,
-      announceHolding: true,
-      watchedAnnounces: true,
+      watchAhead: node(0, R, 1),
       relistIfCreated: node(1, R, 2),
     });
     // Once that writer has gone as a holder, the readers behind it are all that is ahead.
     expect(write(queue.slice(2), 2)).toStrictEqual(watchesAll([node(2, R, 3), node(4, R, 4)]));
-    // A foreign writer announces nothing, and a downgraded one has its read node there already.
+    // A foreign writer is never one of ours that held, and a downgraded one has its read node there already.
     const foreign = sortedChildren([node(0, R, 1), 'write-0000000002', node(2, R, 3), node(3, W, 5)]);
-    expect(write(foreign, 3)).toStrictEqual(waitsForReader(node(2, R, 3), false));
+    expect(write(foreign, 3)).toStrictEqual(waitsForReader(node(2, R, 3), false, 'write-0000000002'));
     const downgraded = sortedChildren([node(0, R, 1), node(1, W, 2), node(1, R, 2), node(2, R, 3), node(3, W, 5)]);
-    expect(write(downgraded, 4)).toStrictEqual(waitsForReader(node(2, R, 3), false));
+    expect(write(downgraded, 4)).toStrictEqual(waitsForReader(node(2, R, 3), false, node(1, W, 2)));
   });
 
   it('waits for its immediate predecessor behind a writer (alone or not at the head), or too many readers', () => {
     const queue = sortedChildren([node(0, R, 1), node(1, R, 2), node(2, W, 3), node(3, W, 4)]);
-    expect(write(queue, 3)).toEqual(waits(node(2, W, 3), false));
+    expect(write(queue, 3)).toEqual(waits(node(2, W, 3), false, node(1, R, 2)));
     const single = sortedChildren([node(0, W, 1), node(1, W, 2)]);
     expect(write(single, 1)).toEqual(waits(node(0, W, 1), true));
     const many = sortedChildren([...Array.from({ length: MAX_ANY_OF_WATCHES + 1 }, (_, i) => `read-${String(i).padStart(10, '0')}`), node(1, W, 9999)]);
-    expect(write(many, MAX_ANY_OF_WATCHES + 1)).toStrictEqual(waitsForReader(`read-${String(MAX_ANY_OF_WATCHES).padStart(10, '0')}`, false));
+    expect(write(many, MAX_ANY_OF_WATCHES + 1)).toStrictEqual(
+      waitsForReader(`read-${String(MAX_ANY_OF_WATCHES).padStart(10, '0')}`, false, `read-${String(MAX_ANY_OF_WATCHES - 1).padStart(10, '0')}`),
+    );
     const atLimit = many.slice(1);
     expect(write(atLimit, MAX_ANY_OF_WATCHES)).toMatchObject({ held: false, waitForAnyOf: atLimit.slice(0, -1).map((e) => e.name) });
   });
@@ -171,7 +171,7 @@ describe('writeRule', () => {
     expect(write(writeReleased, indexOf(writeReleased, node(1, W, 6)))).toStrictEqual(watchesAll([node(0, R, 5)]));
     const readReleasedFirst = sortedChildren([node(1, W, 6), node(0, W, 5)]);
     expect(write(readReleasedFirst, indexOf(readReleasedFirst, node(1, W, 6)))).toEqual(waits(node(0, W, 5), true));
-    expect(write(sortedChildren([node(1, W, 6)]), 0)).toEqual({ held: true, announceHolding: true });
+    expect(write(sortedChildren([node(1, W, 6)]), 0)).toEqual({ held: true });
   });
 
   it('waits for the downgrade read node even when its name sorts after the write node (fresh GUID)', () => {
@@ -198,6 +198,6 @@ describe('writeRule', () => {
 
   it("the holder's own downgrade read node (same sequence) does not count as before it", () => {
     const queue = sortedChildren([node(0, W, 5), node(0, R, 5), node(1, W, 6)]);
-    expect(write(queue, indexOf(queue, node(0, W, 5)))).toEqual({ held: true, announceHolding: true });
+    expect(write(queue, indexOf(queue, node(0, W, 5)))).toEqual({ held: true });
   });
 });

@@ -23,7 +23,7 @@ describe('hints of the lease queue rule (pure model)', () => {
       const result = checkMany(recipe(max), seed + max * 1_000_000, 125, { events: 30, races });
       expect(result.failures.slice(0, 3), `maxLeases ${max}, races ${races}, first seed ${seed + max * 1_000_000}`).toEqual([]);
       expect(result.shortcutGrants).toBeGreaterThan(0);
-      expect(result.listings.hinted + result.piggybacked).toBeLessThan(result.listings.bare);
+      expect(result.listings.hinted + result.aheadListings).toBeLessThan(result.listings.bare);
     }
   });
 

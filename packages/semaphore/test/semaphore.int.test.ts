@@ -43,7 +43,8 @@ function countWakeUps(session: ZkSession): WakeUps {
         wrapped.set(watcher, counting);
       }
       const reply = original(path, counting);
-      if (method === 'getData' && watcher !== undefined) void reply.then(() => counter.watchesSet.push(path), () => undefined);
+      // A node's watch: a data watch (getData) or a deletion-only child watch (getChildren).
+      if (method !== 'exists' && watcher !== undefined) void reply.then(() => counter.watchesSet.push(path), () => undefined);
       return reply;
     };
   }
@@ -55,7 +56,7 @@ function countWakeUps(session: ZkSession): WakeUps {
   return counter;
 }
 
-/** Resolves once `counter` has set a data watch on `path` after its first `since` watches. */
+/** Resolves once `counter` has set a watch on `path` after its first `since` watches. */
 function untilWatched(counter: WakeUps, path: string, since: number): Promise<void> {
   return until(() => counter.watchesSet.slice(since).includes(path));
 }
@@ -362,7 +363,7 @@ describe('InterProcessSemaphore (queue layout)', () => {
       const before = total();
       waiters.push(new InterProcessSemaphore(session, path, { maxLeases: 1 }).acquire());
       await untilParticipants(sem, 2 + i);
-      await until(() => counter.watchesSet.length > 0); // its wait has begun
+      await until(() => counter.watchesSet.length > 1); // its wait has begun (its own node watched, then what it waits for)
       // A notification caused by the arrival would reach each session before these replies.
       await Promise.all(sessions.slice(-counters.length).map((each) => each.exists(root)));
       await new Promise((resolve) => setImmediate(resolve));

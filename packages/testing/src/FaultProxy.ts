@@ -85,6 +85,10 @@ export class FaultProxy {
   readonly frames: FrameRecord[] = [];
   /** Requests seen since the start, by `<opcode> <path>` (unbounded, unlike `frames`). */
   private readonly tally = new Map<string, number>();
+  /** Replies seen to those requests, by `<opcode> <path>`. */
+  private readonly answered = new Map<string, number>();
+  /** `<opcode> <path>` of the requests awaiting their reply, by `<connection> <xid>`. */
+  private readonly awaiting = new Map<string, string>();
   private readonly targetHost: string;
   private readonly targetPort: number;
   private _port = 0;
@@ -112,6 +116,15 @@ export class FaultProxy {
    */
   requestsTo(opCode: number, path: string): number {
     return this.tally.get(`${opCode} ${path}`) ?? 0;
+  }
+
+  /**
+   * How many of those requests the server has answered (their replies passed the proxy): for a
+   * request that sets a watch (a getChildren, getData or exists of `path`), that the server holds
+   * the watch now — ZooKeeper 3.8's four-letter words list data watches only, not child watches.
+   */
+  answersTo(opCode: number, path: string): number {
+    return this.answered.get(`${opCode} ${path}`) ?? 0;
   }
 
   /** The proxy's port. */
@@ -292,6 +305,7 @@ export class FaultProxy {
       if (pathLength >= 0 && frame.length >= 16 + pathLength) {
         const key = `${type} ${frame.toString('utf8', 16, 16 + pathLength)}`;
         this.tally.set(key, (this.tally.get(key) ?? 0) + 1);
+        if (xid !== undefined) this.awaiting.set(`${c.id} ${xid}`, key);
       }
     }
     if (this.holding || this.holdingRequests) {
@@ -317,6 +331,11 @@ export class FaultProxy {
     const first = c.repliesSeen++ === 0;
     const xid = first || frame.length < 8 ? undefined : frame.readInt32BE(4);
     this.record({ connection: c.id, direction: 'reply', xid, type: undefined, length: frame.length, at: performance.now() });
+    const answers = xid === undefined || xid < 0 ? undefined : this.awaiting.get(`${c.id} ${xid}`);
+    if (answers !== undefined) {
+      this.awaiting.delete(`${c.id} ${xid}`);
+      this.answered.set(answers, (this.answered.get(answers) ?? 0) + 1);
+    }
     if (c.cutOnReplyXid !== undefined && xid === c.cutOnReplyXid) {
       const cut = this.requestCut;
       this.requestCut = undefined;

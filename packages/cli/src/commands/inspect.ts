@@ -69,8 +69,8 @@ async function inspectOnce(session: ZkSession, path: string, read: ReadLockOptio
 async function watchInspect(session: ZkSession, path: string, read: ReadLockOptions, json: boolean, io: Io): Promise<void> {
   let shown: string | undefined;
   const show = (snapshot: LockSnapshot) => {
-    // A change that changes nothing shown (a holder's announcement rewrites its node's data with
-    // the same owner) is not drawn again.
+    // A change that changes nothing shown (a write to a node's data that leaves its owner as it
+    // was) is not drawn again.
     const content = JSON.stringify({ ...snapshot, takenAt: undefined, contenders: snapshot.contenders.map((c) => ({ ...c, ageMs: undefined })) });
     if (content === shown) return;
     shown = content;

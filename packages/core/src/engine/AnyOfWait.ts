@@ -20,11 +20,12 @@ export interface AnyOfSink {
  * watching every holder ahead of it, so that whichever holder releases wakes it, and only it (or
  * a writer watching the readers that hold ahead of it).
  *
- * One data watch per node (a data watch is not set on a node already gone: nothing dangles). Each
- * departure is reported as soon as it is known and the others stay watched until the sink ends
- * the wait ({@link cancel}); their watches are then removed from the server, so a holder that
- * releases later does not wake a process that no longer waits. A data change of a watched node
- * is not a departure: its watch is set again.
+ * One deletion-only watch per node (a child watch on the node: the server fires it when the node
+ * goes, never when its data changes, so a foreign write or a holder's nudge wakes no one; and it
+ * is not set on a node already gone: nothing dangles). Each departure is reported as soon as it
+ * is known and the others stay watched until the sink ends the wait ({@link cancel}); their
+ * watches are then removed from the server, so a holder that releases later does not wake a
+ * process that no longer waits.
  */
 export class AnyOfWait implements StopListener, CreationSink {
   private ended = false;
@@ -123,10 +124,9 @@ export class AnyOfWait implements StopListener, CreationSink {
     const watcher: Watcher = (event) => {
       if (this.ended || this.watching.get(name) !== watcher) return;
       if (event.type === 'deleted') this.gone(name);
-      else this.arm(name); // changed, not gone: watch again
     };
     this.watching.set(name, watcher);
-    this.session.getData(path, watcher).then(
+    this.session.getChildren(path, watcher).then(
       () => {
         // Ended while the request was out: the watch it set has nobody to tell.
         if (this.ended) this.session.removeWatches(path, watcher);

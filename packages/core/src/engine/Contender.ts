@@ -5,7 +5,7 @@ import { Recheck } from '../signals/Recheck.js';
 import type { StopSignal } from '../signals/StopSignal.js';
 import type { WatchedListing } from '../watch/ChildrenWatch.js';
 import type { AnyOfSink, AnyOfWait } from './AnyOfWait.js';
-import type { WaitResult, WaitSink } from './ObstacleWait.js';
+import type { ObstacleWait, WaitResult, WaitSink } from './ObstacleWait.js';
 import type { OwnNodeSink, OwnNodeWatch, QueueNode, QueueSeat } from './ownNode.js';
 import type { Created, EnterOptions, QueueOps } from './QueueOps.js';
 import type { RetryBudget } from '../retry/RetryBudget.js';
@@ -44,12 +44,8 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   private own: OwnNodeWatch | undefined;
   /** Held or failed: nothing a wait still reports can change the outcome. */
   private finished = false;
-  /** Whether we have waited at all (a holder at its first look needs no announcement). */
-  private hasWaited = false;
-  /** The node right behind ours in the last listing, if any. */
-  private behind: string | undefined;
-  /** The last wait's decision asked us to announce when it ends with the lock (see exclusiveRule). */
-  private announceAfterWait = false;
+  /** The wait for one node under way, if any (a newer listing may keep it: see `listedAhead`). */
+  private nodeWait: ObstacleWait | undefined;
   /** The last `relistIfTouched` wait that ended on a version found at once (see ObstacleWait). */
   private touch: { name: string; version: number } | undefined;
   /** The nodes behind the one we wait for, in the queue we decided on (see `decideBehindIfHeld`). */
@@ -93,10 +89,10 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   /** The wait we started ended: act on it (see {@link WaitResult}). */
   waited(next: WaitResult): void {
     if (this.finished) return;
+    this.nodeWait = undefined;
     debugWaitEnded(this.seat!.path, typeof next === 'string' ? next : 'listed');
     if (next === 'held') {
-      // Held without a fresh listing: a waiter may have queued right behind us since our last one.
-      this.hold(this.announceAfterWait && (this.behind === undefined || !this.queue.isLocal(this.behind)), false);
+      this.hold(false);
     } else if (next === 'passed') {
       if (!this.ownNodeKnown()) return;
       // The node we waited for went as a holder, so did every node ahead of it: decide on the rest.
@@ -119,6 +115,15 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     else this.decide(next.children, next);
   }
 
+  /**
+   * @internal The node ahead of the one we wait for went, and this listing was made since: decide
+   * on it; a decision to wait for the same node keeps the wait (it may be our last obstacle now).
+   */
+  listedAhead(children: string[]): void {
+    if (this.finished) return;
+    this.decide(children, undefined);
+  }
+
   /** @internal The node we waited for had been touched before our watch (see `relistIfTouched`). */
   touchFound(name: string, version: number): void {
     this.touch = { name, version };
@@ -127,6 +132,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   /** The wait we started failed. */
   waitFailed(reason: unknown): void {
     if (this.finished) return;
+    this.nodeWait = undefined;
     if (this.stop.aborted) this.fail(this.stop.reason);
     // The watch's request went down with the connection: list again once it is back.
     else if (isZkError(reason, 'CONNECTION_LOSS')) this.waited('relist');
@@ -154,7 +160,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   ownNodeGone(error: NodeDeletedError): void {
     if (this.finished) return;
     this.stop.abortWith(error); // ends the wait under way (it reports the stop, as below)
-    this.endAnyOf();
+    this.endWaits();
     this.fail(error);
   }
 
@@ -216,7 +222,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     try {
       place = this.queue.placeIn(children, this.seat!, this.stop);
     } catch (err) {
-      this.endAnyOf();
+      this.endWaits();
       this.fail(err);
       return;
     }
@@ -233,10 +239,9 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     try {
       recheck?.arm();
       decision = decideWithHints(options.rule, queue, ownIndex);
-      this.behind = queue[ownIndex + 1]?.name;
       stop.firstLookDone();
     } catch (err) {
-      this.endAnyOf();
+      this.endWaits();
       this.fail(err);
       return;
     }
@@ -245,20 +250,24 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       return; // still waiting for the nodes we watch
     }
     this.endAnyOf();
+    const current = this.nodeWait;
+    this.nodeWait = undefined;
+    if (current !== undefined && 'waitFor' in decision && current.keeps(decision)) {
+      // Still the same node to wait for, on a newer listing (the node ahead of it went).
+      this.behindWaitedFor = this.behindOf(decision, queue);
+      this.nodeWait = current;
+      current.update(decision);
+      return;
+    }
+    current?.cancel();
     if (decision.held) {
       // A waiter behind us may have listed while we still waited, and so watches us for the
       // nudge: on a fresh listing it is in it, on an old one it may not be.
       if (decision.nudgeSuccessor === true && (!fresh || ownIndex < queue.length - 1)) this.queue.nudge(seat!, options.data);
-      // Only a waiter that listed while we still waited can need it. On a fresh listing that is the
-      // one right behind us, if another process's; on an old one, it may be missing from it.
-      const behind = this.behind;
-      const successorMayWatch = behind === undefined ? !fresh : !this.queue.isLocal(behind);
-      this.hold(decision.announceHolding === true && this.hasWaited && successorMayWatch, fresh);
+      this.hold(fresh);
       return;
     }
-    this.hasWaited = true;
     if ('waitForAnyOf' in decision) {
-      this.announceAfterWait = false;
       const wait = this.queue.waitForAnyOf(stop, this);
       this.anyOf = { wait, queue: [...queue] };
       // Deciding without listing notices our own node's deletion through its own watch.
@@ -269,17 +278,28 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
         this.waited('relist');
       });
     } else if ('waitForChildren' in decision) {
-      this.announceAfterWait = false;
       this.queue.waitForChildren(children ?? queue.map((entry) => entry.name), armed, recheck, stop).then(
         (next) => this.childrenWaited(next),
         (err: unknown) => this.waitFailed(err),
       );
     } else {
-      this.announceAfterWait = decision.announceHolding === true;
-      this.behindWaitedFor = decision.decideBehindIfHeld === true ? queue.slice(queue.findIndex((entry) => entry.name === decision.waitFor) + 1) : undefined;
+      this.behindWaitedFor = this.behindOf(decision, queue);
       const touchActedOn = this.touch?.name === decision.waitFor ? this.touch.version : 0;
-      this.queue.waitFor(decision, recheck, stop, this, touchActedOn);
+      this.nodeWait = this.queue.waitFor(decision, recheck, stop, this, touchActedOn);
     }
+  }
+
+  /** `decideBehindIfHeld`: the nodes behind the one we wait for, in the queue we decided on. */
+  private behindOf(decision: Extract<HintedDecision, { waitFor: string }>, queue: readonly QueueEntry[]): QueueEntry[] | undefined {
+    return decision.decideBehindIfHeld === true ? queue.slice(queue.findIndex((entry) => entry.name === decision.waitFor) + 1) : undefined;
+  }
+
+  /** Ends the waits under way, if any (their leftover watches are removed). */
+  private endWaits(): void {
+    this.endAnyOf();
+    const current = this.nodeWait;
+    this.nodeWait = undefined;
+    current?.cancel();
   }
 
   /** Ends the current {@link AnyOfWait}, if any (its leftover watches are removed). */
@@ -293,10 +313,9 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
    * Grants the lock (docs/architecture.md, "A grant requires our node"): only while our node is
    * known to exist, and while the server cannot yet have expired our session (events read late,
    * after a stall of this process, prove nothing).
-   * @param announce touch our node so the (other process's) waiter behind us knows we hold
    * @param proven a fresh listing, which showed our node, is what we decided on
    */
-  private hold(announce: boolean, proven: boolean): void {
+  private hold(proven: boolean): void {
     if (!proven && !this.ownNodeKnown()) return;
     if (this.own!.state === 'gone') {
       this.fail(this.stop.reason ?? this.own!.deletedBy);
@@ -310,7 +329,6 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     const signal = this.queue.hold(this.seat!.path, this.sessionSignal, this.options.onRevoke);
     const seat: QueueSeat = { ...this.seat!, signal, grantedAt };
     this.seat = seat;
-    if (announce) this.queue.announce(seat, this.options.data);
     debugGranted(seat.path, seat.fencingToken);
     this.finish();
     this.resolve(seat);

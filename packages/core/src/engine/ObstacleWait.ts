@@ -1,10 +1,10 @@
 import { joinPath, parentOf } from '../nodes/index.js';
 import type { HintedDecision } from './OrderingRule.js';
 import type { Stat } from '../session/types.js';
+import type { ZkSession } from '../session/ZkSession.js';
 import type { StopSignal } from '../signals/StopSignal.js';
 import { CreationWatch, NodeWatch, type CreationSink, type NodeWaitOutcome } from '../watch/NodeWatch.js';
 import type { EngineScope } from './EngineScope.js';
-import { isAnnouncement } from '../nodes/nodeData.js';
 import { leavesAsHolder, type LocalSeatState } from './ownNode.js';
 
 /** A decision to wait for one node. */
@@ -22,31 +22,41 @@ export interface WaitSink {
   waitFailed(reason: unknown): void;
   /** `relistIfTouched`: the wait ends because `name` was found at `version` when watched. */
   touchFound?(name: string, version: number): void;
+  /**
+   * `watchAhead`: the node ahead of the one we wait for went, and `children` is a listing made
+   * since. The wait goes on: decide on it, and either keep this wait ({@link ObstacleWait.update})
+   * or end it.
+   */
+  listedAhead?(children: string[]): void;
 }
 
 /**
  * A waiter's wait for the node its rule named, reporting straight what the engine does next:
- * 'held' when that node was the last obstacle (or went as a holder: of this process, or one that
- * announced itself), 'passed' (it went as a holder, with nodes between it and us), else 'relist'
- * (it went, or it was nudged). 'held' and 'passed' are hints: the contender grants only while its
- * own node is known to exist (see `OwnNodeWatch`).
+ * 'held' when that node was the last obstacle (or a node of this process that went as the
+ * holder), 'passed' (it went as a holder, with nodes between it and us), a listing made after it
+ * went, else 'relist'. 'held' and 'passed' are hints: the contender grants only while its own node
+ * is known to exist (see `OwnNodeWatch`).
+ *
+ * The node is watched for its deletion only (a child watch), unless the rule waits for it to be
+ * touched (`relistIfTouched`): then a data watch. With `watchAhead`, the node ahead of it is
+ * watched too (docs/architecture.md, "The node two ahead").
  */
 export class ObstacleWait extends NodeWatch implements CreationSink {
-  /** The watched node announced that it holds the lock (see exclusiveRule), verified by its data. */
-  private announcedHolder = false;
+  private decision: NodeDecision;
   /** The watch for the node the rule named in `relistIfCreated`, if any. */
   private readonly creation: CreationWatch | undefined;
   /** `relistIfCreated`: the node's absence is not confirmed yet. */
   private creationUnknown: boolean;
   /** The watched node went before that absence was confirmed: decided once it is. */
   private goneEarly = false;
+  /** The watch on `watchAhead`, if any. */
+  private ahead: AheadWatch | undefined;
   /**
-   * The listing sent right behind the re-read of an announcement (see `onEvent`): decided on if
-   * that re-read finds the node gone, dropped otherwise.
+   * The listing asked for when the node ahead went, not yet decided on. If the node we wait for
+   * goes before its answer is read, that answer was served after the deletion (the server answers
+   * one session in order, events included): it is the fresh listing we need, already on its way.
    */
-  private listingBehindReRead: Promise<string[] | undefined> | undefined;
-  /** The re-read of an announcement answered NO_NODE: the listing behind it is newer than the deletion. */
-  private goneAtReRead = false;
+  private aheadListing: Promise<string[] | undefined> | undefined;
   /** Ends the `suspended` subscription, if any. */
   private unsubscribe: (() => void) | undefined;
 
@@ -54,35 +64,56 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
     private readonly scope: EngineScope,
     path: string,
     private readonly contenderStop: StopSignal,
-    private readonly decision: NodeDecision,
+    decision: NodeDecision,
     /** Our predecessor if it is a node of this process and the rule allows the hand-over shortcut. */
     private readonly predecessor: LocalSeatState | undefined,
     private readonly sink: WaitSink,
     /** `relistIfTouched`: the version of `waitFor` we already decided again for (0: none). */
     private readonly touchActedOn = 0,
   ) {
-    super(scope.session, path, contenderStop);
+    super(scope.session, path, contenderStop, decision.relistIfTouched !== true);
+    this.decision = decision;
     const appears = decision.relistIfCreated;
     this.creation = appears === undefined ? undefined : new CreationWatch(scope.session, joinPath(parentOf(path), appears), this);
     this.creationUnknown = appears !== undefined;
   }
 
-  protected override beforeArm(): void {
-    if (this.creation === undefined) return;
-    // Sent first, answered first: the node's absence is known before any reply about `waitFor`.
-    this.creation.begin();
-    // After a reconnection the server tells replayed watches' deletions before creations, so
-    // their order no longer says which came first: decide again on a fresh listing.
-    this.unsubscribe = this.scope.suspensions.onSuspended(() => this.giveUp('changed'));
+  /** Whether this wait, as it is, is the one `decision` asks for (its hints may differ: see {@link update}). */
+  keeps(decision: NodeDecision): boolean {
+    const current = this.decision;
+    return (
+      decision.waitFor === current.waitFor &&
+      decision.relistIfCreated === current.relistIfCreated &&
+      (decision.relistIfTouched === true) === (current.relistIfTouched === true) &&
+      (decision.lastObstacleIfHeld === true || decision.decideBehindIfHeld === true) === (current.lastObstacleIfHeld === true || current.decideBehindIfHeld === true)
+    );
   }
 
-  protected override watched(stat: Stat, data: Uint8Array): void {
-    if (stat.version === 0) return;
-    // Announced (before our watch was set, or since: we read it again after a change); anything
-    // else written there (an operator's `set`, Curator's revocation marker) proves nothing.
-    if (this.decision.watchedAnnounces === true && isAnnouncement(data, stat.ephemeralOwner)) this.announcedHolder = true;
-    // Touched before our watch was set: its change is already behind us. (Unless we acted on that
-    // very version already: a node touched for another reason must not make us list in a loop.)
+  /** Goes on waiting under `decision`, decided on a newer listing (see {@link keeps}). */
+  update(decision: NodeDecision): void {
+    this.decision = decision;
+    this.aheadListing = undefined;
+    if (this.ahead?.name === decision.watchAhead) return;
+    this.ahead?.cancel();
+    this.ahead = undefined;
+    this.watchAhead();
+  }
+
+  protected override beforeArm(): void {
+    if (this.creation !== undefined) {
+      // Sent first, answered first: the node's absence is known before any reply about `waitFor`.
+      this.creation.begin();
+      // After a reconnection the server tells replayed watches' deletions before creations, so
+      // their order no longer says which came first: decide again on a fresh listing.
+      this.unsubscribe = this.scope.suspensions.onSuspended(() => this.giveUp('changed'));
+    }
+    this.watchAhead();
+  }
+
+  protected override watched(stat: Stat): void {
+    // `relistIfTouched` (a data watch): touched before our watch was set, its change is already
+    // behind us. (Unless we acted on that very version already: a node touched for another reason
+    // must not make us list in a loop.)
     if (this.decision.relistIfTouched === true && stat.version > this.touchActedOn) {
       this.sink.touchFound?.(this.decision.waitFor, stat.version);
       this.settle('changed');
@@ -90,32 +121,11 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
   }
 
   protected override onEvent(outcome: 'gone' | 'changed'): void {
-    if (outcome === 'changed' && this.decision.watchedAnnounces === true) {
-      // Perhaps it holds now: read what was written, with the watch set again, and keep waiting
-      // for it to go. Only its own session's announcement counts (`watched`). A holder with a short
-      // critical section is often gone by the time that read arrives; the listing sent in the same
-      // pipeline is then the fresh listing we need, already on its way (docs/architecture.md,
-      // "Holder announcement").
-      this.arm();
-      // Shared with every waiter of this session told of the same change (N readers of one
-      // process behind one writer send one listing, not N); sent after the read in any case.
-      this.listingBehindReRead = this.scope.nextListing(parentOf(this.path)).then(
-        (children) => children,
-        () => undefined, // lost with the connection: we list again as usual
-      );
-      return;
-    }
     if (outcome === 'gone' && this.creationUnknown) {
       this.goneEarly = true; // is the node that would stand in its place there? The reply is on its way
       return;
     }
     this.settle(outcome);
-  }
-
-  protected override goneAtRead(): void {
-    // Sent after the re-read on the same session, the listing is served after it, so after the deletion.
-    if (this.listingBehindReRead !== undefined) this.goneAtReRead = true;
-    this.onEvent('gone');
   }
 
   /** @internal The node of `relistIfCreated` exists: something changed ahead of us. */
@@ -134,18 +144,35 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
     this.fail(reason);
   }
 
+  /** @internal The node ahead of `waitFor` went: list now, while `waitFor` still stands. */
+  aheadGone(): void {
+    if (this.isEnded) return;
+    // Shared with every waiter of this session told of the same change.
+    const listing = this.scope.nextListing(parentOf(this.path)).then(
+      (children) => children,
+      () => undefined, // lost with the connection: the wait goes on, and its watches are set again
+    );
+    this.aheadListing = listing;
+    void listing.then((children) => {
+      if (this.isEnded || this.aheadListing !== listing) return;
+      this.aheadListing = undefined;
+      if (children !== undefined) this.sink.listedAhead?.(children);
+    });
+  }
+
   protected settled(outcome: NodeWaitOutcome): void {
     const decision = this.decision;
-    const heldAhead = (this.predecessor !== undefined && leavesAsHolder(this.predecessor)) || this.announcedHolder;
-    const wentAsHolder = outcome === 'gone' && heldAhead;
+    const wentAsHolder = outcome === 'gone' && this.predecessor !== undefined && leavesAsHolder(this.predecessor);
     let next: WaitResult = 'relist';
     if (outcome === 'gone' && decision.lastObstacle) next = 'held';
     else if (wentAsHolder && decision.lastObstacleIfHeld === true) next = 'held';
     else if (wentAsHolder && decision.decideBehindIfHeld === true) next = 'passed';
-    const listing = this.listingBehindReRead;
-    if (next === 'relist' && outcome === 'gone' && this.goneAtReRead && listing !== undefined) {
-      // The wait has ended, so the stop is raced here: an abort or a deadline while the listing
-      // is on its way ends the acquisition at once.
+    const listing = this.aheadListing;
+    if (next === 'relist' && outcome === 'gone' && listing !== undefined) {
+      // Asked for when the node ahead went and not answered before this deletion was read: served
+      // after it. The wait has ended, so the stop is raced here: an abort or a deadline while the
+      // listing is on its way ends the acquisition at once.
+      this.aheadListing = undefined;
       this.contenderStop.race(listing).then(
         (children) => this.sink.waited(children ?? 'relist'),
         (err: unknown) => this.sink.waitFailed(err),
@@ -162,5 +189,33 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
   protected override onEnd(): void {
     this.unsubscribe?.();
     this.creation?.cancel();
+    this.ahead?.cancel();
   }
+
+  private watchAhead(): void {
+    const name = this.decision.watchAhead;
+    if (name === undefined || this.predecessor !== undefined) return; // a local predecessor tells us itself
+    this.ahead = new AheadWatch(this, name, this.scope.session, joinPath(parentOf(this.path), name), this.contenderStop);
+    this.ahead.begin();
+  }
+}
+
+/** The deletion watch on the node ahead of the one an {@link ObstacleWait} waits for. */
+class AheadWatch extends NodeWatch {
+  constructor(
+    private readonly owner: ObstacleWait,
+    readonly name: string,
+    session: ZkSession,
+    path: string,
+    stop: StopSignal,
+  ) {
+    super(session, path, stop, true);
+  }
+
+  protected settled(outcome: NodeWaitOutcome): void {
+    if (outcome === 'gone') this.owner.aheadGone();
+  }
+
+  /** A failure (the stop, a lost connection) is the owner's wait's to tell: this one only saves requests. */
+  protected failed(): void {}
 }

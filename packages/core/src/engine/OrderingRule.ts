@@ -52,26 +52,27 @@ export type Decision =
  * of it had gone.
  */
 export interface Hints {
-  /**
-   * Held: touch our node if another process's waiter may be watching it, so that it knows, when
-   * our node goes, that it went as the holder (docs/architecture.md, "Holder announcement").
-   * Waiting: do so when this wait ends with the lock.
-   */
-  readonly announceHolding?: boolean;
   /** `waitFor` is the only node in our way: when it goes, we hold without listing. */
   readonly lastObstacle?: boolean;
   /**
    * Had `waitFor` held the lock, nothing else would be ahead of us: when it goes as a holder (a
-   * node of this process that held, or one that announced), we hold without listing.
+   * node of this process that held), we hold without listing.
    */
   readonly lastObstacleIfHeld?: boolean;
   /**
-   * Had `waitFor` held the lock, every node ahead of it had gone: when it goes as a holder, we
-   * decide again on the nodes behind it in the listing we decided on, without listing.
+   * Had `waitFor` held the lock, every node ahead of it had gone: when it goes as a holder (a node
+   * of this process that held), we decide again on the nodes behind it in the listing we decided
+   * on, without listing.
    */
   readonly decideBehindIfHeld?: boolean;
-  /** `waitFor` announces when it holds (`announceHolding`): its data tells the shortcuts above. */
-  readonly watchedAnnounces?: boolean;
+  /**
+   * The node ahead of `waitFor` whose going may leave `waitFor` as our last obstacle (the node two
+   * ahead of a mutex waiter). The engine watches it too, for its deletion only, and lists again
+   * when it goes, while `waitFor` is still there (its own release is still to come): when that
+   * listing shows `waitFor` as the last obstacle, the going of `waitFor` grants without a round
+   * trip (docs/architecture.md, "The node two ahead").
+   */
+  readonly watchAhead?: string;
   /**
    * `waitForAnyOf`: when one goes, decide again on the listing we waited on without the nodes
    * seen gone (no listing). Exact because nothing but `relistIfCreated` can appear ahead.
@@ -93,7 +94,7 @@ export interface Hints {
  * and names at most one node to watch for creation.
  */
 export type HintedDecision =
-  | (Extract<Decision, { held: true }> & Pick<Hints, 'announceHolding'>)
+  | Extract<Decision, { held: true }>
   | (Extract<Decision, { waitFor: string }> &
       Omit<Hints, 'lastObstacle' | 'reuseListing' | 'relistIfCreated'> & { readonly lastObstacle: boolean; readonly relistIfCreated?: string })
   | (Extract<Decision, { waitForAnyOf: readonly string[] }> & Pick<Hints, 'relistIfCreated'>)
@@ -123,7 +124,7 @@ export interface OrderingRule {
 export function decideWithHints(rule: OrderingRule, queue: readonly QueueEntry[], ownIndex: number): HintedDecision {
   const decision = rule.decide(queue, ownIndex);
   const hints = rule.hints?.(queue, ownIndex, decision) ?? {};
-  if (decision.held) return hints.announceHolding === true ? { ...decision, announceHolding: true } : decision;
+  if (decision.held) return decision;
   if ('waitFor' in decision) {
     const { reuseListing: _, relistIfCreated: appears = [], ...rest } = hints;
     if (appears.length > 1) throw new RangeError(`a wait for ${decision.waitFor} watches at most one node for creation`);
@@ -146,14 +147,13 @@ export function withoutHints(rule: OrderingRule): OrderingRule {
 /**
  * Mutex: held if first; otherwise wait for the immediate predecessor.
  *
- * Hints (holder announcement): a waiter that listed while its predecessor was still waiting
- * cannot tell, when that node goes, whether it went as the holder (then the lock is ours) or gave
- * up early (then someone may still be ahead): without a hint it lists again, one more round trip
- * on every hand-off. So a holder granted after waiting touches its node for another process's
- * waiter behind it, and that waiter takes the lock as soon as the announced node goes.
+ * Hints: the predecessor is the last obstacle when it is first; a predecessor of this process
+ * that held is one too; and the node two ahead is watched as well, so that when it goes, a
+ * listing made while the predecessor still holds (off the critical path) tells us the predecessor
+ * is now the last obstacle, and its release then hands the lock over with one notification.
  */
 export const exclusiveRule: OrderingRule = {
   decide: (queue, ownIndex) => (ownIndex === 0 ? { held: true } : { held: false, waitFor: queue[ownIndex - 1]!.name }),
-  hints: (_queue, ownIndex, decision) =>
-    decision.held ? { announceHolding: true } : { lastObstacle: ownIndex === 1, lastObstacleIfHeld: true, announceHolding: true, watchedAnnounces: true },
+  hints: (queue, ownIndex, decision) =>
+    decision.held ? {} : { lastObstacle: ownIndex === 1, lastObstacleIfHeld: true, ...(ownIndex >= 2 ? { watchAhead: queue[ownIndex - 2]!.name } : {}) },
 };

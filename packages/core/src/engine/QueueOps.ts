@@ -11,7 +11,6 @@ import { AnyOfWait, type AnyOfSink } from './AnyOfWait.js';
 import type { EngineScope } from './EngineScope.js';
 import { agreeOnRecord, checkDirectoryAcl, checksDirectoryAcl, createLockDirectory, createRecordedDirectory, type DirectoryRecord } from './lockDirectory.js';
 import { ObstacleWait, type NodeDecision, type WaitResult, type WaitSink } from './ObstacleWait.js';
-import { announcementOf } from '../nodes/nodeData.js';
 import { assertLockNodeFits, beginHolding, OwnNodeWatch, type OwnNodeSink, type QueueNode } from './ownNode.js';
 
 /** What one `LockQueue.enter` call asks for. */
@@ -78,16 +77,17 @@ export interface QueueOps {
   list(stop: StopSignal): Promise<string[]>;
   /** Our place in a listing, sorted by sequence. Throws if our node is not in it. */
   placeIn(children: string[], seat: QueueNode, stop: StopSignal): { queue: QueueEntry[]; ownIndex: number };
-  /** Step 3, one node: waits and reports to `sink` how the wait ended. */
-  waitFor(decision: NodeDecision, recheck: Recheck | undefined, stop: StopSignal, sink: WaitSink, touchActedOn: number): void;
+  /**
+   * Step 3, one node: waits and reports to `sink` how the wait ended. Returns the wait, which a
+   * newer listing may keep (see `ObstacleWait.keeps`), unless outside changes are followed too.
+   */
+  waitFor(decision: NodeDecision, recheck: Recheck | undefined, stop: StopSignal, sink: WaitSink, touchActedOn: number): ObstacleWait | undefined;
   /** Step 3, any of several nodes: the wait, not begun. */
   waitForAnyOf(stop: StopSignal, sink: AnyOfSink): AnyOfWait;
   /** Step 3, the children: a new listing (watch armed) or `'relist'`. */
   waitForChildren(children: string[], armed: WatchedListing | undefined, recheck: Recheck | undefined, stop: StopSignal): Promise<WatchedListing | 'relist'>;
   /** Touches our node, waking the successor that watches it (`nudgeSuccessor`). */
   nudge(seat: QueueNode, data: Uint8Array | null | undefined): void;
-  /** Tells the waiter behind us that we hold (`announceHolding`). */
-  announce(seat: QueueNode, data: Uint8Array | null | undefined): void;
   /** Deletes our node and forgets it (see `LockQueue.leave`). */
   leave(seat: QueueNode): Promise<void>;
   /** Counts `work` among the queue's clean-ups (`settled()` waits for it): it may outlive its acquisition. */
@@ -452,15 +452,17 @@ export class ZkQueueOps implements QueueOps {
    * Waits for the node `decision` names and reports to `sink` how it ended (see
    * {@link ObstacleWait}). On the common path that is one wait object and no promise.
    */
-  waitFor(decision: NodeDecision, recheck: Recheck | undefined, stop: StopSignal, sink: WaitSink, touchActedOn: number): void {
+  waitFor(decision: NodeDecision, recheck: Recheck | undefined, stop: StopSignal, sink: WaitSink, touchActedOn: number): ObstacleWait | undefined {
     if (recheck === undefined) {
-      this.obstacleWait(decision, stop, sink, touchActedOn).begin();
-      return;
+      const wait = this.obstacleWait(decision, stop, sink, touchActedOn);
+      wait.begin();
+      return wait;
     }
     this.waitOrRecheck(decision, recheck, stop, sink, touchActedOn).then(
       (next) => sink.waited(next),
       (err: unknown) => sink.waitFailed(err),
     );
+    return undefined;
   }
 
   private obstacleWait(decision: NodeDecision, stop: StopSignal, sink: WaitSink, touchActedOn: number): ObstacleWait {
@@ -512,18 +514,6 @@ export class ZkQueueOps implements QueueOps {
       });
     };
     send();
-  }
-
-  /**
-   * Announces that we hold (see `exclusiveRule`): our node's data becomes an announcement naming
-   * our session, which the waiter behind us checks before relying on it. Sent and forgotten: one
-   * lost with the connection costs the waiter a listing when our node goes (its deletion watch
-   * stands in for it), never its turn.
-   */
-  announce(seat: QueueNode, data: Uint8Array | null | undefined): void {
-    // Only over the node as we created it (version 0): never over what someone else wrote there,
-    // e.g. a revocation request made just before our grant (the waiter lists again instead).
-    this.session.setData(seat.path, announcementOf(this.session.sessionId, this.scope.nodeData(data)), 0).catch(() => undefined);
   }
 
   /**

@@ -10,7 +10,7 @@ import type { Suspensions } from '../watch/NodeWatch.js';
 /*
  * Our node in a queue (docs/architecture.md, "A grant requires our node"): what a seat is, what
  * this process knows of it, the watch on it while we wait and hold, and what is written to a queue
- * node's data (a holder's announcement, a revocation request).
+ * node's data (a revocation request).
  */
 
 /** Our node in a lock queue, held or still waiting. */
@@ -117,7 +117,7 @@ export type OwnNodeState = 'unknown' | 'present' | 'gone';
  * hold, the node's deletion by anyone else is how the holder learns it lost the lock.
  *
  * The watch is a *child* watch (getChildren on the node itself): ZooKeeper fires it when the node is
- * deleted but not when its data changes, so our own announcement (a write to our node) costs us no
+ * deleted but not when its data changes, so a semaphore holder's nudge (a write to our node) costs us no
  * notification. A data watch is added only when the caller listens for revocation requests.
  */
 export class OwnNodeWatch {

@@ -1,4 +1,3 @@
-import { withoutAnnouncement } from './nodeData.js';
 
 /*
  * Owner data: what a queue node says about the process that made it (docs/observability.md,
@@ -30,17 +29,15 @@ export function encodeOwnerData(owner: NodeOwner): Uint8Array {
 }
 
 /**
- * The owner a node's data names: owner data as {@link encodeOwnerData} writes it, bare or inside
- * a holder's announcement. `undefined` for anything else: Curator's IP-address bytes, Curator's
+ * The owner a node's data names: owner data as {@link encodeOwnerData} writes it. `undefined` for
+ * anything else: Curator's IP-address bytes, Curator's
  * `__REVOKE__` marker, a caller's own `data`, an empty node.
  */
 export function parseOwnerData(data: Uint8Array): NodeOwner | undefined {
-  // Owner data is ASCII JSON at heart: anything not starting with `{` or the header is not it,
-  // decided without decoding a large user payload.
-  if (data.length === 0 || (data[0] !== 0x7b /* { */ && data[0] !== 0x7a /* z */)) return undefined;
-  // A holder's announcement (docs/architecture.md, "Holder announcement") stands in front of it.
-  const own = withoutAnnouncement(data);
-  const text = Buffer.from(own.buffer, own.byteOffset, own.byteLength).toString('utf8');
+  // Owner data is ASCII JSON at heart: anything not starting with `{` is not it, decided without
+  // decoding a large user payload.
+  if (data.length === 0 || data[0] !== 0x7b /* { */) return undefined;
+  const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
   if (!text.startsWith('{"zkRecipes":')) return undefined;
   let record: unknown;
   try {

@@ -57,8 +57,20 @@ export abstract class NodeWatch implements StopListener {
     protected readonly session: ZkSession,
     protected readonly path: string,
     private readonly stop: StopSignal,
+    /**
+     * Watch for the node's deletion only: a *child* watch (getChildren on the node), which the
+     * server fires when the node is deleted and never when its data changes (a lock node is
+     * ephemeral and has no children), so a foreign write wakes no one. Otherwise a data watch
+     * (getData), which also fires on a change of its data and reads it ({@link watched}).
+     */
+    private readonly deletionOnly = false,
   ) {
     this.watcher = (event) => this.onEvent(event.type === 'deleted' ? 'gone' : 'changed');
+  }
+
+  /** Whether the wait has ended (settled, failed or cancelled). */
+  protected get isEnded(): boolean {
+    return this.ended;
   }
 
   /** Subscribes to the stop and sets the watch. */
@@ -85,9 +97,10 @@ export abstract class NodeWatch implements StopListener {
     this.onEvent('gone');
   }
 
-  /** Sets the data watch (again, after a change used it up); {@link watched} gets the reply. */
+  /** Sets the watch (again, after a change used it up); a data watch's reply goes to {@link watched}. */
   protected arm(): void {
-    this.onWatchReply(this.session.getData(this.path, this.watcher), ({ stat, data }) => this.watched(stat, data));
+    if (this.deletionOnly) this.onWatchReply(this.session.getChildren(this.path, this.watcher), noReply);
+    else this.onWatchReply(this.session.getData(this.path, this.watcher), ({ stat, data }) => this.watched(stat, data));
   }
 
   /** What every request that sets one of our watches does with its reply. */
@@ -163,6 +176,8 @@ export abstract class NodeWatch implements StopListener {
     else this.session.unwatch(this.path, this.watcher);
   }
 }
+
+function noReply(): void {}
 
 /** A {@link NodeWatch} whose outcome is a promise. */
 class PromisedNodeWatch extends NodeWatch {

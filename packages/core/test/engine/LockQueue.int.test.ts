@@ -127,43 +127,38 @@ describe('LockQueue', () => {
     expect(await children(path)).toEqual([]);
   });
 
-  it('a holder granted after waiting announces itself, so the other process waiting behind it takes over without listing or watching after it goes', async () => {
-    const path = `${root}/announce`;
+  it("the waiter two behind the holder lists when the holder goes, while its predecessor holds, and takes the lock on its predecessor's deletion event, writing and reading nothing more", async () => {
+    const path = `${root}/two-ahead`;
     const second = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000 });
     const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
     const third = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
     opened.push(second, third);
     try {
       const first = await enterExclusive(new LockQueue(session, path));
-      // Held at its first look: nobody can have listed while it waited, so no announcement.
-      expect((await observer.exists(first.path))?.version).toBe(0);
       const secondQueue = new LockQueue(second, path);
       const secondSeat = enterExclusive(secondQueue);
       await untilChildCount(observer, path, 2, 5000);
       const thirdSeat = enterExclusive(new LockQueue(third, path));
       await untilChildCount(observer, path, 3, 5000);
-      // Its own node (a child watch), and the second's node (a data watch).
-      await pollUntil(() => sessionInternals(third).diagnostics.watchers >= 2, 5000, 'the third to watch the second');
+      // Deletion-only watches on its own node, the second's and the first's (the node two ahead).
+      await pollUntil(() => sessionInternals(third).diagnostics.watchers >= 3, 5000, 'the third to watch the second and the first');
       const mark = proxy.frames.length;
+      const listingsBefore = proxy.requestsTo(OP_GET_CHILDREN2, path);
       await new LockQueue(session, path).leave(first);
       const held = await secondSeat;
-      // Granted after waiting, with another process's node behind: it touches its node.
-      await pollUntil(async () => (await observer.exists(held.path))?.version === 1, 5000, 'the announcement');
-      // The third reads the announcement to check who wrote it; a release before that read reaches
-      // the server would make it list again (safe, one round trip more).
-      await pollUntil(() => proxy.requestTypesSince(mark).includes(OP_GET_DATA), 5000, "the third's read of the announcement");
-      await third.exists(path); // its reply came before this one
-      const released = proxy.frames.length;
+      // The first's going made the third list, while the second holds (off the critical path).
+      await pollUntil(() => proxy.answersTo(OP_GET_CHILDREN2, path) > listingsBefore, 5000, "the third's listing");
+      await third.exists(path); // its decision on that listing came before this reply
+      const released = proxy.requestsTo(OP_GET_CHILDREN2, path);
       await secondQueue.leave(held);
       const last = await thirdSeat;
-      const requests = proxy.requestTypesSince(mark);
-      // The announcement reached the third as a data change, which it read once, setting its watch
-      // again in the same request, to check that the second's own session wrote it (with a listing
-      // in the same pipeline, for the case the second had gone by then: unused here); the second's
-      // going then fired that watch: between the release and its grant it did not list again.
-      expect(requests.filter((type) => type === OP_GET_CHILDREN2)).toHaveLength(1);
-      expect(proxy.requestTypesSince(released)).not.toContain(OP_GET_CHILDREN2);
-      expect(requests.filter((type) => type === OP_GET_DATA)).toHaveLength(1);
+      // One listing in all, none after the second's release: its deletion event granted the lock.
+      expect(proxy.requestsTo(OP_GET_CHILDREN2, path) - listingsBefore).toBe(1);
+      expect(proxy.requestsTo(OP_GET_CHILDREN2, path)).toBe(released);
+      // Nothing else read, watched or written but that listing and our `exists` (the second's node
+      // was never written to either).
+      expect(proxy.requestTypesSince(mark)).toEqual([OP_GET_CHILDREN2, OP_EXISTS]);
+      expect((await observer.exists(last.path))?.version).toBe(0);
       await new LockQueue(third, path).leave(last);
       expect(await children(path)).toEqual([]);
     } finally {

@@ -14,12 +14,12 @@ describe('exclusiveRule (mutex)', () => {
     expect(exclusiveRule.decide(queue, 1)).toStrictEqual({ held: false, waitFor: queue[0]!.name });
     expect(exclusiveRule.decide(queue, 2)).toStrictEqual({ held: false, waitFor: 'lock-0000000002' });
   });
-  it('holds when first, and announces it', () => {
-    expect(decideWithHints(exclusiveRule, queue, 0)).toEqual({ held: true, announceHolding: true });
+  it('holds when first', () => {
+    expect(decideWithHints(exclusiveRule, queue, 0)).toStrictEqual({ held: true });
   });
-  it('waits for the immediate predecessor; the head is the last obstacle; a holder predecessor would be the last', () => {
-    expect(decideWithHints(exclusiveRule, queue, 1)).toEqual({ held: false, waitFor: queue[0]!.name, lastObstacle: true, lastObstacleIfHeld: true, announceHolding: true, watchedAnnounces: true });
-    expect(decideWithHints(exclusiveRule, queue, 2)).toEqual({ held: false, waitFor: 'lock-0000000002', lastObstacle: false, lastObstacleIfHeld: true, announceHolding: true, watchedAnnounces: true });
+  it('waits for the immediate predecessor, watching the node two ahead; the head is the last obstacle; a holder predecessor would be the last', () => {
+    expect(decideWithHints(exclusiveRule, queue, 1)).toStrictEqual({ held: false, waitFor: queue[0]!.name, lastObstacle: true, lastObstacleIfHeld: true });
+    expect(decideWithHints(exclusiveRule, queue, 2)).toStrictEqual({ held: false, waitFor: 'lock-0000000002', lastObstacle: false, lastObstacleIfHeld: true, watchAhead: queue[0]!.name });
   });
 });
 

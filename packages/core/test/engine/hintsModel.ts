@@ -13,14 +13,19 @@
  *   after the same events; holders at once, not eventually);
  * - at the end (every holder released in turn, so each acquisition is paid in full), the hinted
  *   run waited for no more listings than the run without hints: per case without races, over all
- *   cases with them (the two runs' schedules then differ). The listing the engine pipelines
- *   behind the re-read of an announcement, in the same round trip, is counted apart when unused.
+ *   cases with them (the two runs' schedules then differ). A listing the engine makes while it
+ *   still waits (`watchAhead`: the node ahead of the one it waits for went) is counted apart: it
+ *   is off the critical path, and it is what lets a later wake grant without one.
+ *
+ * Waits for a node's deletion are deletion-only (a child watch), as the engine's are, except a
+ * `relistIfTouched` wait (a data watch). Replies come in order with the events (each contender's
+ * notes are handled in the order they were sent), as one session's do.
  *
  * Not modelled: a request in flight while its own reply is reordered (a watch set and its reply are
  * one step, so `ObstacleWait`'s wait for a creation watch's reply is not exercised), connection and
  * session loss (replayed watches, `onSuspended`), the recheck of outside changes, `maxLeases`
- * changing, data written over announcements by others (revocation, operators), the listing shared
- * by a session's waiters, and the engine's guards on our own node.
+ * changing, data written by others (revocation, operators: deletion-only watches ignore them), the
+ * listing shared by a session's waiters, and the engine's guards on our own node.
  */
 import { decideWithHints, withoutHints, type HintedDecision, type OrderingRule } from '../../src/engine/OrderingRule.js';
 import { sortedChildren, type QueueEntry } from '../../src/nodes/index.js';
@@ -37,8 +42,6 @@ export interface ModelRecipe {
 
 export interface ModelOptions {
   events: number;
-  /** How often a holder's announcement is lost (0..1). */
-  lossRate?: number;
   /** Replaces every rule's hints in the hinted run (to show the checker catches a wrong hint). */
   hinted?: (rule: OrderingRule) => OrderingRule;
   /**
@@ -55,8 +58,8 @@ export interface ModelOptions {
 export interface CaseResult {
   failure?: string;
   listings: { hinted: number; bare: number };
-  /** Listings the hinted run sent behind re-reads of announcements (the bare run sends none). */
-  piggybacked: number;
+  /** Listings the hinted run made while it still waited (`watchAhead`; the bare run makes none). */
+  aheadListings: number;
   grants: number;
   shortcutGrants: number;
 }
@@ -85,10 +88,22 @@ type Note =
   | { kind: 'deleted'; name: string; wait: number }
   | { kind: 'changed'; name: string; wait: number }
   | { kind: 'created'; name: string; wait: number }
-  | { kind: 'children'; wait: number };
+  | { kind: 'children'; wait: number }
+  | { kind: 'aheadReply'; queue: QueueEntry[]; wait: number; name: string };
+
+type NodeWait = {
+  type: 'node';
+  id: number;
+  decision: Extract<HintedDecision, { waitFor: string }>;
+  predecessorLocal: boolean;
+  /** The `watchAhead` node watched, if any. */
+  ahead: string | undefined;
+  /** The listing made when it went: not decided on yet; once the wait ended, decided on as fresh. */
+  aheadListing: 'none' | 'pending' | 'decide-when-answered';
+};
 
 type Wait =
-  | { type: 'node'; id: number; decision: Extract<HintedDecision, { waitFor: string }>; announcedHolder: boolean; predecessorLocal: boolean }
+  | NodeWait
   | { type: 'anyOf'; id: number; queue: QueueEntry[]; watching: Set<string>; creations: Set<string> }
   | { type: 'children'; id: number };
 
@@ -100,9 +115,6 @@ interface ContenderModel {
   state: 'waiting' | 'held' | 'gone';
   inbox: Note[];
   wait: Wait | undefined;
-  hasWaited: boolean;
-  behind: string | undefined;
-  announceAfterWait: boolean;
   touch: { name: string; version: number } | undefined;
   behindWaitedFor: QueueEntry[] | undefined;
 }
@@ -110,7 +122,6 @@ interface ContenderModel {
 interface NodeModel {
   process: number;
   version: number;
-  announced: boolean;
   /** Granted in this run (the engine's `LocalSeatState.held`, seen by waiters of its process). */
   held: boolean;
   keepsPlace: boolean;
@@ -127,10 +138,13 @@ class RunModel {
   readonly grants: string[] = [];
   /** Listings a contender waited for before deciding. */
   listings = 0;
-  /** Listings sent behind the re-read of an announcement, in the same round trip. */
-  piggybacked = 0;
+  /** Listings made while still waiting (`watchAhead`). */
+  aheadListings = 0;
   shortcutGrants = 0;
+  /** Data watches (getData): a change or the deletion fires them. */
   private readonly data: Watchers = new Map();
+  /** Deletion-only watches (a child watch on the node): only its deletion fires them. */
+  private readonly deletions: Watchers = new Map();
   private readonly exists: Watchers = new Map();
   private children = new Set<{ c: ContenderModel; wait: number }>();
   private nextWait = 1;
@@ -139,7 +153,6 @@ class RunModel {
     private readonly recipe: ModelRecipe,
     private readonly ruleFor: (truth: OrderingRule) => OrderingRule,
     private readonly random: () => number,
-    private readonly lossRate: number,
     private readonly staleRate: number,
   ) {}
 
@@ -160,20 +173,17 @@ class RunModel {
       state: 'waiting',
       inbox: [{ kind: 'list' }],
       wait: undefined,
-      hasWaited: false,
-      behind: undefined,
-      announceAfterWait: false,
       touch: undefined,
       behindWaitedFor: undefined,
     };
-    this.create(name, { process, version: 0, announced: false, held: false, keepsPlace: false, contender: c });
+    this.create(name, { process, version: 0, held: false, keepsPlace: false, contender: c });
   }
 
   /** A downgrade: the read node appears at the holder's place (held at once), which keeps it. */
   downgrade(holder: string, readName: string): void {
     const node = this.nodes.get(holder)!;
     node.keepsPlace = true;
-    this.create(readName, { process: node.process, version: 0, announced: false, held: true, keepsPlace: false, contender: undefined });
+    this.create(readName, { process: node.process, version: 0, held: true, keepsPlace: false, contender: undefined });
     this.grants.push(readName);
   }
 
@@ -186,12 +196,13 @@ class RunModel {
     this.nodes.delete(name);
     this.sorted = undefined;
     this.fire(this.data, name, (wait) => ({ kind: 'deleted', name, wait }));
+    this.fire(this.deletions, name, (wait) => ({ kind: 'deleted', name, wait }));
     this.fireChildren();
   }
 
   /**
-   * Runs the contenders' pending work, one note at a time in a random order (the touches and
-   * announcements they ask for written in between), until none is left or after `limit` steps.
+   * Runs the contenders' pending work, one note at a time in a random order (the touches they ask
+   * for written in between), until none is left or after `limit` steps.
    */
   settle(limit = 100_000): void {
     for (let steps = 0; steps < limit; steps++) {
@@ -218,12 +229,10 @@ class RunModel {
     this.fireChildren();
   }
 
-  private setData(name: string, announcement: boolean): void {
+  private setData(name: string): void {
     const node = this.nodes.get(name);
-    // An announcement is written only over the node as created (version 0), as `LockQueue.announce`.
-    if (node === undefined || (announcement && node.version > 0)) return;
+    if (node === undefined) return;
     node.version++;
-    node.announced = announcement;
     this.fire(this.data, name, (wait) => ({ kind: 'changed', name, wait }));
   }
 
@@ -258,61 +267,63 @@ class RunModel {
     if (wait.type === 'children') return this.list(c, 'children changed');
     if (wait.type === 'anyOf') {
       if (note.kind === 'created') return this.list(c, 'created ahead (any-of)');
-      if (note.kind === 'changed') {
-        // Watched again; a node gone by then answers NO_NODE, told as its deletion.
-        if (this.nodes.has(note.name)) this.watch(this.data, note.name, c, wait.id);
-        else c.inbox.push({ kind: 'deleted', name: note.name, wait: wait.id });
-        return;
-      }
       if (note.kind !== 'deleted') return;
       wait.watching.delete(note.name);
       wait.queue = wait.queue.filter((entry) => entry.name !== note.name);
       return this.decideOn(c, wait.queue, false);
     }
     // ObstacleWait
-    const decision = wait.decision;
     if (note.kind === 'created') return this.list(c, 'created ahead');
-    if (note.kind === 'changed') {
-      if (decision.watchedAnnounces !== true) return this.list(c, 'waited-for node changed');
-      // Re-read with the watch set again; the engine pipelines a listing behind that read, used
-      // only if the node is gone by then (counted apart when unused).
-      const node = this.nodes.get(decision.waitFor);
-      if (node === undefined) return this.goneAtReRead(c, wait);
-      this.piggybacked++;
-      if (node.announced) wait.announcedHolder = true;
-      return this.watch(this.data, decision.waitFor, c, wait.id);
+    if (note.kind === 'changed') return this.list(c, 'waited-for node touched');
+    if (note.kind === 'aheadReply') {
+      if (note.name !== wait.ahead || wait.aheadListing === 'none') return; // a listing superseded
+      const decideWhenAnswered = wait.aheadListing === 'decide-when-answered';
+      wait.aheadListing = 'none';
+      if (decideWhenAnswered) {
+        c.wait = undefined;
+        return this.decideOn(c, note.queue, true);
+      }
+      return this.decideOn(c, note.queue, true);
     }
-    if (note.kind === 'deleted') this.goneWaitedFor(c, wait);
+    if (note.kind !== 'deleted') return;
+    if (note.name === wait.decision.waitFor) return this.goneWaitedFor(c, wait);
+    if (note.name === wait.ahead) return this.aheadGone(c, wait);
   }
 
-  /**
-   * The re-read of an announcement found the node gone: settled as its going, and if that means
-   * listing again, the listing sent behind the re-read (after the deletion) is the one decided on.
-   */
-  private goneAtReRead(c: ContenderModel, wait: Extract<Wait, { type: 'node' }>): void {
-    this.goneWaitedFor(c, wait, () => {
-      this.count('behind the re-read of an announcement');
-      c.wait = undefined;
-      this.decideOn(c, this.trueQueue(), true);
-    });
+  /** `ObstacleWait.aheadGone`: the node ahead went; list (now, or answered in a later step). */
+  private aheadGone(c: ContenderModel, wait: NodeWait): void {
+    this.aheadListings++;
+    const queue = this.trueQueue();
+    if (this.random() < this.staleRate) {
+      wait.aheadListing = 'pending';
+      c.inbox.push({ kind: 'aheadReply', queue, wait: wait.id, name: wait.ahead! });
+    } else {
+      this.decideOn(c, queue, true);
+    }
   }
 
   /** `ObstacleWait.settled('gone')` and what `Contender.waited` does with it. */
-  private goneWaitedFor(c: ContenderModel, wait: Extract<Wait, { type: 'node' }>, relist = () => this.list(c, 'waited-for node went')): void {
+  private goneWaitedFor(c: ContenderModel, wait: NodeWait): void {
     const decision = wait.decision;
     const predecessor = this.goneStates.get(decision.waitFor);
-    const localHolder = wait.predecessorLocal && predecessor !== undefined && predecessor.held && !predecessor.keepsPlace;
-    const wentAsHolder = localHolder || wait.announcedHolder;
+    const wentAsHolder = wait.predecessorLocal && predecessor !== undefined && predecessor.held && !predecessor.keepsPlace;
     if (decision.lastObstacle || (wentAsHolder && decision.lastObstacleIfHeld === true)) {
       c.wait = undefined;
-      this.hold(c, c.announceAfterWait && (c.behind === undefined || !this.isLocal(c, c.behind)), false);
+      this.hold(c, false);
       return;
     }
     if (wentAsHolder && decision.decideBehindIfHeld === true) {
       c.wait = undefined;
       return this.decideOn(c, c.behindWaitedFor!, false);
     }
-    relist();
+    if (wait.aheadListing === 'pending') {
+      // Its answer comes after this deletion: decided on as the fresh listing (the wait is over).
+      this.count('the listing made when the node ahead went');
+      this.aheadListings--;
+      wait.aheadListing = 'decide-when-answered';
+      return;
+    }
+    this.list(c, 'waited-for node went');
   }
 
   /** The last state of nodes that went, for a local waiter's `leavesAsHolder`. */
@@ -340,23 +351,27 @@ class RunModel {
   private decideOn(c: ContenderModel, queue: readonly QueueEntry[], fresh: boolean, armedChildren = false): void {
     const ownIndex = queue.findIndex((entry) => entry.name === c.name);
     const decision = decideWithHints(c.rule, queue, ownIndex);
-    c.behind = queue[ownIndex + 1]?.name;
     const current = c.wait;
     if ('waitForAnyOf' in decision && current?.type === 'anyOf') {
       const covered = decision.waitForAnyOf.every((name) => current.watching.has(name)) && (decision.relistIfCreated ?? []).every((name) => current.creations.has(name));
       if (covered) return;
     }
+    if ('waitFor' in decision && current?.type === 'node' && keeps(current.decision, decision)) {
+      // `ObstacleWait.update`: the same node still, on a newer listing.
+      current.decision = decision;
+      current.aheadListing = 'none';
+      c.behindWaitedFor = behindOf(decision, queue);
+      if (current.ahead !== decision.watchAhead) this.watchAhead(c, current);
+      return;
+    }
     c.wait = undefined;
     if (decision.held) {
       if (decision.nudgeSuccessor === true && (!fresh || ownIndex < queue.length - 1)) this.pendingTouch.push(c.name);
-      const successorMayWatch = c.behind === undefined ? !fresh : !this.isLocal(c, c.behind);
-      this.hold(c, decision.announceHolding === true && c.hasWaited && successorMayWatch, fresh);
+      this.hold(c, fresh);
       return;
     }
-    c.hasWaited = true;
     const id = this.nextWait++;
     if ('waitForAnyOf' in decision) {
-      c.announceAfterWait = false;
       const wait: Wait = { type: 'anyOf', id, queue: [...queue], watching: new Set(), creations: new Set() };
       c.wait = wait;
       for (const name of decision.relistIfCreated ?? []) {
@@ -369,11 +384,10 @@ class RunModel {
       }
       for (const name of decision.waitForAnyOf) {
         wait.watching.add(name);
-        if (this.nodes.has(name)) this.watch(this.data, name, c, id);
+        if (this.nodes.has(name)) this.watch(this.deletions, name, c, id);
         else c.inbox.push({ kind: 'deleted', name, wait: id }); // told like the event it stands for
       }
     } else if ('waitForChildren' in decision) {
-      c.announceAfterWait = false;
       c.wait = { type: 'children', id };
       if (!armedChildren) {
         // `LockQueue.waitForChildren`: lists again with a watch, and decides on it if it differs.
@@ -388,15 +402,15 @@ class RunModel {
       }
       this.children.add({ c, wait: id });
     } else {
-      c.announceAfterWait = decision.announceHolding === true;
-      c.behindWaitedFor = decision.decideBehindIfHeld === true ? queue.slice(queue.findIndex((entry) => entry.name === decision.waitFor) + 1) : undefined;
+      c.behindWaitedFor = behindOf(decision, queue);
       const touchActedOn = c.touch?.name === decision.waitFor ? c.touch.version : 0;
-      const wait: Extract<Wait, { type: 'node' }> = {
+      const wait: NodeWait = {
         type: 'node',
         id,
         decision,
-        announcedHolder: false,
         predecessorLocal: (decision.lastObstacleIfHeld === true || decision.decideBehindIfHeld === true) && this.isLocal(c, decision.waitFor),
+        ahead: undefined,
+        aheadListing: 'none',
       };
       c.wait = wait;
       const appears = decision.relistIfCreated;
@@ -410,25 +424,32 @@ class RunModel {
       const node = this.nodes.get(decision.waitFor);
       if (node === undefined) {
         c.inbox.push({ kind: 'deleted', name: decision.waitFor, wait: id }); // NO_NODE: told as its deletion
+        this.watchAhead(c, wait);
         return;
       }
-      if (node.version > 0) {
-        if (decision.watchedAnnounces === true && node.announced) wait.announcedHolder = true;
-        if (decision.relistIfTouched === true && node.version > touchActedOn) {
-          c.touch = { name: decision.waitFor, version: node.version };
-          c.inbox.push({ kind: 'list' }); // touched first: the wait ends at once, list again
-          return;
-        }
+      if (decision.relistIfTouched === true && node.version > touchActedOn) {
+        c.touch = { name: decision.waitFor, version: node.version };
+        c.inbox.push({ kind: 'list' }); // touched first: the wait ends at once, list again
+        return;
       }
-      this.watch(this.data, decision.waitFor, c, id);
+      this.watch(decision.relistIfTouched === true ? this.data : this.deletions, decision.waitFor, c, id);
+      this.watchAhead(c, wait);
     }
+  }
+
+  /** `ObstacleWait.watchAhead`: a deletion watch on the node ahead (not for a local predecessor). */
+  private watchAhead(c: ContenderModel, wait: NodeWait): void {
+    const name = wait.decision.watchAhead;
+    wait.ahead = wait.predecessorLocal ? undefined : name;
+    if (wait.ahead === undefined) return;
+    if (this.nodes.has(wait.ahead)) this.watch(this.deletions, wait.ahead, c, wait.id);
+    else c.inbox.push({ kind: 'deleted', name: wait.ahead, wait: wait.id }); // NO_NODE: told as its deletion
   }
 
   /** Touches (nudges) asked for during a step, written once the step is done. */
   readonly pendingTouch: string[] = [];
-  readonly pendingAnnounce: string[] = [];
 
-  private hold(c: ContenderModel, announce: boolean, fresh: boolean): void {
+  private hold(c: ContenderModel, fresh: boolean): void {
     const queue = this.trueQueue();
     const truth = c.truth.decide(queue, queue.findIndex((entry) => entry.name === c.name));
     if (!truth.held) {
@@ -439,13 +460,11 @@ class RunModel {
     c.wait = undefined;
     this.nodes.get(c.name)!.held = true;
     this.grants.push(c.name);
-    if (announce && this.random() >= this.lossRate) this.pendingAnnounce.push(c.name);
   }
 
-  /** Writes the touches and announcements asked for (each a data change the watchers see). */
+  /** Writes the touches asked for (each a data change the watchers see). */
   private flushWrites(): void {
-    for (const name of this.pendingTouch.splice(0)) this.setData(name, false);
-    for (const name of this.pendingAnnounce.splice(0)) this.setData(name, true);
+    for (const name of this.pendingTouch.splice(0)) this.setData(name);
   }
 
   /** Runs until nothing is left to do, writes included. */
@@ -458,6 +477,17 @@ class RunModel {
     this.goneStates.set(name, { ...this.nodes.get(name)! });
     this.leave(name);
   }
+}
+
+/** `ObstacleWait.keeps`: the wait under way is the one `next` asks for. */
+function keeps(current: NodeWait['decision'], next: NodeWait['decision']): boolean {
+  const shortcut = (d: NodeWait['decision']): boolean => d.lastObstacleIfHeld === true || d.decideBehindIfHeld === true;
+  return next.waitFor === current.waitFor && next.relistIfCreated === current.relistIfCreated && (next.relistIfTouched === true) === (current.relistIfTouched === true) && shortcut(next) === shortcut(current);
+}
+
+/** `decideBehindIfHeld`: the nodes behind the one waited for, in the queue decided on. */
+function behindOf(decision: NodeWait['decision'], queue: readonly QueueEntry[]): QueueEntry[] | undefined {
+  return decision.decideBehindIfHeld === true ? queue.slice(queue.findIndex((entry) => entry.name === decision.waitFor) + 1) : undefined;
 }
 
 const holdersOf = new WeakMap<readonly QueueEntry[], string[]>();
@@ -479,8 +509,8 @@ export function checkCase(recipe: ModelRecipe, seed: number, options: ModelOptio
   const withHints = options.hinted ?? ((rule: OrderingRule) => rule);
   const races = options.races ?? true;
   const stale = races ? (options.staleRate ?? 0.3) : 0;
-  const hinted = new RunModel(recipe, withHints, prng(seed ^ 0x5bd1e995), options.lossRate ?? 0.3, stale);
-  const bare = new RunModel(recipe, withoutHints, prng(seed ^ 0x27d4eb2f), 0, stale);
+  const hinted = new RunModel(recipe, withHints, prng(seed ^ 0x5bd1e995), stale);
+  const bare = new RunModel(recipe, withoutHints, prng(seed ^ 0x27d4eb2f), stale);
   const runs = [hinted, bare];
   let sequence = 1;
   let guid = 1;
@@ -494,7 +524,7 @@ export function checkCase(recipe: ModelRecipe, seed: number, options: ModelOptio
   const result = (failure?: string): CaseResult => ({
     ...(failure === undefined ? {} : { failure: `seed ${seed}: ${failure}` }),
     listings: { hinted: hinted.listings, bare: bare.listings },
-    piggybacked: hinted.piggybacked,
+    aheadListings: hinted.aheadListings,
     grants: hinted.grants.length,
     shortcutGrants: hinted.shortcutGrants,
   });
@@ -569,21 +599,21 @@ export interface PropertyResult {
   cases: number;
   failures: string[];
   listings: { hinted: number; bare: number };
-  piggybacked: number;
+  aheadListings: number;
   grants: number;
   shortcutGrants: number;
 }
 
 /** Runs `cases` random cases from `seed` on, and gathers the failures (each names its seed). */
 export function checkMany(recipe: ModelRecipe, seed: number, cases: number, options: ModelOptions): PropertyResult {
-  const total: PropertyResult = { cases, failures: [], listings: { hinted: 0, bare: 0 }, piggybacked: 0, grants: 0, shortcutGrants: 0 };
+  const total: PropertyResult = { cases, failures: [], listings: { hinted: 0, bare: 0 }, aheadListings: 0, grants: 0, shortcutGrants: 0 };
   for (let i = 0; i < cases; i++) {
     const one = checkCase(recipe, seed + i, options);
     if (one.failure !== undefined) total.failures.push(one.failure);
     if (one.failure !== undefined && options.firstFailure === true) return { ...total, cases: i + 1 };
     total.listings.hinted += one.listings.hinted;
     total.listings.bare += one.listings.bare;
-    total.piggybacked += one.piggybacked;
+    total.aheadListings += one.aheadListings;
     total.grants += one.grants;
     total.shortcutGrants += one.shortcutGrants;
   }

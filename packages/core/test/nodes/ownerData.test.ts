@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeOwnerData, parseOwnerData } from '../../src/nodes/index.js';
-import { announcementOf, REVOCATION_MARKER } from '../../src/nodes/nodeData.js';
+import { REVOCATION_MARKER } from '../../src/nodes/nodeData.js';
 
 const utf8 = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
 
@@ -16,13 +16,6 @@ describe('parseOwnerData', () => {
     for (const owner of [{ host: 'web-1', pid: 1 }, { host: 'höst-名前', pid: 2 ** 22, label: 'nightly "batch"' }]) {
       expect(parseOwnerData(encodeOwnerData(owner))).toEqual(owner);
     }
-  });
-
-  it("reads it inside a holder's announcement (the header the holder puts in front of its node's data)", () => {
-    const owner = { host: 'web-2', pid: 77, label: 'orders' };
-    expect(parseOwnerData(announcementOf('0123456789abcdef', encodeOwnerData(owner)))).toEqual(owner);
-    // An announcement of a node without data names nobody.
-    expect(parseOwnerData(announcementOf('0123456789abcdef', null))).toBeUndefined();
   });
 
   it("names nobody for anything else: empty, Curator's IP address, __REVOKE__, a caller's data, other JSON, broken JSON", () => {

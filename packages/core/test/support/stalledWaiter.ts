@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { exponentialBackoff, sessionFailedRetryPolicy, ZkSession } from '@zk-recipes/core';
-import { nodeScriptArgs, pollUntil, serverWatchedPaths } from '@zk-recipes/testing';
+import { FaultProxy, firstServerAddress, nodeScriptArgs, pollUntil } from '@zk-recipes/testing';
 import { codeOf, settledInWait, untilQueue, within } from './adversary.js';
 
 /** The repository root: workers run from here (tsx resolves from it). */
@@ -195,14 +195,18 @@ export async function stalledWaiterScenario(o: {
   stall?: 'block' | 'sigstop';
 }): Promise<StallOutcome> {
   const q = await o.holdQ();
-  const p = spawnStalledWaiter(o.script, o.connectString, o.path, o.sessionTimeoutMs);
+  // P's traffic passes a proxy, which tells when the server has answered P's watch request.
+  const { host, port } = firstServerAddress(o.connectString);
+  const proxy = await FaultProxy.start({ targetHost: host, targetPort: port });
+  const p = spawnStalledWaiter(o.script, proxy.connectString, o.path, o.sessionTimeoutMs);
   let r: Held | undefined;
   try {
-    const { sessionId } = await within(p.next('session'), 30_000, 'P to connect');
+    await within(p.next('session'), 30_000, 'P to connect');
     await untilQueue(o.observer, o.queueDir, 2);
-    // P waits for Q once its session watches Q's node. The server reports no "watch set" event:
-    // ask its watch table (four-letter word wchp) until it does.
-    await pollUntil(async () => (await serverWatchedPaths(o.connectString, BigInt(sessionId!))).has(q.path), 15_000, "P's watch on Q's node");
+    // P waits for Q once the server has answered its watch request on Q's node (a child watch,
+    // deletion only, or a data watch: a getChildren or a getData of that path).
+    const watched = () => proxy.answersTo(OP_GET_CHILDREN2, q.path) + proxy.answersTo(OP_GET_DATA, q.path) > 0;
+    await pollUntil(watched, 15_000, "P's watch on Q's node");
     const rGrant = o.startR();
     rGrant.catch(() => undefined);
     await untilQueue(o.observer, o.queueDir, 3);
@@ -224,5 +228,9 @@ export async function stalledWaiterScenario(o: {
   } finally {
     await r?.release().catch(() => undefined);
     await p.stop();
+    await proxy.close();
   }
 }
+
+const OP_GET_DATA = 4;
+const OP_GET_CHILDREN2 = 12;
