@@ -5,6 +5,7 @@
  * replies with xid + zxid + err) and forwards whole frames.
  */
 import net from 'node:net';
+import { tallyDelta, WireCounter, type WireTally } from './wireTally.js';
 
 /** One frame seen by the proxy (for tests that observe the wire). */
 export interface FrameRecord {
@@ -84,7 +85,9 @@ export class FaultProxy {
   /** Frames seen, oldest first (bounded). */
   readonly frames: FrameRecord[] = [];
   /** Requests seen since the start, by `<opcode> <path>` (unbounded, unlike `frames`). */
-  private readonly tally = new Map<string, number>();
+  private readonly requestsByPath = new Map<string, number>();
+  /** Requests, writes and notifications since the start (see {@link tally}). */
+  private readonly counter = new WireCounter();
   private readonly targetHost: string;
   private readonly targetPort: number;
   private _port = 0;
@@ -111,7 +114,21 @@ export class FaultProxy {
    * one, however many frames passed since: for counting what a burst of thousands asked for).
    */
   requestsTo(opCode: number, path: string): number {
-    return this.tally.get(`${opCode} ${path}`) ?? 0;
+    return this.requestsByPath.get(`${opCode} ${path}`) ?? 0;
+  }
+
+  /**
+   * What the clients behind this proxy cost the server since it started: requests by opcode,
+   * writes, and the watch notifications delivered (see {@link WireTally}). Put one session behind
+   * each proxy to count per session. A snapshot: pass it to {@link tallySince} later.
+   */
+  tally(): WireTally {
+    return this.counter.snapshot();
+  }
+
+  /** What happened since `mark` (an earlier {@link tally}). */
+  tallySince(mark: WireTally): WireTally {
+    return tallyDelta(this.counter.snapshot(), mark);
   }
 
   /** The proxy's port. */
@@ -287,11 +304,12 @@ export class FaultProxy {
     const xid = first || frame.length < 12 ? undefined : frame.readInt32BE(4);
     const type = first || frame.length < 12 ? undefined : frame.readInt32BE(8);
     this.record({ connection: c.id, direction: 'request', xid, type, length: frame.length, at: performance.now() });
+    if (xid !== undefined && type !== undefined) this.counter.request(xid, type);
     if (type !== undefined && PATH_FIRST.has(type) && frame.length >= 16) {
       const pathLength = frame.readInt32BE(12);
       if (pathLength >= 0 && frame.length >= 16 + pathLength) {
         const key = `${type} ${frame.toString('utf8', 16, 16 + pathLength)}`;
-        this.tally.set(key, (this.tally.get(key) ?? 0) + 1);
+        this.requestsByPath.set(key, (this.requestsByPath.get(key) ?? 0) + 1);
       }
     }
     if (this.holding || this.holdingRequests) {
@@ -317,6 +335,7 @@ export class FaultProxy {
     const first = c.repliesSeen++ === 0;
     const xid = first || frame.length < 8 ? undefined : frame.readInt32BE(4);
     this.record({ connection: c.id, direction: 'reply', xid, type: undefined, length: frame.length, at: performance.now() });
+    if (!first) this.counter.serverFrame(frame);
     if (c.cutOnReplyXid !== undefined && xid === c.cutOnReplyXid) {
       const cut = this.requestCut;
       this.requestCut = undefined;
