@@ -34,9 +34,9 @@ const UNCONTENDED: Record<SemaphoreLayout, CostPer> = {
 };
 /**
  * Per section of 6 sessions looping acquire → release (hold 0) on 3 leases, over 300 sections.
- * Measured today (three runs): `queue` 6.99-7.01 requests (create2, 3 getChildren2, getData,
+ * Measured today (eight runs): `queue` 6.99-7.01 requests (create2, 3 getChildren2, getData,
  * setData, delete), 3.00 writes, 2.00 notifications per release; `curator` 11.99-12.01 requests,
- * 4.99-5.00 writes, 3.59-3.74 notifications. Budgets: +0.1 request and +0.05 write (cycles in
+ * 4.99-5.00 writes, 3.59-3.75 notifications. Budgets: +0.1 request and +0.05 write (cycles in
  * flight at the two reads of the proxies), and +0.05 notification for `queue`; `curator`'s
  * notifications follow how many waiters each internal-lock release wakes: ~5% over the highest.
  */
