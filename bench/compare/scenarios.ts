@@ -4,18 +4,15 @@
  * read the servers' counters, say go, collect every process's lines, read the counters again.
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ZkSession } from '@zk-recipes/core';
 import { findOverlaps, maxConcurrency, sectionIntervals, type Interval } from '@zk-recipes/testing';
-import { startCuratorFleet, startNodeFleet, type Fleet } from '../lib/fleets.js';
+import { SMALL_JVM, startCuratorFleet, startNodeFleet, untilChildren, type Fleet } from '../lib/fleets.js';
 import { percentile } from '../lib/stats.js';
 import { readServerCounters, serverCost } from './serverCounters.js';
 
 /** Who runs a scenario: a zk-recipes build (its worker script) or Curator. */
 export type Contender = { kind: 'node'; name: string; worker: string } | { kind: 'curator'; name: string };
 
-/** JVM flags for many short-lived Curator processes: small heaps, quick start-up. */
-const SMALL_JVM = ['-XX:+UseSerialGC', '-Xmx96m', '-Xss512k', '-XX:TieredStopAtLevel=1'];
 const FINISH_MS = 300_000;
 
 /** One group of identical processes: the worker's mode and the same for Curator. */
@@ -191,15 +188,6 @@ export interface DrainRep {
   drainMs: number;
   /** drainMs / (processes x holdMs). */
   vsIdeal: number;
-}
-
-/** Resolves once `path` has at least `count` children (polled: one cheap exists() per 5 ms). */
-async function untilChildren(session: ZkSession, path: string, count: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (((await session.exists(path))?.numChildren ?? 0) < count) {
-    if (Date.now() > deadline) throw new Error(`${path}: fewer than ${count} children after ${timeoutMs} ms`);
-    await sleep(5);
-  }
 }
 
 /**
