@@ -93,15 +93,15 @@ function runScenario(s: ScenarioName, c: Contender, session: ZkSession, connect:
   switch (s) {
     case 'mutex8':
     case 'ensemble':
-      return mutexLoop(c, connect, path, { processes: 8, iterations: z.mutexIterations, holdMs: 0 });
+      return mutexLoop(c, session, connect, path, { processes: 8, iterations: z.mutexIterations, holdMs: 0 });
     case 'uncontended':
-      return uncontended(c, connect, path, { n: z.uncontendedN, warmup: z.uncontendedWarmup });
+      return uncontended(c, session, connect, path, { n: z.uncontendedN, warmup: z.uncontendedWarmup });
     case 'queue64':
       return drainQueue(c, session, connect, path, { processes: z.queueProcesses, holdMs: 20 });
     case 'rw':
-      return readWriteLoop(c, connect, path, { readers: 6, writers: 2, iterations: z.rwIterations, holdMs: 1 });
+      return readWriteLoop(c, session, connect, path, { readers: 6, writers: 2, iterations: z.rwIterations, holdMs: 1 });
     case 'semaphore':
-      return semaphoreLoop(c, connect, path, { processes: 12, leases: 3, iterations: z.semaphoreIterations, holdMs: 2 });
+      return semaphoreLoop(c, session, connect, path, { processes: 12, leases: 3, iterations: z.semaphoreIterations, holdMs: 2 });
   }
 }
 
@@ -114,7 +114,7 @@ async function runOn(connect: string, scenarios: readonly ScenarioName[], conten
     // build pay for tsx's transform cache.
     for (const name of CONTENDERS) {
       log(`warm-up: ${name}`);
-      await mutexLoop(contenders[name], connect, `${root}/warmup-${name}`, { processes: 4, iterations: z.warmupIterations, holdMs: 0 });
+      await mutexLoop(contenders[name], session, connect, `${root}/warmup-${name}`, { processes: 4, iterations: z.warmupIterations, holdMs: 0 });
     }
     for (let rep = 0; rep < z.reps; rep++) {
       for (const s of scenarios) {

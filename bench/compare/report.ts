@@ -79,7 +79,7 @@ export function compareMarkdown(r: CompareReport): string {
     `Base: \`${r.base.label}\` (${r.base.commit.slice(0, 12)}; dependencies ${r.base.dependencies}). Head: the working tree at \`${r.head.label}\`${r.head.dirty ? ' with uncommitted changes' : ''}. Library: ${r.library === 'dist' ? 'compiled (dist/)' : 'TypeScript sources through tsx'}.`,
     `Machine: ${r.machine.nproc} CPUs (nproc), ${r.machine.cpuModel}, ${r.machine.memoryGiB.toFixed(1)} GiB RAM; Node ${r.machine.node}; load average at the end ${r.machine.loadAverage}.`,
     `ZooKeeper: ${[r.zookeeper.standalone === undefined ? '' : `standalone ${r.zookeeper.standalone}`, r.zookeeper.ensemble === undefined ? '' : `3-server ensemble ${r.zookeeper.ensemble}`].filter((s) => s !== '').join('; ')}; fsync on every transaction-log write.`,
-    'Requests and notifications are the servers\' packet counters (pings included, session closes deducted), writes the growth of the zxid; client CPU is process.cpuUsage() / the JVM\'s process CPU time from "go" to the loop\'s end, summed over the processes.',
+    'Requests and notifications are the servers\' packet counters (pings included, session closes deducted), writes the growth of the zxid (a refused write, e.g. NODE_EXISTS, is a transaction too; session closes deducted); client CPU is process.cpuUsage() / the JVM\'s process CPU time from "go" to the loop\'s end, summed over the processes.',
   ];
   for (const [name, results] of Object.entries(r.results) as Array<[ScenarioName, Record<ContenderName, Rep[]>]>) {
     out.push('', `### ${r.scenarios[name]?.title ?? name}`, '', scenarioTable(name, results));

@@ -77,8 +77,17 @@ export interface LoopRep {
  * sections (a write section, or any section of a mutex) must overlap nothing; at most
  * `maxConcurrent` sections may be open at once.
  */
-async function runLoop(c: Contender, connect: string, path: string, groups: readonly Group[], check: { maxConcurrent: number; exclusiveLock?: string }): Promise<LoopRep> {
+async function runLoop(
+  c: Contender,
+  session: ZkSession,
+  connect: string,
+  path: string,
+  groups: readonly Group[],
+  check: { maxConcurrent: number; exclusiveLock?: string; directoryData?: Uint8Array },
+): Promise<LoopRep> {
   const processes = groups.reduce((n, g) => n + g.count, 0);
+  // The lock's directory exists, as it does for a lock in use: no contender pays for creating it.
+  await session.mkdirp(path, 'persistent', { data: check.directoryData });
   const fleet = await startGroups(c, groups, connect, path);
   let lines: unknown[];
   const before = await readServerCounters(connect);
@@ -119,13 +128,13 @@ function assertExclusive(name: string, lines: readonly unknown[], kind: string):
 }
 
 /** N processes on one mutex, hold `holdMs`. */
-export function mutexLoop(c: Contender, connect: string, path: string, o: { processes: number; iterations: number; holdMs: number }): Promise<LoopRep> {
+export function mutexLoop(c: Contender, session: ZkSession, connect: string, path: string, o: { processes: number; iterations: number; holdMs: number }): Promise<LoopRep> {
   const args = [String(o.iterations), String(o.holdMs)];
-  return runLoop(c, connect, path, [{ count: o.processes, iterations: o.iterations, node: (cs, p) => ['mutex', cs, p, ...args], curator: (cs, p) => ['mutex', cs, p, ...args] }], { maxConcurrent: 1 });
+  return runLoop(c, session, connect, path, [{ count: o.processes, iterations: o.iterations, node: (cs, p) => ['mutex', cs, p, ...args], curator: (cs, p) => ['mutex', cs, p, ...args] }], { maxConcurrent: 1 });
 }
 
 /** Readers and writers on one read/write lock. */
-export function readWriteLoop(c: Contender, connect: string, path: string, o: { readers: number; writers: number; iterations: number; holdMs: number }): Promise<LoopRep> {
+export function readWriteLoop(c: Contender, session: ZkSession, connect: string, path: string, o: { readers: number; writers: number; iterations: number; holdMs: number }): Promise<LoopRep> {
   const args = [String(o.iterations), String(o.holdMs)];
   const group = (count: number, kind: 'read' | 'write'): Group => ({
     count,
@@ -133,18 +142,21 @@ export function readWriteLoop(c: Contender, connect: string, path: string, o: { 
     node: (cs, p) => [kind, cs, p, ...args],
     curator: (cs, p) => [`rw-${kind}`, cs, p, ...args],
   });
-  return runLoop(c, connect, path, [group(o.readers, 'read'), group(o.writers, 'write')], { maxConcurrent: o.readers, exclusiveLock: 'write' });
+  return runLoop(c, session, connect, path, [group(o.readers, 'read'), group(o.writers, 'write')], { maxConcurrent: o.readers, exclusiveLock: 'write' });
 }
 
 /** Processes on a semaphore of `leases`. */
-export function semaphoreLoop(c: Contender, connect: string, path: string, o: { processes: number; leases: number; iterations: number; holdMs: number }): Promise<LoopRep> {
+export function semaphoreLoop(c: Contender, session: ZkSession, connect: string, path: string, o: { processes: number; leases: number; iterations: number; holdMs: number }): Promise<LoopRep> {
   const args = [String(o.iterations), String(o.holdMs)];
   return runLoop(
     c,
+    session,
     connect,
     path,
     [{ count: o.processes, iterations: o.iterations, node: (cs, p) => ['semaphore', cs, p, ...args, String(o.leases)], curator: (cs, p) => ['semaphore', cs, p, String(o.leases), ...args] }],
-    { maxConcurrent: o.leases },
+    // The semaphore's directory records its maxLeases as decimal text (docs/semaphore.md,
+    // "maxLeases consistency"); Curator's layout keeps its nodes below it and ignores its data.
+    { maxConcurrent: o.leases, directoryData: Buffer.from(String(o.leases)) },
   );
 }
 
@@ -156,7 +168,8 @@ export interface UncontendedRep {
   cpuMsPerCycle: number;
 }
 
-export async function uncontended(c: Contender, connect: string, path: string, o: { n: number; warmup: number }): Promise<UncontendedRep> {
+export async function uncontended(c: Contender, session: ZkSession, connect: string, path: string, o: { n: number; warmup: number }): Promise<UncontendedRep> {
+  await session.mkdirp(path);
   const group: Group = {
     count: 1,
     iterations: o.n,
