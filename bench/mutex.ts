@@ -19,11 +19,10 @@
  */
 import { AsyncResource } from 'node:async_hooks';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ZkSession } from '@zk-recipes/core';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import { findOverlaps, handoffGaps, spawnCuratorWorker, TestingServer, type Interval } from '@zk-recipes/testing';
-import { startCuratorFleet, startNodeFleet, type Fleet } from './lib/fleets.js';
+import { SMALL_JVM, startCuratorFleet, startNodeFleet, untilChildren, type Fleet } from './lib/fleets.js';
 import { machineInfo, packetsReceived, zookeeperVersion, type MachineInfo } from './lib/machine.js';
 import { runNodeScript } from './lib/processes.js';
 import { fmtMiB, fmtMs, fmtRatio, median, nsToMs, percentile } from './lib/stats.js';
@@ -36,8 +35,6 @@ const MUTEX_WORKER = fileURLToPath(new URL('../packages/mutex/test/workers/mutex
 const RAW_LOCK_LOOP = fileURLToPath(new URL('./raw/lockLoopWorker.ts', import.meta.url));
 const OUR_MANY_WAITERS = fileURLToPath(new URL('./workers/ourManyWaiters.ts', import.meta.url));
 const RAW_MANY_WAITERS = fileURLToPath(new URL('./raw/manyWaitersProcess.ts', import.meta.url));
-/** JVM flags for the many short-lived Curator processes: small heaps, quick start-up. */
-const SMALL_JVM = ['-XX:+UseSerialGC', '-Xmx96m', '-Xss512k', '-XX:TieredStopAtLevel=1'];
 
 export interface MutexBenchOptions {
   /** Interleaved repetitions of scenarios 1 and 2. */
@@ -298,15 +295,6 @@ async function scenarioContended(connectString: string, dir: string, o: MutexBen
 }
 
 // ---------------------------------------------------------------- 3. 64 processes, 20 ms holds
-
-/** Resolves once `path` has at least `count` children (polled: one cheap exists() per 5 ms). */
-async function untilChildren(session: ZkSession, path: string, count: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (((await session.exists(path))?.numChildren ?? 0) < count) {
-    if (Date.now() > deadline) throw new Error(`${path}: fewer than ${count} children after ${timeoutMs} ms`);
-    await sleep(5);
-  }
-}
 
 /** Says go, waits for every member to finish, returns their lines; stops the fleet in any case. */
 async function runFleet(fleet: Fleet, timeoutMs = 180_000): Promise<unknown[]> {

@@ -6,8 +6,22 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ZkSession } from '@zk-recipes/core';
 import { GO_LINE, isReadyLine, spawnCuratorWorker, type CuratorWorker } from '@zk-recipes/testing';
 import { nodeScriptArgs } from '@zk-recipes/testing';
+
+/** JVM flags for many short-lived Curator processes: small heaps, quick start-up. */
+export const SMALL_JVM: readonly string[] = ['-XX:+UseSerialGC', '-Xmx96m', '-Xss512k', '-XX:TieredStopAtLevel=1'];
+
+/** Resolves once `path` has at least `count` children, e.g. a whole fleet queued (polled: one cheap exists() per 5 ms). */
+export async function untilChildren(session: ZkSession, path: string, count: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (((await session.exists(path))?.numChildren ?? 0) < count) {
+    if (Date.now() > deadline) throw new Error(`${path}: fewer than ${count} children after ${timeoutMs} ms`);
+    await sleep(5);
+  }
+}
 
 /** A started fleet, every member at its start line. */
 export interface Fleet {

@@ -5,6 +5,7 @@
  * replies with xid + zxid + err) and forwards whole frames.
  */
 import net from 'node:net';
+import { tallyDelta, WireCounter, type WireTally } from './wireTally.js';
 
 /** One frame seen by the proxy (for tests that observe the wire). */
 export interface FrameRecord {
@@ -84,11 +85,13 @@ export class FaultProxy {
   /** Frames seen, oldest first (bounded). */
   readonly frames: FrameRecord[] = [];
   /** Requests seen since the start, by `<opcode> <path>` (unbounded, unlike `frames`). */
-  private readonly tally = new Map<string, number>();
+  private readonly requestsByPath = new Map<string, number>();
   /** Replies seen to those requests, by `<opcode> <path>`. */
   private readonly answered = new Map<string, number>();
   /** `<opcode> <path>` of the requests awaiting their reply, by `<connection> <xid>`. */
   private readonly awaiting = new Map<string, string>();
+  /** Requests, writes and notifications since the start (see {@link tally}). */
+  private readonly counter = new WireCounter();
   private readonly targetHost: string;
   private readonly targetPort: number;
   private _port = 0;
@@ -115,7 +118,21 @@ export class FaultProxy {
    * one, however many frames passed since: for counting what a burst of thousands asked for).
    */
   requestsTo(opCode: number, path: string): number {
-    return this.tally.get(`${opCode} ${path}`) ?? 0;
+    return this.requestsByPath.get(`${opCode} ${path}`) ?? 0;
+  }
+
+  /**
+   * What the clients behind this proxy cost the server since it started: requests by opcode,
+   * writes, and the watch notifications delivered (see {@link WireTally}). Put one session behind
+   * each proxy to count per session. A snapshot: pass it to {@link tallySince} later.
+   */
+  tally(): WireTally {
+    return this.counter.snapshot();
+  }
+
+  /** What happened since `mark` (an earlier {@link tally}). */
+  tallySince(mark: WireTally): WireTally {
+    return tallyDelta(this.counter.snapshot(), mark);
   }
 
   /**
@@ -300,11 +317,12 @@ export class FaultProxy {
     const xid = first || frame.length < 12 ? undefined : frame.readInt32BE(4);
     const type = first || frame.length < 12 ? undefined : frame.readInt32BE(8);
     this.record({ connection: c.id, direction: 'request', xid, type, length: frame.length, at: performance.now() });
+    if (xid !== undefined && type !== undefined) this.counter.request(xid, type);
     if (type !== undefined && PATH_FIRST.has(type) && frame.length >= 16) {
       const pathLength = frame.readInt32BE(12);
       if (pathLength >= 0 && frame.length >= 16 + pathLength) {
         const key = `${type} ${frame.toString('utf8', 16, 16 + pathLength)}`;
-        this.tally.set(key, (this.tally.get(key) ?? 0) + 1);
+        this.requestsByPath.set(key, (this.requestsByPath.get(key) ?? 0) + 1);
         if (xid !== undefined) this.awaiting.set(`${c.id} ${xid}`, key);
       }
     }
@@ -336,6 +354,7 @@ export class FaultProxy {
       this.awaiting.delete(`${c.id} ${xid}`);
       this.answered.set(answers, (this.answered.get(answers) ?? 0) + 1);
     }
+    if (!first) this.counter.serverFrame(frame);
     if (c.cutOnReplyXid !== undefined && xid === c.cutOnReplyXid) {
       const cut = this.requestCut;
       this.requestCut = undefined;

@@ -13,6 +13,18 @@ export * from './testConnectString.js';
 export { ServerStartError } from './ZooKeeperProcess.js';
 export * from './java.js';
 export { FaultProxy, type FaultProxyOptions, type FrameRecord } from './FaultProxy.js';
+export {
+  opName,
+  sumTallies,
+  tallyDelta,
+  WATCH_EVENT_TYPES,
+  WRITE_OPCODES,
+  ZERO_TALLY,
+  ZK_OPCODES,
+  type WatchEventName,
+  type WireTally,
+  type ZkOpName,
+} from './wireTally.js';
 export * from './criticalSections.js';
 export * from './runWorkers.js';
 export * from './workerSide.js';
@@ -28,3 +40,4 @@ export * from './nemesis/checker.js';
 export { faultAllowanceMs, findIdleGaps, idleBoundMs, type FaultSpan, type IdleGap, type IdleGapInput, type Wait } from './nemesis/idleGaps.js';
 export { runNemesisWorker, STOP_LINE, type NemesisHandle, type NemesisWorkerOptions } from './nemesis/workerLoop.js';
 export { runNemesis, describeNemesis, idleBoundsFor, NEMESIS_CLUSTER, type IdleBounds, type NemesisOptions, type NemesisResult, type FaultRecord } from './nemesis/runNemesis.js';
+export * from './protocolCost.js';

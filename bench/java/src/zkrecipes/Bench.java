@@ -22,6 +22,7 @@ final class Bench {
         CuratorWorker.startGate(o);
         long[] acquireNs = new long[n];
         long[] releaseNs = new long[n];
+        long cpuBegan = CuratorWorker.processCpuNs();
         for (int i = 0; i < n; i++) {
             long t0 = System.nanoTime();
             lock.acquire();
@@ -31,6 +32,7 @@ final class Bench {
             acquireNs[i] = t1 - t0;
             releaseNs[i] = t2 - t1;
         }
+        long cpuNs = CuratorWorker.processCpuNs() - cpuBegan;
         long[] a = CuratorWorker.sortedCopy(acquireNs);
         long[] r = CuratorWorker.sortedCopy(releaseNs);
         CuratorWorker.emit(CuratorWorker.line(
@@ -38,7 +40,7 @@ final class Bench {
                 "warmup", o.warmup,
                 "acquireP50Ns", CuratorWorker.percentile(a, 0.5), "acquireP99Ns", CuratorWorker.percentile(a, 0.99),
                 "releaseP50Ns", CuratorWorker.percentile(r, 0.5), "releaseP99Ns", CuratorWorker.percentile(r, 0.99),
-                "acquireNs", acquireNs, "releaseNs", releaseNs));
+                "acquireNs", acquireNs, "releaseNs", releaseNs, "cpuNs", cpuNs));
     }
 
     /**

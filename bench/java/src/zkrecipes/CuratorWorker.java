@@ -244,6 +244,7 @@ public final class CuratorWorker {
             throws Exception {
         startGate(o);
         long began = System.nanoTime();
+        long cpuBegan = processCpuNs();
         for (int i = 0; i < iterations; i++) {
             lock.acquire();
             long start = System.nanoTime();
@@ -253,7 +254,7 @@ public final class CuratorWorker {
             // Printed after the release so that writing output never lengthens the hold.
             emitSection(kind, i, start, end);
         }
-        emitDone(iterations, began);
+        emitDone(iterations, began, cpuBegan);
     }
 
     private static void semaphoreLoop(Options o, CuratorFramework client) throws Exception {
@@ -263,6 +264,7 @@ public final class CuratorWorker {
         int holdMs = o.intArg(5, "holdMs");
         startGate(o);
         long began = System.nanoTime();
+        long cpuBegan = processCpuNs();
         for (int i = 0; i < iterations; i++) {
             Lease lease = semaphore.acquire();
             long start = System.nanoTime();
@@ -271,7 +273,7 @@ public final class CuratorWorker {
             semaphore.returnLease(lease);
             emitSection("lease", i, start, end);
         }
-        emitDone(iterations, began);
+        emitDone(iterations, began, cpuBegan);
     }
 
     /**
@@ -313,9 +315,22 @@ public final class CuratorWorker {
                 "start", Long.toString(start), "end", Long.toString(end)));
     }
 
-    private static void emitDone(int iterations, long began) {
+    private static void emitDone(int iterations, long began, long cpuBegan) {
         emit(line("type", "done", "done", true, "worker", WORKER, "iterations", iterations,
-                "elapsedNs", Long.toString(System.nanoTime() - began)));
+                "elapsedNs", Long.toString(System.nanoTime() - began),
+                "cpuNs", Long.toString(processCpuNs() - cpuBegan)));
+    }
+
+    /**
+     * CPU time this JVM has used so far, every thread (Curator's, ZooKeeper's, the JIT's and the
+     * collector's): what the client costs the machine, as the benchmarks compare it with Node's
+     * process.cpuUsage().
+     */
+    static long processCpuNs() {
+        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean
+                ? ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime()
+                : -1;
     }
 
     /** Prints the lines kept back (ZKR_REPORT=at-end); every exit path calls it. */

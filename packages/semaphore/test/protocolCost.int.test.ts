@@ -1,0 +1,82 @@
+/**
+ * What the semaphore costs at the wire, held to budgets, in both layouts: requests, writes and
+ * watch notifications per uncontended acquire + release, and per section when more processes than
+ * leases contend (docs/architecture.md, "What a section may cost"). Counted by a FaultProxy in
+ * front of each session (`connectTallied`). The budgets are what the code does today; lower them
+ * as the protocol gets cheaper.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { InterProcessSemaphore, type SemaphoreLayout } from '@zk-recipes/semaphore';
+import {
+  connectTallied,
+  costOfCycles,
+  costOfHandOffs,
+  costPer,
+  describeTally,
+  overBudget,
+  uniqueRoot,
+  type CostPer,
+  type TalliedSession,
+} from '@zk-recipes/testing';
+
+/** Leases of the semaphore, and contenders (each its own session) in the contended tests. */
+const LEASES = 3;
+const CONTENDERS = 6;
+/**
+ * One uncontended acquire + release of one lease (exact: the same every cycle). Today, `queue`:
+ * create2 + getChildren2 pipelined, getData (the maxLeases record), getChildren2 (the watch on our
+ * own node), delete. `curator`: the internal lock's cycle and the lease node's (2 x create2,
+ * 4 x getChildren2, 2 x delete) and the getData; one own-node deletion notification for each.
+ */
+const UNCONTENDED: Record<SemaphoreLayout, CostPer> = {
+  queue: { requests: 5, writes: 2, notifications: 1 },
+  curator: { requests: 9, writes: 4, notifications: 2 },
+};
+/**
+ * Per section of 6 sessions looping acquire → release (hold 0) on 3 leases, over 300 sections.
+ * Measured today (eight runs): `queue` 6.99-7.01 requests (create2, 3 getChildren2, getData,
+ * setData, delete), 3.00 writes, 2.00 notifications per release; `curator` 11.99-12.01 requests,
+ * 4.99-5.00 writes, 3.59-3.75 notifications. Budgets: +0.1 request and +0.05 write (cycles in
+ * flight at the two reads of the proxies), and +0.05 notification for `queue`; `curator`'s
+ * notifications follow how many waiters each internal-lock release wakes: ~5% over the highest.
+ */
+const CONTENDED: Record<SemaphoreLayout, CostPer> = {
+  queue: { requests: 7.1, writes: 3.05, notifications: 2.05 },
+  curator: { requests: 12.1, writes: 5.05, notifications: 3.9 },
+};
+const CYCLES = 20;
+const SECTIONS = 300;
+
+const root = uniqueRoot('semaphore-cost');
+const opened: TalliedSession[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((t) => t.close()));
+});
+
+async function tallied(): Promise<TalliedSession> {
+  const t = await connectTallied();
+  opened.push(t);
+  return t;
+}
+
+describe('semaphore protocol cost', () => {
+  it.each(['queue', 'curator'] as const)("layout '%s': an uncontended acquire + release", async (layout) => {
+    const t = await tallied();
+    const semaphore = new InterProcessSemaphore(t.session, `${root}/uncontended-${layout}`, { maxLeases: LEASES, layout });
+    const cycle = async (): Promise<void> => (await semaphore.acquire()).release();
+    await cycle(); // creates the semaphore's directories
+    const tally = await costOfCycles(t, CYCLES, cycle);
+    expect(overBudget(costPer(tally, CYCLES), UNCONTENDED[layout]), describeTally(tally)).toEqual([]);
+  });
+
+  it.each(['queue', 'curator'] as const)(`layout '%s': a section among ${CONTENDERS} sessions on ${LEASES} leases (hold 0)`, async (layout) => {
+    const contenders = [];
+    for (let i = 0; i < CONTENDERS; i++) {
+      const t = await tallied();
+      const semaphore = new InterProcessSemaphore(t.session, `${root}/contended-${layout}`, { maxLeases: LEASES, layout });
+      contenders.push({ proxy: t.proxy, cycle: async () => (await semaphore.acquire()).release() });
+    }
+    const { tally, perSection } = await costOfHandOffs(contenders, { warmup: 20, sections: SECTIONS });
+    expect(overBudget(perSection, CONTENDED[layout]), describeTally(tally)).toEqual([]);
+  });
+});
