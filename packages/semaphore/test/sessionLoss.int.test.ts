@@ -6,7 +6,7 @@
  * is about (a free lease must not sit idle while two clients wait).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { sessionFailedRetryPolicy, retryForever, ZkSession, type RetryPolicy } from '@zk-recipes/core';
+import { retryForever, retryNTimes, sessionFailedRetryPolicy, ZkSession, type RetryPolicy } from '@zk-recipes/core';
 import { sessionInternals } from '@zk-recipes/core/internal';
 import { expireSession, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { InterProcessSemaphore, type Lease, type SemaphoreLayout } from '../src/index.js';
@@ -159,6 +159,28 @@ describe('curator layout: the lease is taken under the internal lock, again afte
     expect(leaseCreatesWithoutLock(log)).toEqual([]);
     expect(await queueOf(observer, leases)).toEqual([]);
     expect(await queueOf(observer, locks)).toEqual([]);
+  });
+});
+
+describe('curator layout: every lost session counts against the policy, over the whole acquisition', () => {
+  it('retryNTimes(1): the step starts again after one lost session, not after two: RETRIES_EXHAUSTED (attempts 2), no node left', async () => {
+    const path = freshPath('counted');
+    const [holderSession, doomed, observer] = await Promise.all([connect(), connect(retryNTimes({ n: 1, sleepMs: 0 })), connect()]);
+    const held = await semaphore(holderSession, path, 1, 'curator').acquire();
+    const waiter = track(semaphore(doomed, path, 1, 'curator').acquire({ timeoutMs: 30_000 }));
+    await untilQueue(observer, `${path}/leases`, 2);
+    await settledInWait(doomed);
+    await expireAndReconnect(doomed);
+    await untilQueue(observer, `${path}/leases`, 2); // the step started again: lock, then lease
+    await settledInWait(doomed);
+    expect(brief(waiter.outcome)).toEqual({ state: 'pending' });
+    await expireAndReconnect(doomed);
+    const outcome = await within(waiter.settled, 10_000, 'the waiter to settle');
+    expect(brief(outcome)).toMatchObject({ state: 'rejected', code: 'RETRIES_EXHAUSTED' });
+    expect((outcome as { reason: { attempts: number; cause: { code: string } } }).reason).toMatchObject({ attempts: 2, cause: { code: 'SESSION_LOST' } });
+    expect(await queueOf(observer, `${path}/leases`)).toEqual([held.path]);
+    expect(await queueOf(observer, `${path}/locks`)).toEqual([]);
+    await held.release();
   });
 });
 
