@@ -239,7 +239,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
     const callerSignal = wait.options.signal;
     // The engine alone would enqueue a waiter again on the next session: here the whole step does.
     const sessionSignal = this.session.sessionSignal;
-    const lockStop = linked(callerSignal, [sessionSignal]);
+    const lockStop = callerSignal === undefined ? undefined : followFirst([callerSignal, sessionSignal]);
     let lockSeat: QueueSeat;
     try {
       lockSeat = await lock.enter({
@@ -247,7 +247,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
         kind: CURATOR_LOCK_KIND,
         rule: this.ruleFor(exclusiveRule, wait),
         timeoutMs: remaining(wait),
-        signal: lockStop?.signal ?? callerSignal,
+        signal: lockStop?.signal ?? sessionSignal,
       });
     } catch (err) {
       if (isZkError(err, 'RETRIES_EXHAUSTED') || !isZkError(sessionSignal.reason, 'SESSION_LOST')) throw err;
@@ -262,7 +262,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
     let failed = false;
     try {
       for (let i = 0; i < quantity; i++) {
-        const stop = linked(callerSignal, parts.map((part) => part.signal));
+        const stop = linked(callerSignal, parts);
         try {
           parts.push(
             await this.leases.enter({
@@ -360,10 +360,11 @@ function remaining(wait: Wait): number | undefined {
 }
 
 /**
- * A signal that aborts with the caller's or with any of `parts`, or undefined when one signal
- * does (no caller's signal, one part): then pass that one as it is.
+ * A signal that aborts with the caller's or with the signal of any of `parts`; undefined when one
+ * signal does (no caller's signal, one part): then pass that part's own.
  */
-function linked(callerSignal: AbortSignal | undefined, parts: readonly AbortSignal[]): LinkedSignal | undefined {
+function linked(callerSignal: AbortSignal | undefined, parts: readonly QueueSeat[]): LinkedSignal | undefined {
   if (callerSignal === undefined && parts.length === 1) return undefined;
-  return followFirst(callerSignal === undefined ? parts : [callerSignal, ...parts]);
+  const signals = parts.map((part) => part.signal);
+  return followFirst(callerSignal === undefined ? signals : [callerSignal, ...signals]);
 }
