@@ -35,6 +35,7 @@ import { LeaseNode, type Lease } from './Lease.js';
 import { maxLeasesRecord } from './maxLeasesRecord.js';
 import { parseSemaphoreOptions, type SemaphoreLayout, type SemaphoreOptions } from './options.js';
 import { curatorCountRule, failInsteadOfWaiting, leaseQueueRule } from './rules.js';
+import { sessionEnded } from './sessionEnded.js';
 import type { SharedCount } from './SharedCount.js';
 
 /** Curator's InterProcessSemaphoreV2: internal lock directory, leases directory, lock node kind. */
@@ -238,6 +239,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
     const lock = this.internalLock!;
     const callerSignal = wait.options.signal;
     // The engine alone would enqueue a waiter again on the next session: here the whole step does.
+    const generation = this.session.generation;
     const sessionSignal = this.session.sessionSignal;
     const lockStop = callerSignal === undefined ? undefined : followFirst([callerSignal, sessionSignal]);
     let lockSeat: QueueSeat;
@@ -250,8 +252,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
         signal: lockStop?.signal ?? sessionSignal,
       });
     } catch (err) {
-      if (isZkError(err, 'RETRIES_EXHAUSTED') || !isZkError(sessionSignal.reason, 'SESSION_LOST')) throw err;
-      return new SessionLostError(`semaphore ${this.path}: the ZooKeeper session was lost while waiting for the internal lock`, { cause: sessionSignal.reason });
+      return this.stepFailed(err, undefined, generation, wait, quantity);
     } finally {
       lockStop?.unlink();
     }
@@ -289,23 +290,29 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
     const lost = failed && isZkError(failure, 'RETRIES_EXHAUSTED') ? undefined : parts.find((part) => part.signal.aborted);
     if (!failed && lost === undefined) return taken.flatMap((seat) => this.leaseNode(this.leases, seat, 1).leases(1));
     await Promise.all(taken.map((seat) => this.leases.leave(seat)));
-    if (lost === undefined) throw failure;
-    return this.partLost(lost, lost === lockSeat ? 'internal lock node' : 'lease node', quantity, failed ? failure : lost.signal.reason);
+    if (lost === undefined) return this.stepFailed(failure, undefined, generation, wait, quantity);
+    return this.stepFailed(failed ? failure : lost.signal.reason, lost, generation, wait, quantity);
   }
 
   /**
-   * What a `curator`-layout step ends with when `part` (its internal lock or a lease it took) was
-   * lost before the step was whole: the session's loss (the step starts again), a NODE_DELETED
-   * naming the part, or `failure` (SESSION_CLOSED: the engine's own error for it).
+   * How a `curator`-layout step that failed ends, once it gave back what it took: the
+   * SessionLostError of its session (the step starts again), or an error to reject with. `lost`
+   * is the part (internal lock or lease) that was lost before the step was whole, if one was.
    */
-  private partLost(part: QueueSeat, what: string, quantity: number, failure: unknown): SessionLostError {
-    const reason: unknown = part.signal.reason;
+  private async stepFailed(failure: unknown, lost: QueueSeat | undefined, generation: number, wait: Wait, quantity: number): Promise<SessionLostError> {
+    // The policy already refused a new session (the engine counted it): that is the answer.
+    if (isZkError(failure, 'RETRIES_EXHAUSTED')) throw failure;
     const before = quantity === 1 ? 'before its lease was granted' : `before all ${quantity} leases were granted`;
-    if (isZkError(reason, 'SESSION_LOST')) return new SessionLostError(`semaphore ${this.path}: the ZooKeeper session was lost ${before}`, { cause: reason });
-    if (isZkError(reason, 'NODE_DELETED')) {
-      throw new NodeDeletedError(`semaphore ${this.path}: our ${what} ${part.name} was deleted by someone else ${before}`, { cause: reason, path: part.path });
-    }
-    throw failure;
+    const sessionLost = (cause: unknown) => new SessionLostError(`semaphore ${this.path}: the ZooKeeper session was lost ${before}`, { cause });
+    const reason: unknown = lost === undefined ? failure : lost.signal.reason;
+    if (isZkError(reason, 'SESSION_LOST')) return sessionLost(reason);
+    if (lost === undefined && this.session.generation !== generation) return sessionLost(failure);
+    if (!isZkError(reason, 'NODE_DELETED')) throw failure;
+    // A node of ours read as deleted just before its session's end is that end (see sessionEnded).
+    if (await sessionEnded(this.session, generation, wait.deadline.remainingMs(), wait.options.signal)) return sessionLost(reason);
+    if (lost === undefined) throw failure;
+    const what = lost.path.startsWith(`${this.internalLock!.path}/`) ? 'internal lock node' : 'lease node';
+    throw new NodeDeletedError(`semaphore ${this.path}: our ${what} ${lost.name} was deleted by someone else ${before}`, { cause: reason, path: lost.path });
   }
 
   private ruleFor(rule: OrderingRule, wait: Wait): OrderingRule {

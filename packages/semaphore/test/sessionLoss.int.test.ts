@@ -8,8 +8,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { retryForever, retryNTimes, sessionFailedRetryPolicy, ZkSession, type RetryPolicy } from '@zk-recipes/core';
 import { sessionInternals } from '@zk-recipes/core/internal';
-import { expireSession, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { expireSession, FaultProxy, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { InterProcessSemaphore, type Lease, type SemaphoreLayout } from '../src/index.js';
+import { sessionEnded } from '../src/sessionEnded.js';
 import { brief, Operator, queueOf, settledInWait, track, untilQueue, within, type Tracked } from '../../core/test/support/adversary.js';
 
 const SESSION_TIMEOUT_MS = 4000;
@@ -18,8 +19,8 @@ let sessions: ZkSession[] = [];
 let counter = 0;
 const freshPath = (label: string) => `${root}/${++counter}-${label}`;
 
-async function connect(retryPolicy?: RetryPolicy): Promise<ZkSession> {
-  const session = await ZkSession.connect({ connectString: testConnectString(), sessionTimeoutMs: SESSION_TIMEOUT_MS, retryPolicy });
+async function connect(retryPolicy?: RetryPolicy, connectString = testConnectString()): Promise<ZkSession> {
+  const session = await ZkSession.connect({ connectString, sessionTimeoutMs: SESSION_TIMEOUT_MS, retryPolicy });
   sessions.push(session);
   return session;
 }
@@ -36,6 +37,35 @@ const semaphore = (session: ZkSession, path: string, maxLeases: number, layout: 
 async function expireAndReconnect(session: ZkSession): Promise<void> {
   const connected = new Promise<void>((resolve) => session.once('lost', () => session.once('connected', () => resolve())));
   await expireSession(testConnectString(), sessionInternals(session).credentials);
+  await connected;
+}
+
+/** Runs `body` with a FaultProxy in front of the test server, closed afterwards. */
+async function throughProxy(body: (proxy: FaultProxy) => Promise<void>): Promise<void> {
+  const [host, port] = testConnectString().split(',')[0]!.split(':');
+  const proxy = await FaultProxy.start({ targetHost: host!, targetPort: Number(port) });
+  try {
+    await body(proxy);
+  } finally {
+    await proxy.close();
+  }
+}
+
+/**
+ * Loses `session` (connected through `proxy`) without its watch events racing the loss: the
+ * server hears nothing more from it until it declares its session lost itself; then the old
+ * session is expired on the server (its nodes go at once) and the client reconnects. (With
+ * `expireSession` alone, the deletion of a waiter's node sometimes reaches the client before the
+ * session's end does, and the engine takes it for someone else's delete.)
+ */
+async function loseThroughPartition(session: ZkSession, proxy: FaultProxy): Promise<void> {
+  const credentials = sessionInternals(session).credentials;
+  const lost = new Promise<void>((resolve) => session.once('lost', () => resolve()));
+  proxy.holdRequests();
+  await lost;
+  await expireSession(testConnectString(), credentials);
+  const connected = new Promise<void>((resolve) => session.once('connected', () => resolve()));
+  proxy.heal();
   await connected;
 }
 
@@ -245,25 +275,26 @@ describe('acquireMany across a lost session: only live leases, or none', () => {
     await Promise.all(holder.map((lease) => lease.release()));
   });
 
-  it('queue layout: acquireMany is one node: waiting when the session is lost, it queues again and resolves with live leases', async () => {
-    const path = freshPath('many-queue');
-    const [holderSession, doomed, observer] = await Promise.all([connect(), connect(), connect()]);
-    const holder = await semaphore(holderSession, path, 3, 'queue').acquireMany(2);
-    const pair = track(semaphore(doomed, path, 3, 'queue').acquireMany(2, { timeoutMs: 30_000 }));
-    await untilQueue(observer, path, 2);
-    await settledInWait(doomed);
-    await expireAndReconnect(doomed);
-    await untilQueue(observer, path, 2); // queued again, on the next session
-    await settledInWait(doomed);
-    expect(brief(pair.outcome)).toEqual({ state: 'pending' });
-    await Promise.all(holder.map((lease) => lease.release())); // their node goes with the last of them
-    const granted = await within(pair.settled, 10_000, 'acquireMany to be granted');
-    expect(brief(granted)).toEqual({ state: 'resolved' });
-    const both = (granted as { value: Lease[] }).value;
-    await expectAllLive(both, doomed, observer);
-    await Promise.all(both.map((lease) => lease.release()));
-    expect(await queueOf(observer, path)).toEqual([]);
-  });
+  it('queue layout: acquireMany is one node: waiting when the session is lost, it queues again and resolves with live leases', () =>
+    throughProxy(async (proxy) => {
+      const path = freshPath('many-queue');
+      const [holderSession, doomed, observer] = await Promise.all([connect(), connect(undefined, proxy.connectString), connect()]);
+      const holder = await semaphore(holderSession, path, 3, 'queue').acquireMany(2);
+      const pair = track(semaphore(doomed, path, 3, 'queue').acquireMany(2, { timeoutMs: 30_000 }));
+      await untilQueue(observer, path, 2);
+      await settledInWait(doomed);
+      await loseThroughPartition(doomed, proxy);
+      await untilQueue(observer, path, 2); // queued again, on the next session
+      await settledInWait(doomed);
+      expect(brief(pair.outcome)).toEqual({ state: 'pending' });
+      await Promise.all(holder.map((lease) => lease.release())); // their node goes with the last of them
+      const granted = await within(pair.settled, 10_000, 'acquireMany to be granted');
+      expect(brief(granted)).toEqual({ state: 'resolved' });
+      const both = (granted as { value: Lease[] }).value;
+      await expectAllLive(both, doomed, observer);
+      await Promise.all(both.map((lease) => lease.release()));
+      expect(await queueOf(observer, path)).toEqual([]);
+    }));
 });
 
 describe('curator layout: a part lost to someone else before the whole is granted', () => {
@@ -300,3 +331,41 @@ describe('curator layout: a part lost to someone else before the whole is grante
     await held.release();
   });
 });
+
+describe('curator layout: a node of ours read as deleted as its session ends', () => {
+  it('the internal lock node is deleted while the client is cut off one way, and the session is lost before the client could confirm it lives: the step starts again, it is not refused NODE_DELETED', () =>
+    throughProxy(async (proxy) => {
+      const path = freshPath('deleted-as-lost');
+      const [holderSession, doomed, operatorSession] = await Promise.all([connect(), connect(undefined, proxy.connectString), connect()]);
+      const held = await semaphore(holderSession, path, 1, 'curator').acquire();
+      const waiter = track(semaphore(doomed, path, 1, 'curator').acquire({ timeoutMs: 30_000 }));
+      await untilQueue(operatorSession, `${path}/leases`, 2);
+      await settledInWait(doomed);
+      const [lockNode] = await queueOf(operatorSession, `${path}/locks`);
+      // The server hears nothing more from the client; the client still hears the server.
+      proxy.holdRequests();
+      const lost = new Promise<void>((resolve) => doomed.once('lost', () => resolve()));
+      await new Operator(operatorSession).deleteNode(lockNode!); // read by the client, which cannot ask anything now
+      await lost; // declared lost: no answer within the session timeout
+      proxy.heal();
+      await untilQueue(operatorSession, `${path}/leases`, 2); // started again: lock, then lease
+      await settledInWait(doomed);
+      expect(brief(waiter.outcome)).toEqual({ state: 'pending' });
+      await held.release();
+      const outcome = await within(waiter.settled, 10_000, 'the waiter to be granted');
+      expect(brief(outcome)).toEqual({ state: 'resolved' });
+      const lease = (outcome as { value: Lease }).value;
+      await expectAllLive([lease], doomed, operatorSession);
+      await lease.release();
+    }));
+
+  it('sessionEnded: false while the session answers; true for an ended one, whether or not the client has heard yet', async () => {
+    const [live, doomed] = await Promise.all([connect(), connect()]);
+    expect(await sessionEnded(live, live.generation, undefined, undefined)).toBe(false);
+    const generation = doomed.generation;
+    await expireSession(testConnectString(), sessionInternals(doomed).credentials);
+    expect(await sessionEnded(doomed, generation, 10_000, undefined)).toBe(true);
+    expect(doomed.generation).toBeGreaterThan(generation);
+  });
+});
+
