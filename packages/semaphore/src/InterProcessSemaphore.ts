@@ -300,7 +300,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
    * is the part (internal lock or lease) that was lost before the step was whole, if one was.
    */
   private async stepFailed(failure: unknown, lost: QueueSeat | undefined, generation: number, wait: Wait, quantity: number): Promise<SessionLostError> {
-    // The policy already refused a new session (the engine counted it): that is the answer.
+    // The retry policy gave up (on a step's lost connections, or on another session): final.
     if (isZkError(failure, 'RETRIES_EXHAUSTED')) throw failure;
     const before = quantity === 1 ? 'before its lease was granted' : `before all ${quantity} leases were granted`;
     const sessionLost = (cause: unknown) => new SessionLostError(`semaphore ${this.path}: the ZooKeeper session was lost ${before}`, { cause });
