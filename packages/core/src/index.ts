@@ -38,6 +38,10 @@ export {
 export { lostChannel, publishLost, publishRelease, releaseChannel } from './diagnostics/channels.js';
 /** @internal One deadline over several waits (semaphore, multi-lock; public again in multi-lock). */
 export { Deadline } from './lock/Deadline.js';
+/** @internal A signal that aborts with the first of several, undone explicitly (semaphore, multi-lock). */
+export { followFirst, type LinkedSignal } from './lock/followFirst.js';
+/** @internal The pause before an acquisition made of several waits starts again on a new session (semaphore). */
+export { pauseAfterLostSession } from './lock/pauseAfterLostSession.js';
 /** @internal Ownership by async context of a lock's acquisitions (multi-lock). */
 export { OwnerHoldings } from './context/ownerContext.js';
 /** @internal `await using` for the recipes' own handles (multi-lock, semaphore lease). */

@@ -4,6 +4,7 @@ import {
   currentFrame,
   Deadline,
   disposeHandle,
+  followFirst,
   isZkError,
   LockTimeoutError,
   MultiReleaseError,
@@ -17,6 +18,7 @@ import {
   type AcquireOptions,
   type AcquireSource,
   type LockEvents,
+  type LinkedSignal,
   type LockHandle,
   type OwnerFrame,
   type Started,
@@ -31,7 +33,6 @@ import type { MultiLockHandle } from './MultiLockHandle.js';
 import type { MultiLockMember } from './MultiLockMember.js';
 import { parseMultiLockMembers, parseMultiLockOptions, parseMultiLockPaths, type MultiLockOptions } from './options.js';
 import { releaseInReverse } from './releaseInReverse.js';
-import { followFirst, type LinkedSignal } from './followFirst.js';
 
 const NAME = 'InterProcessMultiLock';
 

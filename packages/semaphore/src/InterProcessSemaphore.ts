@@ -2,22 +2,28 @@ import {
   acquireVia,
   Deadline,
   exclusiveRule,
+  followFirst,
   InvalidArgumentError,
   isZkError,
   joinPath,
   LockQueue,
   LockTimeoutError,
   lostChannel,
+  NodeDeletedError,
   nodeDataOf,
+  pauseAfterLostSession,
   parseOptions,
   publishLost,
   publishRelease,
   releaseChannel,
+  RetryBudget,
+  SessionLostError,
   tryAcquireVia,
   validateLockPath,
   type AcquireOptions,
   type AcquireSource,
   type AcquireStep,
+  type LinkedSignal,
   type OrderingRule,
   type QueueSeat,
   type ZkSession,
@@ -29,6 +35,7 @@ import { LeaseNode, type Lease } from './Lease.js';
 import { maxLeasesRecord } from './maxLeasesRecord.js';
 import { parseSemaphoreOptions, type SemaphoreLayout, type SemaphoreOptions } from './options.js';
 import { curatorCountRule, failInsteadOfWaiting, leaseQueueRule } from './rules.js';
+import { sessionEnded } from './sessionEnded.js';
 import type { SharedCount } from './SharedCount.js';
 
 /** Curator's InterProcessSemaphoreV2: internal lock directory, leases directory, lock node kind. */
@@ -204,40 +211,108 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
    * node and wait until the leases directory has at most maxLeases children. For `quantity` > 1
    * we keep the internal lock until all leases are ours (all or none, never a deadlock among
    * our own clients), then release it.
+   *
+   * The step (internal lock, leases) belongs to one ZooKeeper session: a lease node is only ever
+   * created under the lock, and a lease granted on a lost session is gone. So when the session is
+   * lost before the step is whole, the step ends (the server removed its nodes) and starts again
+   * on the next session, while the deadline, the signal and the session's retry policy allow
+   * (docs/semaphore.md, "Losing the session while waiting").
    */
   private async takeCuratorStyle(quantity: number, wait: Wait): Promise<Lease[]> {
     // Before the internal lock creates the semaphore's directories: a refused lease leaves none.
     this.leases.assertFits(LEASE_KIND, this.data);
+    let losses: RetryBudget | undefined; // made at the first lost session: none on the common path
+    for (;;) {
+      const step = await this.curatorStep(quantity, wait);
+      if (!(step instanceof SessionLostError)) return step;
+      losses ??= new RetryBudget(this.session.retryPolicy, `semaphore ${this.path}`, { startedAt: wait.deadline.startedAt });
+      await pauseAfterLostSession(this.session, `semaphore ${this.path}`, step, losses, wait.deadline.endsAtMs, wait.options.signal);
+    }
+  }
+
+  /**
+   * One attempt of the `curator` layout's step, on the ZooKeeper session current at its start:
+   * the leases, or the SessionLostError that ended it (its nodes went with the session; nothing
+   * of it is left). Every other failure rejects, after giving back what it took.
+   */
+  private async curatorStep(quantity: number, wait: Wait): Promise<Lease[] | SessionLostError> {
     const lock = this.internalLock!;
-    const lockSeat = await lock.enter({
-      prepare: this.preparation(),
-      kind: CURATOR_LOCK_KIND,
-      rule: this.ruleFor(exclusiveRule, wait),
-      timeoutMs: remaining(wait),
-      signal: wait.options.signal,
-    });
-    const taken: QueueSeat[] = [];
+    const callerSignal = wait.options.signal;
+    // The engine alone would enqueue a waiter again on the next session: here the whole step does.
+    const generation = this.session.generation;
+    const sessionSignal = this.session.sessionSignal;
+    const lockStop = callerSignal === undefined ? undefined : followFirst([callerSignal, sessionSignal]);
+    let lockSeat: QueueSeat;
+    try {
+      lockSeat = await lock.enter({
+        prepare: this.preparation(),
+        kind: CURATOR_LOCK_KIND,
+        rule: this.ruleFor(exclusiveRule, wait),
+        timeoutMs: remaining(wait),
+        signal: lockStop?.signal ?? sessionSignal,
+      });
+    } catch (err) {
+      return this.stepFailed(err, undefined, generation, wait, quantity);
+    } finally {
+      lockStop?.unlink();
+    }
+    // Every part taken so far: the lock, then the leases. A wait for the next lease ends as soon
+    // as one of them is lost, and no part lost may be handed out.
+    const parts: QueueSeat[] = [lockSeat];
+    let failure: unknown;
+    let failed = false;
     try {
       for (let i = 0; i < quantity; i++) {
-        taken.push(
-          await this.leases.enter({
-            kind: LEASE_KIND,
-            rule: this.ruleFor(curatorCountRule(() => this.maxLeases()), wait),
-            data: this.data,
-            timeoutMs: remaining(wait),
-            signal: wait.options.signal,
-            onRevoke: wait.options.onRevoke,
-            onRecheck: this.recheckSubscription(),
-          }),
-        );
+        const stop = linked(callerSignal, parts);
+        try {
+          parts.push(
+            await this.leases.enter({
+              kind: LEASE_KIND,
+              rule: this.ruleFor(curatorCountRule(() => this.maxLeases()), wait),
+              data: this.data,
+              timeoutMs: remaining(wait),
+              signal: stop?.signal ?? lockSeat.signal,
+              onRevoke: wait.options.onRevoke,
+              onRecheck: this.recheckSubscription(),
+            }),
+          );
+        } finally {
+          stop?.unlink();
+        }
       }
     } catch (err) {
-      await Promise.all(taken.map((seat) => this.leases.leave(seat)));
-      throw err;
+      failure = err;
+      failed = true;
     } finally {
       await lock.leave(lockSeat);
     }
-    return taken.flatMap((seat) => this.leaseNode(this.leases, seat, 1).leases(1));
+    const taken = parts.slice(1);
+    const lost = failed && isZkError(failure, 'RETRIES_EXHAUSTED') ? undefined : parts.find((part) => part.signal.aborted);
+    if (!failed && lost === undefined) return taken.flatMap((seat) => this.leaseNode(this.leases, seat, 1).leases(1));
+    await Promise.all(taken.map((seat) => this.leases.leave(seat)));
+    if (lost === undefined) return this.stepFailed(failure, undefined, generation, wait, quantity);
+    return this.stepFailed(failed ? failure : lost.signal.reason, lost, generation, wait, quantity);
+  }
+
+  /**
+   * How a `curator`-layout step that failed ends, once it gave back what it took: the
+   * SessionLostError of its session (the step starts again), or an error to reject with. `lost`
+   * is the part (internal lock or lease) that was lost before the step was whole, if one was.
+   */
+  private async stepFailed(failure: unknown, lost: QueueSeat | undefined, generation: number, wait: Wait, quantity: number): Promise<SessionLostError> {
+    // The retry policy gave up (on a step's lost connections, or on another session): final.
+    if (isZkError(failure, 'RETRIES_EXHAUSTED')) throw failure;
+    const before = quantity === 1 ? 'before its lease was granted' : `before all ${quantity} leases were granted`;
+    const sessionLost = (cause: unknown) => new SessionLostError(`semaphore ${this.path}: the ZooKeeper session was lost ${before}`, { cause });
+    const reason: unknown = lost === undefined ? failure : lost.signal.reason;
+    if (isZkError(reason, 'SESSION_LOST')) return sessionLost(reason);
+    if (lost === undefined && this.session.generation !== generation) return sessionLost(failure);
+    if (!isZkError(reason, 'NODE_DELETED')) throw failure;
+    // A node of ours read as deleted just before its session's end is that end (see sessionEnded).
+    if (await sessionEnded(this.session, generation, wait.deadline.remainingMs(), wait.options.signal)) return sessionLost(reason);
+    if (lost === undefined) throw failure;
+    const what = lost.path.startsWith(`${this.internalLock!.path}/`) ? 'internal lock node' : 'lease node';
+    throw new NodeDeletedError(`semaphore ${this.path}: our ${what} ${lost.name} was deleted by someone else ${before}`, { cause: reason, path: lost.path });
   }
 
   private ruleFor(rule: OrderingRule, wait: Wait): OrderingRule {
@@ -289,4 +364,14 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
  */
 function remaining(wait: Wait): number | undefined {
   return wait.deadline.isTry ? undefined : wait.deadline.remainingMs();
+}
+
+/**
+ * A signal that aborts with the caller's or with the signal of any of `parts`; undefined when one
+ * signal does (no caller's signal, one part): then pass that part's own.
+ */
+function linked(callerSignal: AbortSignal | undefined, parts: readonly QueueSeat[]): LinkedSignal | undefined {
+  if (callerSignal === undefined && parts.length === 1) return undefined;
+  const signals = parts.map((part) => part.signal);
+  return followFirst(callerSignal === undefined ? signals : [callerSignal, ...signals]);
 }

@@ -10,12 +10,19 @@
 export class Deadline {
   private constructor(
     private readonly timeoutMs: number | undefined,
+    /** When the clock started (`performance.now()` unless given): the acquisition's start. */
+    readonly startedAt: number,
     private readonly endsAt: number,
   ) {}
 
   /** Starts the clock (milliseconds of `performance.now()` unless `now` is given). */
   static start(timeoutMs: number | undefined, now: number = performance.now()): Deadline {
-    return new Deadline(timeoutMs, timeoutMs === undefined ? Infinity : now + timeoutMs);
+    return new Deadline(timeoutMs, now, timeoutMs === undefined ? Infinity : now + timeoutMs);
+  }
+
+  /** The moment it passes, on the clock it was started with; undefined without a timeout. */
+  get endsAtMs(): number | undefined {
+    return this.timeoutMs === undefined ? undefined : this.endsAt;
   }
 
   /** The whole acquisition's timeout, as given. */

@@ -31,4 +31,10 @@ describe('Deadline', () => {
     const deadline = Deadline.start(1000, 0.5);
     expect(deadline.remainingMs(100.25)).toBe(901);
   });
+
+  it('tells when it started and when it passes (for a pause between attempts), nothing to pass without a timeout', () => {
+    expect(Deadline.start(1000, 100)).toMatchObject({ startedAt: 100, endsAtMs: 1100 });
+    expect(Deadline.start(0, 100)).toMatchObject({ startedAt: 100, endsAtMs: 100 });
+    expect(Deadline.start(undefined, 100)).toMatchObject({ startedAt: 100, endsAtMs: undefined });
+  });
 });
