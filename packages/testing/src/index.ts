@@ -25,6 +25,7 @@ export * from './containerReaper.js';
 export { Prng, randomSeed } from './nemesis/prng.js';
 export { FAULT_KINDS, ENSEMBLE_FAULTS, makeSchedule, countKinds, type FaultKind, type FaultStep, type ScheduleOptions } from './nemesis/schedule.js';
 export * from './nemesis/checker.js';
+export { checkDeadlines, type Acquisition, type DeadlineCheck, type DeadlineInput, type DeadlineMiss } from './nemesis/deadlines.js';
 export { faultAllowanceMs, findIdleGaps, idleBoundMs, type FaultSpan, type IdleGap, type IdleGapInput, type Wait } from './nemesis/idleGaps.js';
 export { runNemesisWorker, STOP_LINE, type NemesisHandle, type NemesisWorkerOptions } from './nemesis/workerLoop.js';
-export { runNemesis, describeNemesis, idleBoundsFor, NEMESIS_CLUSTER, type IdleBounds, type NemesisOptions, type NemesisResult, type FaultRecord } from './nemesis/runNemesis.js';
+export { runNemesis, describeNemesis, idleBoundsFor, NEMESIS_CLUSTER, DEADLINE_TOLERANCE_MS, type IdleBounds, type NemesisOptions, type NemesisResult, type FaultRecord } from './nemesis/runNemesis.js';
