@@ -223,21 +223,25 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
     const calledAt = now();
     const deadlineAt = calledAt + BigInt(timeoutMs) * 1_000_000n;
     report({ type: 'acquiring', worker, id, t: calledAt, deadlineAt });
-    /** The acquisition's timing, on every line that ends it. */
-    const timing = (settledAt: bigint, abortedAt: bigint | undefined) => ({ calledAt, deadlineAt, settledAt, ...(abortedAt !== undefined ? { abortedAt } : {}) });
+    /** The acquisition's timing, on every line that ends it: its first abort (giving up, or the stop) if any. */
+    const timing = (settledAt: bigint) => {
+      const stopAt = stop.signal.aborted ? stoppedAt : undefined;
+      const abortedAt = gaveUpAt === undefined ? stopAt : stopAt === undefined || gaveUpAt < stopAt ? gaveUpAt : stopAt;
+      return { calledAt, deadlineAt, settledAt, ...(abortedAt !== undefined ? { abortedAt } : {}) };
+    };
     try {
       handle = await options.acquire(giveUpTimer ? AbortSignal.any([stop.signal, attempt.signal]) : stop.signal, timeoutMs);
     } catch (err) {
       const settledAt = now();
       if (stop.signal.aborted) {
-        report({ type: 'stopped', worker, id, t: settledAt, code: errorCode(err), ...timing(settledAt, stoppedAt) });
+        report({ type: 'stopped', worker, id, t: settledAt, code: errorCode(err), ...timing(settledAt) });
         break;
       }
       if (attempt.signal.aborted) {
-        report({ type: 'gave-up', worker, id, t: settledAt, code: errorCode(err), ...timing(settledAt, gaveUpAt) });
+        report({ type: 'gave-up', worker, id, t: settledAt, code: errorCode(err), ...timing(settledAt) });
         continue;
       }
-      report({ type: 'acquire-failed', worker, id, t: settledAt, code: errorCode(err), ...timing(settledAt, gaveUpAt) });
+      report({ type: 'acquire-failed', worker, id, t: settledAt, code: errorCode(err), ...timing(settledAt) });
       // The session may be down for a while: do not spin.
       await hold(20, stop.signal);
       continue;
@@ -259,7 +263,7 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
       path: handle.path,
       session: session.sessionId,
       ...(handle.shared === true ? { shared: true } : {}),
-      ...timing(settledAt, gaveUpAt ?? (stop.signal.aborted ? stoppedAt : undefined)),
+      ...timing(settledAt),
     });
     const timeout = session.negotiatedSessionTimeoutMs;
     const isLong = prng.chance(longHold.chance) && !calm.signal.aborted;
