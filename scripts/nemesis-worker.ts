@@ -15,21 +15,20 @@ if (connectString === undefined || lockPath === undefined) {
   throw new Error('usage: nemesis-worker.ts <connectString> <lockPath> <sessionTimeoutMs> <chatterPath> <mutex|semaphore:<k>|rwlock>');
 }
 const sessionTimeoutMs = Number(sessionTimeoutArg ?? 3000);
-// A waiter stuck behind a node nobody will delete would hang the run: give up and queue again.
-const timeoutMs = sessionTimeoutMs * 5;
 
 const session = await ZkSession.connect({ connectString, sessionTimeoutMs, connectionTimeoutMs: 30_000 });
-let acquire: (signal: AbortSignal) => Promise<NemesisHandle>;
+// The loop picks each acquisition's deadline (runNemesisWorker's timeoutMs and shortDeadlines).
+let acquire: (signal: AbortSignal, timeoutMs: number) => Promise<NemesisHandle>;
 if (recipe === 'mutex') {
   const mutex = new InterProcessMutex(session, lockPath);
-  acquire = (signal) => mutex.acquire({ signal, timeoutMs });
+  acquire = (signal, timeoutMs) => mutex.acquire({ signal, timeoutMs });
 } else if (recipe.startsWith('semaphore:')) {
   const semaphore = new InterProcessSemaphore(session, lockPath, { maxLeases: Number(recipe.slice('semaphore:'.length)) });
-  acquire = (signal) => semaphore.acquire({ signal, timeoutMs });
+  acquire = (signal, timeoutMs) => semaphore.acquire({ signal, timeoutMs });
 } else if (recipe === 'rwlock') {
   const rw = new InterProcessReadWriteLock(session, lockPath);
   const prng = new Prng([...workerName()].reduce((h, c) => (h * 33 + c.charCodeAt(0)) | 0, 11));
-  acquire = async (signal) => {
+  acquire = async (signal, timeoutMs) => {
     if (prng.chance(0.25)) return rw.writeLock().acquire({ signal, timeoutMs });
     const handle = await rw.readLock().acquire({ signal, timeoutMs });
     return { path: handle.path, signal: handle.signal, grantedAt: handle.grantedAt, release: () => handle.release(), shared: true };

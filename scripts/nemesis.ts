@@ -5,12 +5,14 @@
  * `--round-minutes` (default 2) of faults against N InterProcessMutex processes, each round a seed
  * of its own (S, S+1, ...) so that a failing round replays on its own:
  * `npm run test:nemesis -- --seed <that seed> --minutes <round minutes>`. Prints each round's
- * summary, then the whole run's (seeds, minutes, sections, faults of each kind, overlaps, idle gaps);
- * exits 1 on any overlap, worker problem or idle gap over its bound (`idleBoundsFor`).
+ * summary, then the whole run's (seeds, minutes, sections, faults of each kind, overlaps, idle gaps,
+ * deadline misses); exits 1 on any overlap, worker problem, idle gap over its bound
+ * (`idleBoundsFor`) or acquisition settled later than its deadline or abort allows (`checkDeadlines`).
  *
  * Options: --seed S (default random) --minutes M (default 5) --round-minutes R (default 2)
  * --workers N (default 4) --session-ms T (default 3000) --kinds k1,k2 (default all) --quiet
  * --long-holds P (share of grants held 0.5-2 session timeouts, default 0.03)
+ * --short-deadlines P (share of acquisitions with a timeoutMs of 300-2000 ms, default 0.3)
  * --recipe mutex | semaphore:<k> (at most k holders) | rwlock (readers and writers, 3:1) | all
  * (default mutex; `all` takes them in turn, one per round).
  */
@@ -32,13 +34,13 @@ import {
 } from '@zk-recipes/testing';
 
 function usage(message: string): never {
-  process.stderr.write(`nemesis: ${message}\nusage: npm run test:nemesis -- [--seed S] [--minutes M] [--round-minutes R] [--workers N] [--session-ms T] [--kinds k1,k2] [--recipe mutex|semaphore:<k>|rwlock|all] [--long-holds P] [--quiet]\n`);
+  process.stderr.write(`nemesis: ${message}\nusage: npm run test:nemesis -- [--seed S] [--minutes M] [--round-minutes R] [--workers N] [--session-ms T] [--kinds k1,k2] [--recipe mutex|semaphore:<k>|rwlock|all] [--long-holds P] [--short-deadlines P] [--quiet]\n`);
   process.exit(2);
 }
 
-/** A round fails on an overlap (safety), a worker problem, or an idle gap over its bound (liveness). */
+/** A round fails on an overlap (safety), a worker problem, an idle gap over its bound (liveness), or a deadline missed. */
 function failed(r: NemesisResult): boolean {
-  return r.overlaps.length > 0 || r.problems.length > 0 || r.idleViolations.length > 0;
+  return r.overlaps.length > 0 || r.problems.length > 0 || r.idleViolations.length > 0 || r.deadlineMisses.length > 0;
 }
 
 const args = new Map<string, string>();
@@ -66,6 +68,11 @@ if (args.has('long-holds')) {
   const share = Number(args.get('long-holds'));
   if (!(share >= 0 && share <= 1)) usage('--long-holds must be a share between 0 and 1');
   process.env['ZKR_NEMESIS_LONG_HOLDS'] = String(share); // the workers inherit it
+}
+if (args.has('short-deadlines')) {
+  const share = Number(args.get('short-deadlines'));
+  if (!(share >= 0 && share <= 1)) usage('--short-deadlines must be a share between 0 and 1');
+  process.env['ZKR_NEMESIS_SHORT_DEADLINES'] = String(share); // the workers inherit it
 }
 const workerScript = fileURLToPath(new URL('./nemesis-worker.ts', import.meta.url));
 const recipeArg = args.get('recipe') ?? 'mutex';
@@ -117,6 +124,7 @@ try {
 }
 
 const failedSeeds = results.filter(failed).map((r) => r.seed);
+const missSeeds = results.filter((r) => r.deadlineMisses.length > 0).map((r) => `${r.seed} (${recipes[results.indexOf(r) % recipes.length]})`);
 const totals = countKinds(results.flatMap((r) => r.faults.filter((f) => !f.skipped).map((f) => f.step.kind)));
 const sum = (f: (r: NemesisResult) => number): number => results.reduce((n, r) => n + f(r), 0);
 process.stdout.write(
@@ -131,8 +139,9 @@ process.stdout.write(
       .join(' ')}`,
     `overlaps: ${sum((r) => r.overlaps.length)}`,
     `idle gaps (lock free while someone waited): longest ${Math.max(0, ...results.map((r) => (r.idleGaps[0] ? Number(r.idleGaps[0].end - r.idleGaps[0].start) / 1e6 : 0))).toFixed(1)} ms near faults, ${Math.max(0, ...results.map((r) => (r.quietIdleGaps[0] ? Number(r.quietIdleGaps[0].end - r.quietIdleGaps[0].start) / 1e6 : 0))).toFixed(1)} ms away from any; over their bounds: ${sum((r) => r.idleViolations.length)}`,
+    `deadlines: ${sum((r) => r.deadlines.checked)} checked; missed (settled later than deadline or abort + ${results[0]?.deadlineAllowance.slackMs ?? 0} ms slack + ${results[0]?.deadlineAllowance.toleranceMs ?? 0} ms tolerance): ${sum((r) => r.deadlineMisses.length)}${missSeeds.length > 0 ? ` (seeds ${missSeeds.join(', ')})` : ''}; worst lateness ${Math.max(0, ...results.map((r) => r.deadlines.worstLatenessMs)).toFixed(1)} ms`,
     `problems: ${sum((r) => r.problems.length)}`,
-    failedSeeds.length > 0 ? `FAILED seeds: ${failedSeeds.join(', ')}` : 'no overlap found',
+    failedSeeds.length > 0 ? `FAILED seeds: ${failedSeeds.join(', ')}` : 'no overlap, idle gap over its bound or deadline missed',
     '',
   ].join('\n'),
 );

@@ -2,10 +2,11 @@
  * The randomised nemesis, short: four InterProcessMutex processes on a 3-server ensemble, each
  * behind its own fault proxies, under ~35 s of seeded random faults (kills, pauses, partitions of
  * both and of either direction, session expiries, an operator's deletes and foreign writes, leader
- * failures), then a calm tail. The checker (`checkHolds`) must find no two holders at once, except
- * where a fault takes the lock away without the holder being able to know first; the lock must
- * keep moving once the faults stop, and never stay free while someone waits for longer than a bound
- * (liveness: `idleBoundsFor`).
+ * failures, stalled servers), then a calm tail. The checker (`checkHolds`) must find no two holders
+ * at once, except where a fault takes the lock away without the holder being able to know first;
+ * the lock must keep moving once the faults stop, and never stay free while someone waits for
+ * longer than a bound (liveness: `idleBoundsFor`); and every acquisition must settle by its deadline
+ * or abort plus the library's slack (`checkDeadlines`: a share of them have deadlines of 0.3-2 s).
  *
  * The seed is fixed (12: a schedule that has passed on this code) so that `npm test` checks the same
  * attack every time; `NEMESIS_SEED=<seed>` runs another, and `NEMESIS_SEED=random` a random one
@@ -56,6 +57,10 @@ describe('InterProcessMutex under a randomised nemesis', () => {
       // on the gap may cost, e.g. a killed holder's session timeout).
       expect(result.calmSections, summary).toBeGreaterThanOrEqual(processes);
       expect(result.idleViolations, summary).toEqual([]);
+      // Deadlines: settled by the deadline or the abort + SETTLE_SLACK_MS + DEADLINE_TOLERANCE_MS
+      // (the time the worker itself was stopped excepted), never granted later.
+      expect(result.deadlineMisses, summary).toEqual([]);
+      expect(result.deadlines.checked, summary).toBeGreaterThan(0);
       // The run really attacked: faults acted.
       expect(Object.values(result.counts).reduce((a, b) => a + b, 0)).toBeGreaterThan(5);
     },

@@ -64,6 +64,9 @@ describe('idleBoundMs', () => {
     expect(faultAllowanceMs(fault('pause-long', 0, 5_500), 3000)).toBe(4000);
     expect(faultAllowanceMs(fault('leader-kill', 0, 1_600), 3000)).toBe(2600);
     expect(faultAllowanceMs(fault('delete-all', 0, 50), 3000)).toBe(0);
+    // A stalled server: as a partition of everyone on it, and a second for an election.
+    expect(faultAllowanceMs(fault('server-stall', 0, 1_600), 3000)).toBe(1600 + 2000);
+    expect(faultAllowanceMs(fault('server-stall', 0, 6_000), 3000)).toBe(3000 + 2000);
     // A holder killed just before the gap, then the next waiter paused during it: both count.
     expect(idleBoundMs(gap, [fault('kill', 9_000, 9_010), fault('pause-long', 11_000, 16_000)], 3000, 200)).toBe(200 + 4000 + 4000);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Prng } from '../src/nemesis/prng.js';
-import { countKinds, FAULT_KINDS, makeSchedule } from '../src/nemesis/schedule.js';
+import { countKinds, ENSEMBLE_FAULTS, FAULT_KINDS, makeSchedule } from '../src/nemesis/schedule.js';
 
 describe('Prng', () => {
   it('replays the same sequence for the same seed, another for another seed', () => {
@@ -43,6 +43,21 @@ describe('makeSchedule', () => {
     const steps = makeSchedule(options);
     for (const s of steps.filter((x) => x.kind === 'pause-short')) expect(s.durationMs).toBeLessThanOrEqual(750);
     for (const s of steps.filter((x) => x.kind === 'pause-long')) expect(s.durationMs).toBeGreaterThanOrEqual(4500);
+  });
+
+  it('stalls a server for 0.5-2x the session timeout, aimed at a process\'s server, the leader or any member; needs the ensemble', () => {
+    const steps = makeSchedule({ ...options, durationMs: 1_200_000 });
+    const stalls = steps.filter((x) => x.kind === 'server-stall');
+    expect(stalls.length).toBeGreaterThan(10);
+    for (const s of stalls) {
+      expect(s.durationMs).toBeGreaterThanOrEqual(1500);
+      expect(s.durationMs).toBeLessThanOrEqual(6000);
+    }
+    // Both sides of the session timeout (a client that must move, and one that can wait it out).
+    expect(stalls.some((s) => s.durationMs < 3000) && stalls.some((s) => s.durationMs > 3000)).toBe(true);
+    expect(new Set(stalls.map((s) => s.server))).toEqual(new Set(['client', 'leader', 'random']));
+    for (const s of steps.filter((x) => x.kind !== 'server-stall')) expect(s.server).toBeUndefined();
+    expect(ENSEMBLE_FAULTS).toContain('server-stall');
   });
 
   it('starts steps in order within the duration, each after the previous one ended', () => {

@@ -15,7 +15,7 @@ const session = await ZkSession.connect({ connectString, sessionTimeoutMs, conne
 const mutex = new InterProcessMutex(session, lockPath);
 await runNemesisWorker({
   session,
-  // A waiter stuck behind a node nobody will delete would hang the run: give up and queue again.
-  acquire: (signal) => mutex.acquire({ signal, timeoutMs: sessionTimeoutMs * 5 }),
+  // Each acquisition's deadline is the loop's (five session timeouts, or a short one).
+  acquire: (signal, timeoutMs) => mutex.acquire({ signal, timeoutMs }),
   ...(chatterPath ? { chatterPath } : {}),
 });

@@ -94,7 +94,8 @@ const NS_PER_MS = 1_000_000n;
  * node until the server expires its session (the timeout, plus up to two ticks and the hand-off:
  * one second more); a paused or cut-off process (holder or next waiter) until the fault ends or
  * its session expires, whichever is first; a leader failure for as long as it lasts, plus a second
- * to elect and reconnect; an expiry frees its nodes at once (a second for the victim to enqueue
+ * to elect and reconnect; a stalled server as a partition of everyone on it, plus a second for an
+ * election (it may be the leader); an expiry frees its nodes at once (a second for the victim to enqueue
  * again). An operator's deletes and writes never hold a lock back: none.
  */
 export function faultAllowanceMs(fault: FaultSpan, sessionTimeoutMs: number): number {
@@ -111,6 +112,15 @@ export function faultAllowanceMs(fault: FaultSpan, sessionTimeoutMs: number): nu
     case 'leader-kill':
     case 'leader-pause':
       return durationMs + 1000;
+    // A stalled server answers nobody: a waiter (or a holder letting go) connected to it is stuck
+    // until its client gives up on the server (the read timeout, 2/3 of the session) and reaches
+    // another, or the stall ends (the server, cut off from its quorum meanwhile, drops its
+    // connections), whichever is first — or its session expires, at most a session timeout in:
+    // as a partition, the stall or the session timeout, and a second to reconnect and hand over.
+    // When the stalled server is the leader, nothing commits until another is elected: one more
+    // second, as a leader failure gets.
+    case 'server-stall':
+      return Math.min(durationMs, sessionTimeoutMs) + 2000;
     case 'expire':
       return 1000;
     default:

@@ -2,18 +2,21 @@
  * The nemesis: N worker processes contend for one lock, each through its own {@link FaultProxy}
  * per server, while a seeded schedule of faults ({@link makeSchedule}) runs against them — kills
  * (with a replacement process), pauses, partitions of both and of either direction, session
- * expiries, an operator's deletes and foreign writes, leader failures of a 3-server ensemble.
- * Then a calm tail without faults, a clean stop, and the checker ({@link checkHolds}) over every
- * process's holds.
+ * expiries, an operator's deletes and foreign writes, leader failures and stalled servers of a
+ * 3-server ensemble. Then a calm tail without faults, a clean stop, and the checkers over every
+ * process's records: holds ({@link checkHolds}), idle gaps ({@link findIdleGaps}) and deadlines
+ * ({@link checkDeadlines}).
  *
  * The worker script receives `<connectString> <lockPath> <sessionTimeoutMs> <chatterPath>
  * ...workerArgs` and runs {@link runNemesisWorker} (with `chatterPath`).
  */
+import { SETTLE_SLACK_MS } from '@zk-recipes/core';
 import { expireSession } from '../expireSession.js';
 import { FaultProxy } from '../FaultProxy.js';
 import { Operator, OperatorError, REVOKE_MARKER } from '../operator.js';
-import type { TestingCluster } from '../TestingCluster.js';
+import type { ClusterMember, TestingCluster } from '../TestingCluster.js';
 import { checkHolds, type CheckResult, type ExpiryFault, type Hold, type HoldOverlap, type NodeDeleteFault, type PauseFault } from './checker.js';
+import { checkDeadlines, type Acquisition, type DeadlineCheck, type DeadlineMiss } from './deadlines.js';
 import { findIdleGaps, idleBoundMs, type IdleGap, type Wait } from './idleGaps.js';
 import { NemesisProcess, type WorkerLine } from './processes.js';
 import { CHATTER_NODES } from './workerLoop.js';
@@ -55,7 +58,21 @@ export interface NemesisOptions {
   log?: (text: string) => void;
   /** The liveness bounds (see {@link idleBoundsFor}); a longer idle gap is a violation. */
   idleBoundsMs?: Partial<IdleBounds>;
+  /**
+   * Scheduling lateness tolerated beside `SETTLE_SLACK_MS` before an acquisition settling after its
+   * deadline or abort counts as a miss (default {@link DEADLINE_TOLERANCE_MS}).
+   */
+  deadlineToleranceMs?: number;
 }
+
+/**
+ * The deadline check's scheduling tolerance, ms: the library's deadline timer and the worker's
+ * reading of the settlement fire late on a loaded machine (3 server JVMs and 4 workers on 2 cores,
+ * beside other test files under `npm test`: quiet hand-offs took up to 140 ms in 30-minute runs, a
+ * garbage collection adds its own). As the idle gaps' quiet bound; a deadline that is not honoured
+ * shows up as seconds (a session timeout, or never).
+ */
+export const DEADLINE_TOLERANCE_MS = 500;
 
 /** How long the lock may stay free while someone waits. */
 export interface IdleBounds {
@@ -99,6 +116,8 @@ export interface FaultRecord {
   worker?: string;
   /** Nodes deleted or written. */
   paths?: string[];
+  /** `server-stall`: the stalled member's `myid`, and whether it led when stopped. */
+  server?: { id: number; leader: boolean };
   /** Why it did nothing (no waiter to delete, no process holding...). */
   skipped?: string;
   /** It failed after doing part of its work (a `deleteall` cut off half-way): `paths` is that part. */
@@ -142,6 +161,14 @@ export interface NemesisResult {
   idleBounds: IdleBounds;
   /** Idle gaps longer than their bound (`boundMs`): each one is a liveness bug (or a bound to reconsider, with the faults named). */
   idleViolations: Array<IdleGap & { boundMs: number }>;
+  /** Every acquisition with a deadline or an abort, checked against `SETTLE_SLACK_MS` plus the tolerance (see {@link checkDeadlines}). */
+  deadlines: DeadlineCheck;
+  /** The misses: acquisitions that settled later than their deadline or abort allows (or never): each one is a bug. */
+  deadlineMisses: DeadlineMiss[];
+  /** For each miss, the faults that acted between its call and its settling (or its bound). */
+  deadlineMissFaults: FaultRecord[][];
+  /** The slack and the tolerance the deadlines were held to, ms. */
+  deadlineAllowance: { slackMs: number; toleranceMs: number };
 }
 
 const now = (): bigint => process.hrtime.bigint();
@@ -183,6 +210,18 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
   let allUp: () => void = () => undefined;
   const up = new Promise<void>((resolve) => (allUp = resolve));
   const waits = new Map<string, Wait>();
+  const acquisitions = new Map<string, Acquisition>();
+  const optionalTime = (v: unknown): bigint | undefined => (v === undefined ? undefined : BigInt(String(v)));
+  /** A line that ends an acquisition: its timing, for the deadline check. */
+  const settle = (key: string, line: WorkerLine, granted: boolean): void => {
+    const a = acquisitions.get(key);
+    if (a === undefined || line['settledAt'] === undefined) return;
+    a.settledAt = BigInt(String(line['settledAt']));
+    const abortedAt = optionalTime(line['abortedAt']);
+    if (abortedAt !== undefined) a.abortedAt = abortedAt;
+    if (granted) a.grantedAt = BigInt(String(line['t']));
+    else a.code = String(line['code']);
+  };
   const waiting = new Map<string, Wait>(); // worker -> its open wait
   const endWait = (worker: string, t: bigint): void => {
     const open = waiting.get(worker);
@@ -198,6 +237,8 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
         const wait: Wait = { worker: line.worker, id: Number(line['id']), start: BigInt(String(line['t'])), end: null };
         waits.set(key, wait);
         waiting.set(line.worker, wait);
+        const deadlineAt = optionalTime(line['deadlineAt']);
+        acquisitions.set(key, { worker: line.worker, id: wait.id, calledAt: wait.start, settledAt: null, ...(deadlineAt !== undefined ? { deadlineAt } : {}) });
         break;
       }
       case 'session':
@@ -215,6 +256,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
           ...(line['shared'] === true ? { shared: true } : {}),
         });
         holding.set(line.worker, String(line['path']));
+        settle(key, line, true);
         break;
       case 'section': {
         const hold = holds.get(key);
@@ -233,12 +275,17 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
         break;
       case 'gave-up':
         gaveUp++;
+        settle(key, line, false);
         break;
       case 'acquire-failed': {
         const code = String(line['code']);
         acquireFailures[code] = (acquireFailures[code] ?? 0) + 1;
+        settle(key, line, false);
         break;
       }
+      case 'stopped':
+        settle(key, line, false);
+        break;
     }
   };
 
@@ -285,7 +332,10 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
     const live = (): NemesisProcess[] => slots.filter((p) => p.running);
     // A process under one lane's fault is not another lane's target (two pauses would end each other).
     const busy = new Set<NemesisProcess>();
-    let leaderBusy = false;
+    // One fault on the ensemble at a time: two members down would take the quorum away.
+    let ensembleBusy = false;
+    /** The client port of the member stalled now: expiries go to the others. */
+    let stalledPort: number | undefined;
     const chooseProcess = (step: FaultStep, claimed: NemesisProcess[]): NemesisProcess | undefined => {
       const candidates = live().filter((p) => !busy.has(p));
       const holders = candidates.filter((p) => holding.has(p.name));
@@ -298,6 +348,29 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
       return proc;
     };
     const queue = (): Promise<Array<{ path: string }>> => operator.childrenByAge(options.lockPath);
+    /** The member a process is connected to now (its proxy with an open connection), if any. */
+    const memberOf = (proc: NemesisProcess): ClusterMember | undefined => {
+      const i = proxies[proc.slot]!.findIndex((proxy) => proxy.connectionCount > 0);
+      return i < 0 ? undefined : options.cluster?.servers.find((m) => m.port === ports[i]);
+    };
+    /** The server to stall: the target process's (a stall does not claim the process), the leader's, or any. */
+    const chooseServer = async (step: FaultStep, cluster: TestingCluster): Promise<{ member: ClusterMember; proc?: NemesisProcess }> => {
+      if (step.server === 'client') {
+        const candidates = live();
+        const holders = candidates.filter((p) => holding.has(p.name));
+        const pool = step.target === 'holder' && holders.length > 0 ? holders : candidates;
+        const proc = pool[Math.floor(step.pick * pool.length)];
+        const member = proc ? memberOf(proc) : undefined;
+        if (proc && member) return { member, proc };
+      }
+      if (step.server === 'leader') {
+        const leader = await cluster.leader(5_000).catch(() => undefined);
+        if (leader) return { member: leader };
+      }
+      return { member: cluster.servers[Math.floor(step.pick * cluster.servers.length)]! };
+    };
+    const expiryConnectString = (): string =>
+      stalledPort === undefined ? options.connectString : options.connectString.split(',').filter((hp) => !hp.endsWith(`:${stalledPort}`)).join(',') || options.connectString;
 
     // While a process's requests are held, keep its watches firing: the server still talks to it.
     const chatterPath = `${options.lockPath}.chatter`;
@@ -363,7 +436,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
           const creds = proc ? credentials.get(proc.name) : undefined;
           if (!proc || !creds) return record({ skipped: 'no session' });
           const at = now();
-          await expireSession(options.connectString, { sessionId: Buffer.from(creds.session, 'hex'), password: Buffer.from(creds.password, 'hex') });
+          await expireSession(expiryConnectString(), { sessionId: Buffer.from(creds.session, 'hex'), password: Buffer.from(creds.password, 'hex') });
           const done = now();
           expiries.push({ session: creds.session, start: at, done });
           return { step, lane, start: at, end: done, worker: proc.name };
@@ -397,14 +470,36 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
         case 'leader-kill':
         case 'leader-pause': {
           if (!options.cluster) return record({ skipped: 'no ensemble' });
-          if (leaderBusy) return record({ skipped: 'another leader failure runs' });
-          leaderBusy = true;
+          if (ensembleBusy) return record({ skipped: 'another ensemble fault runs' });
+          ensembleBusy = true;
           try {
             await options.cluster.failLeader(step.kind === 'leader-kill' ? 'kill' : 'pause');
           } finally {
-            leaderBusy = false;
+            ensembleBusy = false;
           }
           return record({});
+        }
+        case 'server-stall': {
+          const cluster = options.cluster;
+          if (!cluster) return record({ skipped: 'no ensemble' });
+          if (ensembleBusy) return record({ skipped: 'another ensemble fault runs' });
+          ensembleBusy = true;
+          try {
+            const { member, proc } = await chooseServer(step, cluster);
+            const leader = (await member.mode()) === 'leader';
+            const at = now();
+            stalledPort = member.port;
+            try {
+              await member.pause();
+              await sleep(step.durationMs);
+            } finally {
+              await member.resume();
+              stalledPort = undefined;
+            }
+            return { step, lane, start: at, end: now(), ...(proc ? { worker: proc.name } : {}), server: { id: member.id, leader } };
+          } finally {
+            ensembleBusy = false;
+          }
         }
       }
     };
@@ -436,7 +531,14 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
         faults.push(rec);
         const detail = rec.skipped
           ? `skipped (${rec.skipped})`
-          : [rec.worker, rec.paths?.map((p) => p.slice(p.lastIndexOf('/') + 1)).join(' '), rec.failed ? `(then failed: ${rec.failed})` : ''].filter(Boolean).join(' ');
+          : [
+              rec.server ? `server ${rec.server.id}${rec.server.leader ? ' (leader)' : ''}${rec.worker ? ' of' : ''}` : '',
+              rec.worker,
+              rec.paths?.map((p) => p.slice(p.lastIndexOf('/') + 1)).join(' '),
+              rec.failed ? `(then failed: ${rec.failed})` : '',
+            ]
+              .filter(Boolean)
+              .join(' ');
         log(`[${ms(rec.start)}] ${lane}#${step.index} ${step.kind}${step.durationMs ? ` ${step.durationMs}ms` : ''}${step.write ? ` ${step.write}` : ''}${step.order ? ` ${step.order}` : ''} ${detail}`);
       }
     };
@@ -500,6 +602,12 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
   const acted = faults.filter((f) => !f.skipped).map((f) => ({ kind: f.step.kind, start: f.start, end: f.end }));
   const boundOf = (g: IdleGap): number => idleBoundMs(g, acted, sessionTimeoutMs, idleBounds.quiet);
   const idleViolations = idleGaps.filter((g) => g.end - g.start > BigInt(Math.round(boundOf(g))) * NS_PER_MS).map((g) => ({ ...g, boundMs: boundOf(g) }));
+  const deadlineAllowance = { slackMs: SETTLE_SLACK_MS, toleranceMs: options.deadlineToleranceMs ?? DEADLINE_TOLERANCE_MS };
+  const deadlines = checkDeadlines({ acquisitions: [...acquisitions.values()], pauses, deaths, runEnd, ...deadlineAllowance });
+  const deadlineMissFaults = deadlines.misses.map((m) => {
+    const until = m.acquisition.settledAt ?? m.boundAt;
+    return faults.filter((f) => !f.skipped && f.start <= until && f.end >= m.acquisition.calledAt);
+  });
   return {
     seed: options.seed,
     t0,
@@ -524,6 +632,10 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
     quietIdleGaps,
     idleBounds,
     idleViolations,
+    deadlines,
+    deadlineMisses: deadlines.misses,
+    deadlineMissFaults,
+    deadlineAllowance,
   };
 }
 
@@ -569,6 +681,19 @@ export function describeNemesis(result: NemesisResult): string {
     const around = (w: string) => (result.states[w] ?? []).filter((x) => x.t >= g.start - 2_000_000_000n && x.t <= g.end).map((x) => `${x.state}@${s(x.t)}`).join(' ');
     lines.push(`  quiet idle ${gapMs(g)} ms at ${s(g.start)}, waiting: ${g.waiters.map((w) => `${w}${around(w) ? ` (${around(w)})` : ''}`).join(', ')}`);
   }
+  const d = result.deadlines;
+  const { slackMs, toleranceMs } = result.deadlineAllowance;
+  const worst = d.worst ? ` (${d.worst.worker}#${d.worst.id})` : '';
+  lines.push(
+    `deadlines (settled by deadline or abort + ${slackMs} ms slack + ${toleranceMs} ms tolerance): ${d.checked} checked, ${d.stretchedByPauses} stretched by pauses of their process; worst lateness ${d.worstLatenessMs.toFixed(1)} ms${worst}; missed: ${d.misses.length}`,
+  );
+  result.deadlineMisses.slice(0, 10).forEach((m, i) => {
+    const a = m.acquisition;
+    const near = result.deadlineMissFaults[i]!.map((f) => `${f.lane}#${f.step.index} ${f.step.kind}${f.server ? ` server ${f.server.id}${f.server.leader ? '(leader)' : ''}` : ''}${f.worker ? ` ${f.worker}` : ''} [${s(f.start)}, ${s(f.end)}]`);
+    lines.push(
+      `  MISSED: ${a.worker}#${a.id} called ${s(a.calledAt)}, due by ${m.dueBy} ${s(m.dueAt)}, ${m.outcome}${a.settledAt !== null ? ` ${s(a.settledAt)}` : ''}${a.code ? ` ${a.code}` : ''}: ${m.latenessMs.toFixed(0)} ms late; faults: ${near.join(', ') || 'none'}`,
+    );
+  });
   for (const p of result.problems) lines.push(`  problem: ${p}`);
   return lines.join('\n');
 }

@@ -36,11 +36,17 @@ export const FAULT_KINDS = [
   'leader-kill',
   /** Pause the ensemble's leader until another is elected, then resume it. */
   'leader-pause',
+  /**
+   * SIGSTOP one server of the ensemble for 0.5-2x the session timeout, then SIGCONT: connections
+   * stay open and nothing answers. Which server: the one the target process is connected to, the
+   * leader, or any member (`server`).
+   */
+  'server-stall',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Faults that need a 3-server ensemble. */
-export const ENSEMBLE_FAULTS: readonly FaultKind[] = ['leader-kill', 'leader-pause'];
+export const ENSEMBLE_FAULTS: readonly FaultKind[] = ['leader-kill', 'leader-pause', 'server-stall'];
 
 /** One step of the schedule. */
 export interface FaultStep {
@@ -57,6 +63,11 @@ export interface FaultStep {
   pick: number;
   /** Writes: `__REVOKE__` or random bytes. */
   write?: 'revoke' | 'bytes';
+  /**
+   * `server-stall`: which server — the one the target process is connected to (`client`; any
+   * member when it is between connections), the leader, or any member.
+   */
+  server?: 'client' | 'leader' | 'random';
   /** `delete-all`: the order. */
   order?: 'youngest-first' | 'oldest-first' | 'random';
   /** Seed for the step's own randomness (the random order, the random bytes). */
@@ -93,6 +104,8 @@ export function makeSchedule(options: ScheduleOptions): FaultStep[] {
     else if (kind === 'pause-long') durationMs = prng.int(Math.ceil(t * 1.5), t * 2);
     // Partitions: half shorter than the session (it survives), half longer (it expires).
     else if (kind.startsWith('partition')) durationMs = prng.chance(0.5) ? prng.int(100, Math.floor(t / 2)) : prng.int(t, Math.floor(t * 1.75));
+    // Shorter than the read timeout (the client waits it out) to longer than the session (it must move).
+    else if (kind === 'server-stall') durationMs = prng.int(Math.ceil(t / 2), t * 2);
     const step: FaultStep = {
       index: steps.length,
       kind,
@@ -103,6 +116,10 @@ export function makeSchedule(options: ScheduleOptions): FaultStep[] {
       seed: prng.int(1, 2 ** 31 - 1),
     };
     if (kind === 'write-holder' || kind === 'write-waiter') step.write = prng.chance(0.5) ? 'revoke' : 'bytes';
+    if (kind === 'server-stall') {
+      const r = prng.next();
+      step.server = r < 0.6 ? 'client' : r < 0.85 ? 'leader' : 'random';
+    }
     if (kind === 'delete-all') step.order = prng.pick(['youngest-first', 'oldest-first', 'random'] as const);
     steps.push(step);
     at += durationMs + prng.int(gapMin, gapMax);

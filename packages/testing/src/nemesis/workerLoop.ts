@@ -4,7 +4,7 @@
  * checker needs as JSON lines (times on CLOCK_MONOTONIC, `process.hrtime.bigint()`):
  *
  * - `session`: a (new) ZooKeeper session is up; its id and password (for `expireSession`);
- * - `acquiring`: `acquire()` is called (a wait starts; for the liveness report);
+ * - `acquiring`: `acquire()` is called (a wait starts; for the liveness report), with its deadline;
  * - `granted`: the start of a hold (the handle's `grantedAt`, else when `acquire()` resolved), with
  *   the node and the session;
  * - `section`: the hold's end = the earlier of the handle's `signal` aborting and the call to
@@ -12,8 +12,13 @@
  * - `release-failed`: `release()` rejected;
  * - `acquire-failed`: `acquire()` rejected (its error code);
  * - `gave-up`: the worker aborted its own acquisition (see `giveUp`);
+ * - `stopped`: the acquisition pending when `stop` came was aborted by it and settled;
  * - `state`: the session's connection state changed (for reports);
  * - `done`: stopped cleanly.
+ *
+ * Every line that ends an acquisition (`granted`, `acquire-failed`, `gave-up`, `stopped`) carries
+ * its timing for the deadline check: `calledAt`, `deadlineAt` (call + `timeoutMs`), `abortedAt`
+ * when its signal was aborted, and `settledAt` (when `acquire()` resolved or rejected).
  *
  * Lines it reads: `calm` (faults are over: no more long holds) and `stop`.
  *
@@ -43,8 +48,22 @@ export interface NemesisHandle {
 
 export interface NemesisWorkerOptions {
   session: ZkSession;
-  /** One acquisition; must give up when `signal` aborts (the nemesis stops the worker). */
-  acquire: (signal: AbortSignal) => Promise<NemesisHandle>;
+  /**
+   * One acquisition with this deadline; must give up when `signal` aborts (the nemesis stops the
+   * worker, a waiter gives up).
+   */
+  acquire: (signal: AbortSignal, timeoutMs: number) => Promise<NemesisHandle>;
+  /**
+   * The deadline of an ordinary acquisition, ms (default five session timeouts: a waiter stuck
+   * behind a node nobody will delete must not hang the run).
+   */
+  timeoutMs?: number;
+  /**
+   * Short deadlines: this share of acquisitions (default 0.3) gets a `timeoutMs` drawn in [min, max]
+   * ms (default [300, 2000]) instead, so that deadlines fall while faults act (a stalled server, a
+   * partition). The environment's `ZKR_NEMESIS_SHORT_DEADLINES` (a share) overrides the chance.
+   */
+  shortDeadlines?: { chance: number; timeoutMs: readonly [number, number] };
   /** Hold each grant for a random time in [min, max] ms (default [5, 40]). */
   holdMs?: readonly [number, number];
   /**
@@ -131,16 +150,23 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
   const giveUp = options.giveUp ?? { chance: 0.25, afterMs: [5, 200] as const };
   const longHoldEnv = Number(process.env['ZKR_NEMESIS_LONG_HOLDS'] ?? Number.NaN);
   const longHold = options.longHold ?? { chance: longHoldEnv >= 0 && longHoldEnv <= 1 ? longHoldEnv : 0.03, sessions: [0.5, 2] as const };
+  const shortEnv = Number(process.env['ZKR_NEMESIS_SHORT_DEADLINES'] ?? Number.NaN);
+  const shortDeadlines = options.shortDeadlines ?? { chance: shortEnv >= 0 && shortEnv <= 1 ? shortEnv : 0.3, timeoutMs: [300, 2000] as const };
   const prng = new Prng(options.seed ?? [...worker].reduce((h, c) => (h * 31 + c.charCodeAt(0)) | 0, 7));
   const toMonotonic = monotonicFromPerformance();
   const stop = new AbortController();
+  let stoppedAt: bigint | undefined;
+  const stopNow = (): void => {
+    stoppedAt ??= now();
+    stop.abort();
+  };
   const calm = new AbortController();
   const rl = createInterface({ input: process.stdin });
   rl.on('line', (text) => {
-    if (text.trim() === STOP_LINE) stop.abort();
+    if (text.trim() === STOP_LINE) stopNow();
     if (text.trim() === CALM_LINE) calm.abort();
   });
-  rl.on('close', () => stop.abort());
+  rl.on('close', stopNow);
 
   const internals = sessionInternals(session);
   const reportSession = (): void => {
@@ -184,30 +210,61 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
   for (let id = 0; !stop.signal.aborted; id++) {
     let handle: NemesisHandle;
     const attempt = new AbortController();
-    const giveUpTimer = prng.chance(giveUp.chance) ? setTimeout(() => attempt.abort(), prng.int(giveUp.afterMs[0], giveUp.afterMs[1])) : undefined;
-    report({ type: 'acquiring', worker, id, t: now() });
+    let gaveUpAt: bigint | undefined;
+    const giveUpTimer = prng.chance(giveUp.chance)
+      ? setTimeout(() => {
+          gaveUpAt = now();
+          attempt.abort();
+        }, prng.int(giveUp.afterMs[0], giveUp.afterMs[1]))
+      : undefined;
+    const timeoutMs = prng.chance(shortDeadlines.chance)
+      ? prng.int(shortDeadlines.timeoutMs[0], shortDeadlines.timeoutMs[1])
+      : (options.timeoutMs ?? session.negotiatedSessionTimeoutMs * 5);
+    const calledAt = now();
+    const deadlineAt = calledAt + BigInt(timeoutMs) * 1_000_000n;
+    report({ type: 'acquiring', worker, id, t: calledAt, deadlineAt });
+    /** The acquisition's timing, on every line that ends it: its first abort (giving up, or the stop) if any. */
+    const timing = (settledAt: bigint) => {
+      const stopAt = stop.signal.aborted ? stoppedAt : undefined;
+      const abortedAt = gaveUpAt === undefined ? stopAt : stopAt === undefined || gaveUpAt < stopAt ? gaveUpAt : stopAt;
+      return { calledAt, deadlineAt, settledAt, ...(abortedAt !== undefined ? { abortedAt } : {}) };
+    };
     try {
-      handle = await options.acquire(giveUpTimer ? AbortSignal.any([stop.signal, attempt.signal]) : stop.signal);
+      handle = await options.acquire(giveUpTimer ? AbortSignal.any([stop.signal, attempt.signal]) : stop.signal, timeoutMs);
     } catch (err) {
-      if (stop.signal.aborted) break;
+      const settledAt = now();
+      if (stop.signal.aborted) {
+        report({ type: 'stopped', worker, id, t: settledAt, code: errorCode(err), ...timing(settledAt) });
+        break;
+      }
       if (attempt.signal.aborted) {
-        report({ type: 'gave-up', worker, id, t: now(), code: errorCode(err) });
+        report({ type: 'gave-up', worker, id, t: settledAt, code: errorCode(err), ...timing(settledAt) });
         continue;
       }
-      report({ type: 'acquire-failed', worker, id, t: now(), code: errorCode(err) });
+      report({ type: 'acquire-failed', worker, id, t: settledAt, code: errorCode(err), ...timing(settledAt) });
       // The session may be down for a while: do not spin.
       await hold(20, stop.signal);
       continue;
     } finally {
       clearTimeout(giveUpTimer);
     }
-    const granted = handle.grantedAt !== undefined ? toMonotonic(handle.grantedAt) : now();
+    const settledAt = now();
+    const granted = handle.grantedAt !== undefined ? toMonotonic(handle.grantedAt) : settledAt;
     let abortedAt: bigint | undefined = handle.signal.aborted ? granted : undefined;
     const onAbort = (): void => {
       abortedAt ??= now();
     };
     handle.signal.addEventListener('abort', onAbort, { once: true });
-    report({ type: 'granted', worker, id, t: granted, path: handle.path, session: session.sessionId, ...(handle.shared === true ? { shared: true } : {}) });
+    report({
+      type: 'granted',
+      worker,
+      id,
+      t: granted,
+      path: handle.path,
+      session: session.sessionId,
+      ...(handle.shared === true ? { shared: true } : {}),
+      ...timing(settledAt),
+    });
     const timeout = session.negotiatedSessionTimeoutMs;
     const isLong = prng.chance(longHold.chance) && !calm.signal.aborted;
     const holdFor = isLong
