@@ -23,26 +23,28 @@ import {
 const LEASES = 3;
 const CONTENDERS = 6;
 /**
- * One uncontended acquire + release of one lease (exact: the same every cycle). Today, `queue`:
- * create2 + getChildren2 pipelined, getData (the maxLeases record), getChildren2 (the watch on our
- * own node), delete. `curator`: the internal lock's cycle and the lease node's (2 x create2,
- * 4 x getChildren2, 2 x delete) and the getData; one own-node deletion notification for each.
+ * One uncontended acquire + release of one lease (exact: the same every cycle). `queue`: create2 +
+ * getChildren2 pipelined, getChildren2 (the watch on our own node), delete (the maxLeases record is
+ * read once per incarnation of the directory, not per cycle). `curator`: the internal lock's cycle
+ * and the lease node's (2 x create2, 4 x getChildren2, 2 x delete); one own-node deletion
+ * notification for each.
  */
 const UNCONTENDED: Record<SemaphoreLayout, CostPer> = {
-  queue: { requests: 5, writes: 2, notifications: 1 },
-  curator: { requests: 9, writes: 4, notifications: 2 },
+  queue: { requests: 4, writes: 2, notifications: 1 },
+  curator: { requests: 8, writes: 4, notifications: 2 },
 };
 /**
  * Per section of 6 sessions looping acquire → release (hold 0) on 3 leases, over 300 sections.
- * Measured today (eight runs): `queue` 6.99-7.01 requests (create2, 3 getChildren2, getData,
- * setData, delete), 3.00 writes, 2.00 notifications per release; `curator` 11.99-12.01 requests,
- * 4.99-5.00 writes, 3.59-3.75 notifications. Budgets: +0.1 request and +0.05 write (cycles in
- * flight at the two reads of the proxies), and +0.05 notification for `queue`; `curator`'s
- * notifications follow how many waiters each internal-lock release wakes: ~5% over the highest.
+ * Measured: `queue` 7.00 requests (create2, 3 getChildren2 — the pipelined listing, the own-node
+ * watch, the relist once nudged —, getData: the watch on the predecessor, which nudges; setData:
+ * the nudge; delete), 3.00 writes (create, nudge, delete), 2.00 notifications (the nudge, one
+ * deletion); `curator` 11.0 requests, 4.0 writes (the internal lock's and the lease's create and
+ * delete), 4.0 notifications. Budgets: +0.1 request, +0.05 write and notification (the contenders'
+ * cycles in flight at the two reads of the proxies blur the average).
  */
 const CONTENDED: Record<SemaphoreLayout, CostPer> = {
   queue: { requests: 7.1, writes: 3.05, notifications: 2.05 },
-  curator: { requests: 12.1, writes: 5.05, notifications: 3.9 },
+  curator: { requests: 11.1, writes: 4.05, notifications: 4.05 },
 };
 const CYCLES = 20;
 const SECTIONS = 300;
