@@ -15,6 +15,8 @@ export type { EnterOptions } from './engine/QueueOps.js';
 export type { DirectoryRecord } from './engine/lockDirectory.js';
 export { requestRevocation, type QueueNode, type QueueSeat } from './engine/ownNode.js';
 export { SETTLE_SLACK_MS, StopSignal } from './signals/StopSignal.js';
+/** @internal A recipe made of several waits bounds its clean-up by its failure's settle-by moment. */
+export { settleByOf, settleWithin, type Bounded } from './signals/settleBound.js';
 export { OwnerFrame, currentFrame, continueInFrame, runInFrame } from './context/ownerContext.js';
 export { parseAcquireOptions, type AcquireOptions } from './lock/acquireFrontEnd.js';
 export { QueueLock, type Acquisition, type LockEvents, type QueueLockConfig } from './lock/QueueLock.js';

@@ -3,6 +3,7 @@ import {
   acquireVia,
   currentFrame,
   Deadline,
+  settleWithin,
   disposeHandle,
   followFirst,
   isZkError,
@@ -293,7 +294,13 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
       }
       this.throwIfMemberLost(held);
     } catch (err) {
-      const failures = await releaseInReverse(held);
+      // Given back, and waited for no longer than the failure's settle-by moment (its deadline or
+      // abort plus the slack, docs/architecture.md "Deadlines"): a stalled server must not hold
+      // the caller. Past it the releases go on in the background.
+      const releasing = releaseInReverse(held);
+      const released = await settleWithin(releasing, deadline.settleBy(err));
+      if (!released.settled) throw err;
+      const failures = await releasing;
       if (failures.length === 0) throw err;
       throw new MultiReleaseError(
         `${NAME}.acquire: failed (${String(err)}) and ${failures.length} of ${held.length} members already held could not be released`,

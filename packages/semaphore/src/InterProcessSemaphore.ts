@@ -18,6 +18,7 @@ import {
   releaseChannel,
   RetryBudget,
   SessionLostError,
+  settleWithin,
   tryAcquireVia,
   validateLockPath,
   type AcquireOptions,
@@ -168,7 +169,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
     try {
       return await (this.layout === 'queue' ? this.takeQueued(quantity, wait) : this.takeCuratorStyle(quantity, wait));
     } catch (err) {
-      await this.cleanedUp();
+      await this.cleanedUp(wait.deadline.settleBy(err));
       throw err;
     }
   }
@@ -176,13 +177,13 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   /**
    * A deadline or abort that fires while a create is in flight leaves its clean-up to the engine,
    * in the background. While connected that is one round trip: wait for it, so that when an
-   * acquire rejects no node of ours is left. (While disconnected it finishes on reconnection, or
-   * the session's end removes the node; we do not hold the caller that long.)
+   * acquire rejects no node of ours is left — but no later than `by`, the failure's settle-by moment
+   * (docs/architecture.md, "Deadlines": a stalled server must not hold the caller). While
+   * disconnected it finishes on reconnection, or the session's end removes the node.
    */
-  private async cleanedUp(): Promise<void> {
-    const connected = () => this.session.isConnected;
-    if (!connected()) return;
-    await Promise.all([this.leases.settled(), this.internalLock?.settled()]);
+  private async cleanedUp(by: number | undefined): Promise<void> {
+    if (!this.session.isConnected) return;
+    await settleWithin(Promise.all([this.leases.settled(), this.internalLock?.settled()]), by);
   }
 
   /** The engine's `prepare` step: start the shared count (if the maximum is one) before our first node. */
@@ -283,13 +284,16 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
     } catch (err) {
       failure = err;
       failed = true;
-    } finally {
-      await lock.leave(lockSeat);
     }
+    // Given back whatever happened; waited for no longer than the deadline (or the failure's
+    // settle-by moment) plus the slack: a stalled server must not hold the caller.
+    const by = wait.deadline.settleBy(failed ? failure : undefined);
+    const released = await settleWithin(lock.leave(lockSeat), by);
+    if (released.settled && released.error !== undefined && !failed) throw released.error;
     const taken = parts.slice(1);
     const lost = failed && isZkError(failure, 'RETRIES_EXHAUSTED') ? undefined : parts.find((part) => part.signal.aborted);
     if (!failed && lost === undefined) return taken.flatMap((seat) => this.leaseNode(this.leases, seat, 1).leases(1));
-    await Promise.all(taken.map((seat) => this.leases.leave(seat)));
+    await settleWithin(Promise.all(taken.map((seat) => this.leases.leave(seat))), by);
     if (lost === undefined) return this.stepFailed(failure, undefined, generation, wait, quantity);
     return this.stepFailed(failed ? failure : lost.signal.reason, lost, generation, wait, quantity);
   }

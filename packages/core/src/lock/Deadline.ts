@@ -1,3 +1,5 @@
+import { SETTLE_SLACK_MS, settleByOf } from '../signals/settleBound.js';
+
 /**
  * One deadline for an acquisition made of several waits (a multi-lock's members one after another,
  * a Curator-layout semaphore's internal lock and then its leases): how long the next wait may take.
@@ -23,6 +25,15 @@ export class Deadline {
   /** The moment it passes, on the clock it was started with; undefined without a timeout. */
   get endsAtMs(): number | undefined {
     return this.timeoutMs === undefined ? undefined : this.endsAt;
+  }
+
+  /**
+   * The moment an acquisition that failed with `reason` must have settled by (docs/architecture.md,
+   * "Deadlines"): the one its stop marked it with, else its deadline plus the slack; undefined (wait
+   * as long as it takes) for a failure without either.
+   */
+  settleBy(reason: unknown): number | undefined {
+    return settleByOf(reason) ?? (this.timeoutMs === undefined ? undefined : this.endsAt + SETTLE_SLACK_MS);
   }
 
   /** The whole acquisition's timeout, as given. */

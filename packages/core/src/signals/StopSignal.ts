@@ -1,5 +1,8 @@
 import { AbortedError, LockTimeoutError, SessionClosedError, SessionLostError } from '../errors.js';
 import { SmallSet } from '../util/SmallSet.js';
+import { markSettleBy, SETTLE_SLACK_MS } from './settleBound.js';
+
+export { SETTLE_SLACK_MS } from './settleBound.js';
 
 /** Told once when a stop fires. An object, not a closure: waiters keep no extra function. */
 export interface StopListener {
@@ -83,14 +86,6 @@ export interface StopSignalOptions {
    */
   fanOut?: AbortFanOut | undefined;
 }
-
-/**
- * How long after its deadline, its caller's abort or its session's end an acquisition may still
- * take to settle, whatever the server does (docs/architecture.md, "Deadlines"): the first look a
- * deadline waits for, and the clean-up of our node a failed acquisition waits for, each end by then
- * (the clean-up goes on in the background).
- */
-export const SETTLE_SLACK_MS = 1000;
 
 /**
  * When one acquisition must stop (docs/architecture.md, "Stopping"): on the caller's signal
@@ -292,6 +287,7 @@ export class StopSignal implements StopListener {
     this.isStopped = true;
     this.stopReason = reason;
     this.causedAt = causedAt;
+    markSettleBy(reason, causedAt);
     this.controller?.abort(reason);
     const listeners = this.listeners;
     this.listeners = undefined;

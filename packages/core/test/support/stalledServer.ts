@@ -13,8 +13,10 @@ import { codeOf, untilQueue, within } from './adversary.js';
 /** What a recipe lends the scenario: how to take it, and where its contenders' nodes live. */
 export interface StallRecipe {
   acquire(session: ZkSession, path: string, options: { timeoutMs?: number; signal?: AbortSignal }): Promise<{ release(): Promise<void> }>;
-  /** The directory a contender of `path` creates its node in (to see the waiter queued). */
+  /** The directory a contender of `path` creates its (first) node in (to see the waiter queued). */
   queueDir(path: string): string;
+  /** Every directory a contender of `path` creates nodes in, if more than `queueDir` (a multi-lock's members). */
+  queueDirs?(path: string): string[];
 }
 
 /** One acquisition's end, in ms after its call. */
@@ -85,8 +87,8 @@ export async function deadlinesUnderStall(recipe: StallRecipe, o: { sessionTimeo
     await holder.release().catch(() => undefined);
     const leftover = async (): Promise<number> => {
       let count = 0;
-      for (const path of paths(o.root)) {
-        const children = await other.getChildren(recipe.queueDir(path)).then(
+      for (const dir of paths(o.root).flatMap((path) => recipe.queueDirs?.(path) ?? [recipe.queueDir(path)])) {
+        const children = await other.getChildren(dir).then(
           (listing) => listing.children,
           () => [], // never created, or reaped: nothing left in it
         );
