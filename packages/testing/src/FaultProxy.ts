@@ -58,6 +58,10 @@ interface Conn {
   /** xid whose reply must be swallowed, then the connection cut. */
   cutOnReplyXid: number | undefined;
   closed: boolean;
+  /** The tallied requests sent on this connection and not answered yet: xid -> `<opcode> <path>`. */
+  unanswered: Map<number, string>;
+  /** How many of `unanswered` each key has. */
+  inFlight: Map<string, number>;
 }
 
 /** Records at most this many frames (a test observing the wire needs the recent ones). */
@@ -85,6 +89,10 @@ export class FaultProxy {
   readonly frames: FrameRecord[] = [];
   /** Requests seen since the start, by `<opcode> <path>` (unbounded, unlike `frames`). */
   private readonly tally = new Map<string, number>();
+  /** Bytes of the replies to them, by the same key. */
+  private readonly replyTally = new Map<string, number>();
+  /** The most of them one connection had unanswered at once, by the same key. */
+  private readonly peakTally = new Map<string, number>();
   private readonly targetHost: string;
   private readonly targetPort: number;
   private _port = 0;
@@ -112,6 +120,25 @@ export class FaultProxy {
    */
   requestsTo(opCode: number, path: string): number {
     return this.tally.get(`${opCode} ${path}`) ?? 0;
+  }
+
+  /** How many bytes the server answered those requests with (see {@link requestsTo}), since the proxy started. */
+  replyBytesTo(opCode: number, path: string): number {
+    return this.replyTally.get(`${opCode} ${path}`) ?? 0;
+  }
+
+  /**
+   * The most of those requests one connection (one client's session) had sent and not yet had
+   * answered at the same time, since the proxy started or {@link resetPeaks}.
+   */
+  peakInFlightTo(opCode: number, path: string): number {
+    return this.peakTally.get(`${opCode} ${path}`) ?? 0;
+  }
+
+  /** Starts {@link peakInFlightTo} again from what is in flight now. */
+  resetPeaks(): void {
+    this.peakTally.clear();
+    for (const c of this.conns) for (const [key, n] of c.inFlight) this.peakTally.set(key, Math.max(n, this.peakTally.get(key) ?? 0));
   }
 
   /** The proxy's port. */
@@ -259,6 +286,8 @@ export class FaultProxy {
       repliesSeen: 0,
       cutOnReplyXid: undefined,
       closed: false,
+      unanswered: new Map(),
+      inFlight: new Map(),
     };
     this.conns.add(c);
     const up = new FrameParser();
@@ -292,6 +321,12 @@ export class FaultProxy {
       if (pathLength >= 0 && frame.length >= 16 + pathLength) {
         const key = `${type} ${frame.toString('utf8', 16, 16 + pathLength)}`;
         this.tally.set(key, (this.tally.get(key) ?? 0) + 1);
+        if (xid !== undefined) {
+          c.unanswered.set(xid, key);
+          const inFlight = (c.inFlight.get(key) ?? 0) + 1;
+          c.inFlight.set(key, inFlight);
+          if (inFlight > (this.peakTally.get(key) ?? 0)) this.peakTally.set(key, inFlight);
+        }
       }
     }
     if (this.holding || this.holdingRequests) {
@@ -317,6 +352,12 @@ export class FaultProxy {
     const first = c.repliesSeen++ === 0;
     const xid = first || frame.length < 8 ? undefined : frame.readInt32BE(4);
     this.record({ connection: c.id, direction: 'reply', xid, type: undefined, length: frame.length, at: performance.now() });
+    const key = xid === undefined ? undefined : c.unanswered.get(xid);
+    if (key !== undefined) {
+      c.unanswered.delete(xid!);
+      c.inFlight.set(key, c.inFlight.get(key)! - 1);
+      this.replyTally.set(key, (this.replyTally.get(key) ?? 0) + frame.length);
+    }
     if (c.cutOnReplyXid !== undefined && xid === c.cutOnReplyXid) {
       const cut = this.requestCut;
       this.requestCut = undefined;
