@@ -96,8 +96,6 @@ export interface QueueOps {
 export class ZkQueueOps implements QueueOps {
   /** Background clean-ups of abandoned creates, so tests and shutdown can wait for them. */
   private readonly cleanups = new Set<Promise<void>>();
-  /** The listing scheduled behind the creates issued in this tick, shared by all of them. */
-  private scheduledListing: Promise<{ children: string[]; stat: Stat }> | undefined;
   /** The directory incarnation (`czxid`) whose record we checked; see {@link DirectoryRecord}. */
   private agreedIncarnation: bigint | undefined;
   /** The directory incarnation whose ACL we checked (docs/architecture.md, "The directory's ACL"). */
@@ -286,7 +284,10 @@ export class ZkQueueOps implements QueueOps {
     for (;;) {
       stop.throwIfStopped();
       const create = session.create(requested, this.scope.nodeData(options.data), { mode: 'ephemeral_sequential' });
-      const listing = this.listBehindCreates();
+      // Behind every create of this session in this directory issued in this run (or, while a
+      // listing of it is in flight, since it was sent): ZooKeeper answers one session in order, so
+      // it contains all of their nodes (docs/architecture.md, "Bounded recovery").
+      const listing = this.scope.listings.after(this.path, 'run');
       let created: { path: string; stat: Stat };
       try {
         created = await stop.race(create);
@@ -339,22 +340,6 @@ export class ZkQueueOps implements QueueOps {
         }
       }
     }
-  }
-
-  /**
-   * A listing sent after every create issued so far in this tick: ZooKeeper answers one session in
-   * order, so it contains all of their nodes. Waiters enqueued together share one listing instead of
-   * each listing a directory that grows with them.
-   */
-  private listBehindCreates(): Promise<{ children: string[]; stat: Stat }> {
-    if (this.scheduledListing === undefined) {
-      this.scheduledListing = Promise.resolve().then(() => {
-        this.scheduledListing = undefined;
-        return this.session.getChildren(this.path);
-      });
-      this.scheduledListing.catch(() => undefined); // handled by each waiter, or made moot by its create's failure
-    }
-    return this.scheduledListing;
   }
 
   /** The lock directory (a container) and its missing ancestors; with our record if we keep one. */

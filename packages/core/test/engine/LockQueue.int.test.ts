@@ -392,6 +392,97 @@ describe('LockQueue', () => {
     }
   }, 300_000);
 
+  it('a blip during a burst of 5,000 acquisitions into a directory of 5,000 foreign nodes, none of whose creates reached the server: at most one listing of the directory in flight, a handful in all, and the server keeps answering others', async () => {
+    const N = 5000;
+    const M = 5000;
+    const path = `${root}/burst-blip-full`;
+    // The other session's nodes: its holder first, so every acquisition of ours waits.
+    const other = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 30_000 });
+    opened.push(other);
+    const holder = await enterExclusive(new LockQueue(other, path));
+    await Promise.all(Array.from({ length: M - 1 }, () => other.create(`${path}/other-`, null, { mode: 'ephemeral_sequential' })));
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    // A long session: 5,000 recoveries keep this process busy, and npm test runs other files beside it.
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 30_000 });
+    const sessionId = via.sessionIdBigInt;
+    const listings = () => proxy.requestsTo(OP_GET_CHILDREN2, path);
+    try {
+      const queue = new LockQueue(via, path);
+      const giveUp = new AbortController();
+      // The burst is written to a connection whose requests never reach the server, and the
+      // connection drops: every create fails with its reply lost, none of them was applied, so
+      // after the recovery's look every acquisition creates again, paced by the retry policy.
+      proxy.holdRequests();
+      const mark = proxy.frames.length;
+      const outcomes = Array.from({ length: N }, () =>
+        enterExclusive(queue, { signal: giveUp.signal }).then(
+          () => 'granted',
+          (err: unknown) => (err as { code?: string }).code,
+        ),
+      );
+      const creates = () => proxy.frames.slice(mark).filter((f) => f.direction === 'request' && f.type === OP_CREATE2).length;
+      await pollUntil(() => creates() === N, 30_000, 'the burst to reach the proxy');
+      const beforeBlip = listings();
+      proxy.resetPeaks();
+      proxy.dropConnections();
+      proxy.heal();
+      // Another session asks the server something every 50 ms meanwhile: the longest wait for an
+      // answer (a request that fails is one the server did not answer).
+      let longestProbeMs = 0;
+      let unanswered: unknown;
+      let probing = true;
+      const probes = (async () => {
+        while (probing) {
+          const sentAt = performance.now();
+          await other.exists(path).catch((err: unknown) => (unanswered ??= err));
+          longestProbeMs = Math.max(longestProbeMs, performance.now() - sentAt);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      })();
+      try {
+        // Every acquisition has its node and waits: no call pending, the directory holds them all.
+        await pollUntil(
+          async () => {
+            // The guarantee, checked as it goes: a second listing in flight fails at once, rather
+            // than after thousands more have swamped this process and the server.
+            const peak = proxy.peakInFlightTo(OP_GET_CHILDREN2, path);
+            if (peak > 1) throw new Error(`${peak} listings of the directory in flight at once, ${listings() - beforeBlip} since the blip`);
+            return sessionInternals(via).diagnostics.pendingCalls === 0 && (await other.exists(path).catch(() => null))?.numChildren === M + N;
+          },
+          120_000,
+          'every acquisition to wait',
+        );
+      } finally {
+        probing = false;
+        await probes;
+      }
+      const recoveryListings = listings() - beforeBlip;
+      console.log(
+        `burst blip into a full directory: ${recoveryListings} listing(s) of the directory after the blip (${(proxy.replyBytesTo(OP_GET_CHILDREN2, path) / 1e6).toFixed(1)} MB of listings in all), at most ${proxy.peakInFlightTo(OP_GET_CHILDREN2, path)} in flight; another session waited at most ${Math.round(longestProbeMs)} ms for an answer`,
+      );
+      // The guarantee: never more than one listing of the directory in flight for the session.
+      expect(proxy.peakInFlightTo(OP_GET_CHILDREN2, path)).toBe(1);
+      // Its consequence: the recovery's look, then one per listing round trip while the retried
+      // creates arrive (3 measured; one per retried create, 5,000, before).
+      expect(recoveryListings).toBeLessThanOrEqual(20);
+      // The server kept answering: 5 s, generous for a 2-core machine under test load (it did not
+      // answer for ~10 s while 8,000 retried creates each listed a directory of 16,000).
+      expect(unanswered).toBeUndefined();
+      expect(longestProbeMs).toBeLessThan(5000);
+      expect(holder.signal.aborted).toBe(false);
+      expect(via.state === 'connected' || via.state === 'reconnected').toBe(true);
+      expect(via.sessionIdBigInt).toBe(sessionId);
+      giveUp.abort();
+      expect(new Set(await Promise.all(outcomes))).toEqual(new Set(['ABORTED']));
+      await queue.settled();
+      expect((await other.exists(path))?.numChildren).toBe(M);
+    } finally {
+      await via.close();
+      await proxy.close();
+      await other.close();
+    }
+  }, 300_000);
+
   it('a create lost before the server saw it is made again; a node with its GUID applied late (the old server still held it) is swept when the seat is left, and once more a session timeout later', async () => {
     const path = `${root}/ghost`;
     await observer.mkdirp(path);
