@@ -585,17 +585,25 @@ export class ZkQueueOps implements QueueOps {
     await this.pauseThenReconnect(retries.delayAfter(err), stop.signal);
   }
 
-  /** Waits `delayMs` (a timer's range), then until connected; `signal` ends both at once. */
+  /**
+   * Waits `delayMs` (a timer's range), then until connected; `signal` ends both at once. It is
+   * followed through the session's fan-out: the clean-ups of thousands of acquisitions given up in
+   * one blip all pause on the session's signal (docs/architecture.md, "Bounded recovery").
+   */
   private async pauseThenReconnect(delayMs: number, signal: AbortSignal): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, delayMs);
-      function done() {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-      signal.addEventListener('abort', done, { once: true });
-    });
+    if (!signal.aborted) {
+      await new Promise<void>((resolve) => {
+        let unfollow: (() => void) | undefined;
+        const timer = setTimeout(() => {
+          unfollow?.();
+          resolve();
+        }, delayMs);
+        unfollow = this.scope.fanOut.onAbort(signal, () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
     await this.session.waitForConnected(signal).catch(() => undefined);
   }
 }

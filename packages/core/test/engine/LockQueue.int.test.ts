@@ -2,6 +2,7 @@
  * The lock-queue engine against a real server: one round trip when uncontended, cleanup of
  * cancelled / timed-out / session-lost waits, and recovery from a create whose reply was lost.
  */
+import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '../../src/session/index.js';
 import { retryForever, retryNTimes, sessionFailedRetryPolicy } from '../../src/retry/index.js';
@@ -482,6 +483,43 @@ describe('LockQueue', () => {
       await other.close();
     }
   }, 300_000);
+
+  it('2,000 acquisitions given up while their deletes are lost with the connection wait for it on the session\'s signal through one listener, and delete their nodes once it is back', async () => {
+    const N = 2000;
+    const path = `${root}/leaves-in-a-blip`;
+    const holder = await enterExclusive(new LockQueue(session, path));
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 30_000 });
+    try {
+      const queue = new LockQueue(via, path);
+      const giveUp = new AbortController();
+      const outcomes = Array.from({ length: N }, () =>
+        enterExclusive(queue, { signal: giveUp.signal }).then(
+          () => 'granted',
+          (err: unknown) => (err as { code?: string }).code,
+        ),
+      );
+      await pollUntil(async () => sessionInternals(via).diagnostics.pendingCalls === 0 && (await children(path)).length === N + 1, 60_000, 'every acquisition to wait');
+      // Their deletes never reach the server, and the connection stays down while they retry.
+      proxy.holdRequests();
+      giveUp.abort();
+      await pollUntil(() => sessionInternals(via).diagnostics.pendingCalls >= N, 30_000, 'the deletes to be sent');
+      proxy.refuseConnections();
+      proxy.dropConnections();
+      proxy.heal();
+      await pollUntil(() => sessionInternals(via).diagnostics.pendingCalls === 0, 30_000, 'the deletes to fail');
+      // Each would add its own: adding a listener to an AbortSignal is linear in those it has.
+      expect(getEventListeners(via.sessionSignal, 'abort').length).toBeLessThanOrEqual(2);
+      proxy.refuseConnections(false);
+      expect(new Set(await Promise.all(outcomes))).toEqual(new Set(['ABORTED']));
+      await pollUntil(async () => (await children(path)).length === 1, 30_000, 'the nodes to be deleted');
+      expect(await children(path)).toEqual([holder.name]);
+    } finally {
+      await new LockQueue(session, path).leave(holder);
+      await via.close();
+      await proxy.close();
+    }
+  });
 
   it('a create lost before the server saw it is made again; a node with its GUID applied late (the old server still held it) is swept when the seat is left, and once more a session timeout later', async () => {
     const path = `${root}/ghost`;
