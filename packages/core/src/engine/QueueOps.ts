@@ -8,6 +8,7 @@ import type { Recheck } from '../signals/Recheck.js';
 import { StopSignal } from '../signals/StopSignal.js';
 import { waitForChildrenChange, type WatchedListing } from '../watch/ChildrenWatch.js';
 import { AnyOfWait, type AnyOfSink } from './AnyOfWait.js';
+import { GhostSweeps } from './GhostSweeps.js';
 import type { EngineScope } from './EngineScope.js';
 import { agreeOnRecord, checkDirectoryAcl, checksDirectoryAcl, createLockDirectory, createRecordedDirectory, type DirectoryRecord } from './lockDirectory.js';
 import { ObstacleWait, type NodeDecision, type WaitResult, type WaitSink } from './ObstacleWait.js';
@@ -104,6 +105,8 @@ export class ZkQueueOps implements QueueOps {
   readonly session: ZkSession;
   readonly what: string;
   private readonly isConnected = (): boolean => this.session.isConnected;
+  /** Made for the first seat that leaves with a `ghostGuid`. */
+  private sweeps: GhostSweeps | undefined;
 
   constructor(
     readonly scope: EngineScope,
@@ -176,30 +179,24 @@ export class ZkQueueOps implements QueueOps {
     state?.endHolding?.();
     own?.end();
     seats.delete(seat.path);
-    if (seat.ghostGuid !== undefined) this.sweepGhosts(seat.ghostGuid, seat.generation);
+    // A create of this acquisition applied late may have left a node with its GUID.
+    if (seat.ghostGuid !== undefined) this.ghostSweeps.left(seat.ghostGuid, seat.generation);
   }
 
-  /**
-   * In the background: deletes the nodes carrying `guid` (an acquisition's late-applied create,
-   * see {@link QueueNode.ghostGuid}) now, and once more a session timeout later, by which time a
-   * request the old server still held has been applied or dropped. Such a node would otherwise
-   * stand in the queue, ahead of later contenders, until our session ends.
-   */
-  private sweepGhosts(guid: string, generation: number): void {
-    const session = this.session;
-    const sweep = async (): Promise<void> => {
-      if (session.generation !== generation) return; // its nodes went with its session
-      const children = await this.scope.nextListing(this.path);
-      for (const name of this.scope.namesWithGuid(children, guid)) await this.deleteQuietly(joinPath(this.path, name), generation);
-    };
-    // NO_NODE (the directory went), a lost connection or session: nothing is left to sweep that
-    // the session's end will not take.
-    const quietly = (): Promise<void> => sweep().catch(() => undefined);
-    const cleanup = quietly();
+  private get ghostSweeps(): GhostSweeps {
+    this.sweeps ??= new GhostSweeps(
+      this.scope,
+      this.path,
+      (path, generation) => this.deleteQuietly(path, generation),
+      (sweep) => this.track(sweep),
+    );
+    return this.sweeps;
+  }
+
+  /** Tracks a background clean-up for {@link settled}. */
+  private track(cleanup: Promise<void>): void {
     this.cleanups.add(cleanup);
     void cleanup.finally(() => this.cleanups.delete(cleanup));
-    // The second look is not awaited by settled(): it only waits out the old server.
-    setTimeout(() => void quietly(), session.negotiatedSessionTimeoutMs).unref();
   }
 
   /**

@@ -552,6 +552,49 @@ describe('LockQueue', () => {
     }
   });
 
+  it('1,000 acquisitions whose first creates were lost unseen, drained one after another: their sweeps for late nodes share listings, at least a tenth of the session timeout apart', async () => {
+    const N = 1000;
+    const path = `${root}/ghost-drain`;
+    const holderQueue = new LockQueue(session, path);
+    const holder = await enterExclusive(holderQueue);
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
+    const spacingMs = via.negotiatedSessionTimeoutMs / 10;
+    try {
+      const queue = new LockQueue(via, path);
+      // Every first create is lost before the server sees it: each seat carries its GUID.
+      proxy.holdRequests();
+      const mark = proxy.frames.length;
+      let ghostSeats = 0;
+      const outcomes = Array.from({ length: N }, () =>
+        enterExclusive(queue).then(async (seat) => {
+          if (seat.ghostGuid !== undefined) ghostSeats++;
+          await queue.leave(seat);
+        }),
+      );
+      await pollUntil(() => proxy.frames.slice(mark).filter((f) => f.direction === 'request' && f.type === OP_CREATE2).length === N, 30_000, 'the burst to reach the proxy');
+      proxy.dropConnections();
+      proxy.heal();
+      await pollUntil(async () => sessionInternals(via).diagnostics.pendingCalls === 0 && (await children(path)).length === N + 1, 60_000, 'every acquisition to wait');
+      const before = proxy.requestsTo(OP_GET_CHILDREN2, path);
+      const startedAt = performance.now();
+      await holderQueue.leave(holder);
+      await Promise.all(outcomes);
+      await queue.settled();
+      const drainMs = performance.now() - startedAt;
+      const listings = proxy.requestsTo(OP_GET_CHILDREN2, path) - before;
+      console.log(`ghost drain: ${N} seats with a GUID to sweep for left in ${Math.round(drainMs)} ms with ${listings} listing(s) of the directory`);
+      expect(ghostSeats).toBe(N);
+      // A sweep starts at most once per spacing (one listing each); the waiters themselves take
+      // the lock from their local predecessors without listing. Before: one listing per leave.
+      expect(listings).toBeLessThanOrEqual(Math.floor(drainMs / spacingMs) + 3);
+      expect(await children(path)).toEqual([]);
+    } finally {
+      await via.close();
+      await proxy.close();
+    }
+  });
+
   it("ends an acquisition when the session's retry policy gives up: RETRIES_EXHAUSTED names the policy and the attempts, and no node is left", async () => {
     const path = `${root}/gives-up`;
     await observer.mkdirp(path);
