@@ -136,7 +136,7 @@ export class ZkQueueOps implements QueueOps {
   }
 
   seat(path: string, sink: OwnNodeSink, revocable: boolean): OwnNodeWatch {
-    const own = new OwnNodeWatch(this.session, this.scope.suspensions, path, sink, revocable);
+    const own = new OwnNodeWatch(this.session, this.scope, path, sink, revocable);
     this.scope.seats.set(path, { held: false, own });
     return own;
   }

@@ -92,6 +92,16 @@ export function beginHolding(state: LocalSeatState, own: OwnNodeWatch, fanOut: A
 }
 
 
+/** What an {@link OwnNodeWatch} uses of the engine's per-session state (`EngineScope`). */
+export interface SeatScope {
+  /** Tells waits of the session's next `suspended`. */
+  readonly suspensions: Suspensions;
+  /** The children of `dir` from a listing sent after this call, shared (see `EngineScope.nextListing`). */
+  nextListing(dir: string): Promise<string[]>;
+  /** A listing's names by their place, indexed once for everyone (see `EngineScope.sortedQueueOf`). */
+  sortedQueueOf(children: readonly string[]): { indexOf: ReadonlyMap<string, number> };
+}
+
 /** Where an {@link OwnNodeWatch} reports. */
 export interface OwnNodeSink {
   /** Our node is gone, and we did not delete it (an operator, an admin script, a `deleteall`). */
@@ -138,10 +148,14 @@ export class OwnNodeWatch {
   private holding = false;
   /** A revocation request seen while we waited: told at the grant. */
   private revocationPending = false;
+  /** The session's `suspended` events seen while we waited: a proof asked before the last proves nothing. */
+  private suspensionsSeen = 0;
+  /** Known `present` when the connection dropped, and not proven again since. */
+  private unproven = false;
 
   constructor(
     private readonly session: ZkSession,
-    private readonly suspensions: Suspensions,
+    private readonly scope: SeatScope,
     readonly path: string,
     private sink: OwnNodeSink,
     /** Also watch the node's data for Curator's revocation marker. */
@@ -178,9 +192,7 @@ export class OwnNodeWatch {
    */
   arm(): void {
     if (this.ended || this.current !== 'unknown' || this.arming) return;
-    this.unsubscribe ??= this.suspensions.onSuspended(() => {
-      if (this.current === 'present') this.current = 'unknown';
-    });
+    this.unsubscribe ??= this.scope.suspensions.onSuspended(() => this.suspended());
     this.arming = true;
     this.session.getChildren(this.path, this.watcher).then(
       () => {
@@ -199,6 +211,41 @@ export class OwnNodeWatch {
       },
     );
     if (this.revocable && this.dataWatcher === undefined) this.watchData();
+  }
+
+  /** The connection dropped while we wait: see {@link OwnNodeState}, and {@link proveOnceConnected}. */
+  private suspended(): void {
+    this.suspensionsSeen++;
+    if (this.current === 'present') {
+      this.current = 'unknown';
+      this.unproven = true;
+    }
+    if (this.unproven) this.proveOnceConnected();
+  }
+
+  /**
+   * Makes a node known `present` before the connection dropped `present` again once it is back
+   * (docs/architecture.md, "Bounded recovery"): otherwise every waiter would list the directory
+   * when its turn comes, a listing per hand-off for the rest of the queue. The wire client sets our
+   * watch again on reconnecting (SetWatches, written before anything we send once connected), so
+   * a listing sent once connected that shows our node shows it after the watch was set again:
+   * from its reply on, the node's deletion is told in the server's order, as after {@link arm}.
+   * The deletions replayed on reconnecting, in no particular order, come before that reply, while
+   * we are still `unknown`. Every waiter of the session in the directory shares that listing: one
+   * per reconnection.
+   */
+  private proveOnceConnected(): void {
+    const seen = this.suspensionsSeen;
+    this.whenConnected(() => {
+      this.scope.nextListing(this.path.slice(0, this.path.lastIndexOf('/')) || '/').then(
+        (children) => {
+          if (this.ended || this.holding || this.suspensionsSeen !== seen || this.current !== 'unknown') return;
+          this.unproven = false;
+          if (this.scope.sortedQueueOf(children).indexOf.has(this.path.slice(this.path.lastIndexOf('/') + 1))) this.current = 'present';
+        },
+        () => undefined, // lost with the connection again: asked again at the next reconnection
+      );
+    });
   }
 
   /** We hold now: suspensions no longer matter (the node's deletion is still told). */

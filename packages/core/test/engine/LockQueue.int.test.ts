@@ -595,6 +595,40 @@ describe('LockQueue', () => {
     }
   });
 
+  it('1,000 waiters of one session that were waiting through a blip: after the reconnection one listing proves their nodes, and the drain that follows lists nothing more', async () => {
+    const N = 1000;
+    const path = `${root}/drain-after-blip`;
+    const holderQueue = new LockQueue(session, path);
+    const holder = await enterExclusive(holderQueue);
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 10_000 });
+    try {
+      const queue = new LockQueue(via, path);
+      const outcomes = Array.from({ length: N }, () => enterExclusive(queue).then((seat) => queue.leave(seat)));
+      const allWaiting = async () => sessionInternals(via).diagnostics.pendingCalls === 0 && (await children(path)).length === N + 1;
+      await pollUntil(allWaiting, 60_000, 'every acquisition to wait');
+      const beforeBlip = proxy.requestsTo(OP_GET_CHILDREN2, path);
+      const reconnected = new Promise<void>((resolve) => via.once('reconnected', () => resolve()));
+      proxy.dropConnections();
+      await reconnected;
+      // Waiting again, once the listing sent on reconnecting has been answered.
+      const proven = async () => proxy.requestsTo(OP_GET_CHILDREN2, path) > beforeBlip && (await allWaiting());
+      await pollUntil(proven, 20_000, 'a listing after the reconnection, and every acquisition to wait again');
+      await holderQueue.leave(holder);
+      await Promise.all(outcomes);
+      const listings = proxy.requestsTo(OP_GET_CHILDREN2, path) - beforeBlip;
+      console.log(`drain after a blip: ${listings} listing(s) from the blip to the end of the drain of ${N}`);
+      // The one that proves their nodes after the reconnection; then each waiter takes the lock
+      // from its local predecessor, knowing its own node is there. Before: its node `unknown`
+      // since the blip, each listed at its turn (1,000 listings).
+      expect(listings).toBe(1);
+      expect(await children(path)).toEqual([]);
+    } finally {
+      await via.close();
+      await proxy.close();
+    }
+  });
+
   it("ends an acquisition when the session's retry policy gives up: RETRIES_EXHAUSTED names the policy and the attempts, and no node is left", async () => {
     const path = `${root}/gives-up`;
     await observer.mkdirp(path);
