@@ -94,11 +94,8 @@ export function beginHolding(state: LocalSeatState, own: OwnNodeWatch, fanOut: A
 
 /** What an {@link OwnNodeWatch} uses of the engine's per-session state (`EngineScope`). */
 export interface SeatScope {
-  /** Tells waits of the session's next `suspended`. */
   readonly suspensions: Suspensions;
-  /** The children of `dir` from a listing sent after this call, shared (see `EngineScope.nextListing`). */
   nextListing(dir: string): Promise<string[]>;
-  /** A listing's names by their place, indexed once for everyone (see `EngineScope.sortedQueueOf`). */
   sortedQueueOf(children: readonly string[]): { indexOf: ReadonlyMap<string, number> };
 }
 
@@ -224,15 +221,10 @@ export class OwnNodeWatch {
   }
 
   /**
-   * Makes a node known `present` before the connection dropped `present` again once it is back
-   * (docs/architecture.md, "Bounded recovery"): otherwise every waiter would list the directory
-   * when its turn comes, a listing per hand-off for the rest of the queue. The wire client sets our
-   * watch again on reconnecting (SetWatches, written before anything we send once connected), so
-   * a listing sent once connected that shows our node shows it after the watch was set again:
-   * from its reply on, the node's deletion is told in the server's order, as after {@link arm}.
-   * The deletions replayed on reconnecting, in no particular order, come before that reply, while
-   * we are still `unknown`. Every waiter of the session in the directory shares that listing: one
-   * per reconnection.
+   * Makes our node `present` again once reconnected, or each waiter would list at its turn
+   * (docs/architecture.md, "Bounded recovery"). The listing, shared by the session's waiters in the
+   * directory, goes out after the wire client's SetWatches: a node it shows is watched again, and
+   * its deletion is told in order from that reply on (the replayed ones came before it).
    */
   private proveOnceConnected(): void {
     const seen = this.suspensionsSeen;
