@@ -129,6 +129,41 @@ describe('a waiter whose session is lost', () => {
   });
 });
 
+describe('waiters of a lost session sharing one signal', () => {
+  it('2,000 of them follow it through one listener while they wait for the next session (adding one to an AbortSignal is linear in those it has)', async () => {
+    const N = 2000;
+    const path = `${root}/shared-signal`;
+    const holder = await enter(new LockQueue(holderSession, path));
+    const doomed = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 20_000 });
+    opened.push(doomed);
+    const controller = new AbortController();
+    // Counts what is added to the caller's signal (a plain AbortSignal, not the client).
+    let added = 0;
+    const add = controller.signal.addEventListener.bind(controller.signal);
+    controller.signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => {
+      added++;
+      add(...args);
+    }) as AbortSignal['addEventListener'];
+    const queue = new LockQueue(doomed, path);
+    const outcomes = Array.from({ length: N }, () =>
+      enter(queue, { signal: controller.signal }).then(
+        () => 'granted',
+        (err: unknown) => (err as { code?: string }).code,
+      ),
+    );
+    await untilChildCount(observer, path, N + 1, 60_000);
+    const addedBefore = added;
+    await expireAndReconnect(doomed);
+    await untilChildCount(observer, path, N + 1, 60_000); // all enqueued again on the next session
+    expect(added - addedBefore).toBeLessThanOrEqual(2);
+    controller.abort();
+    expect(new Set(await Promise.all(outcomes))).toEqual(new Set(['ABORTED']));
+    await queue.settled();
+    expect(await childrenOf(observer, path)).toEqual([holder.name]);
+    await new LockQueue(holderSession, path).leave(holder);
+  }, 120_000);
+});
+
 describe('a holder whose session is lost', () => {
   it('is told (its signal aborts with SESSION_LOST) and is not granted again on the next session', async () => {
     const path = `${root}/holder`;
