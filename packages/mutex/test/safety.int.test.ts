@@ -124,6 +124,26 @@ describe('InterProcessMutex safety: a waiter whose own node was deleted never ge
     });
   }
 
+  it("B's connection is down while the operator deletes B, then the holder H: after the reconnection (deletions replayed in no particular order) B rejects with NODE_DELETED, a later C is the only holder", async () => {
+    const path = `${root}/deleted-while-down`;
+    const [sH, sC, sOp] = await Promise.all([connect(), connect(), connect()]);
+    const { session: sB, proxy } = await connectThroughProxy();
+    const operator = new Operator(sOp);
+    const h = mutexOn(sH, path);
+    const held = await h.mutex.acquire();
+    const b = await enqueueWaiter(sB, new InterProcessMutex(sB, path), sOp, path, 2);
+    const suspended = new Promise<void>((resolve) => sB.once('suspended', () => resolve()));
+    proxy.refuseConnections();
+    proxy.dropConnections();
+    await suspended;
+    await operator.deleteNode(b.node);
+    await operator.deleteNode(held.path);
+    const reconnected = new Promise<void>((resolve) => sB.once('reconnected', () => resolve()));
+    proxy.refuseConnections(false);
+    await within(reconnected, BOUND_MS, 'B to reconnect');
+    await expectBRefusedHToldCOnly(b, held, sH, sC, path);
+  });
+
   it('the holder H and the waiter B deleted in one transaction (both events read together): B rejects with NODE_DELETED, never holds', async () => {
     const path = `${root}/one-transaction`;
     const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];

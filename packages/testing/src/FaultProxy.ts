@@ -59,6 +59,10 @@ interface Conn {
   /** xid whose reply must be swallowed, then the connection cut. */
   cutOnReplyXid: number | undefined;
   closed: boolean;
+  /** The tallied requests sent on this connection and not answered yet: xid -> `<opcode> <path>`. */
+  unanswered: Map<number, string>;
+  /** How many of `unanswered` each key has. */
+  inFlight: Map<string, number>;
 }
 
 /** Records at most this many frames (a test observing the wire needs the recent ones). */
@@ -88,8 +92,10 @@ export class FaultProxy {
   private readonly requestsByPath = new Map<string, number>();
   /** Replies seen to those requests, by `<opcode> <path>`. */
   private readonly answered = new Map<string, number>();
-  /** `<opcode> <path>` of the requests awaiting their reply, by `<connection> <xid>`. */
-  private readonly awaiting = new Map<string, string>();
+  /** Bytes of the replies to them, by the same key. */
+  private readonly replyTally = new Map<string, number>();
+  /** The most of them one connection had unanswered at once, by the same key. */
+  private readonly peakTally = new Map<string, number>();
   /** Requests, writes and notifications since the start (see {@link tally}). */
   private readonly counter = new WireCounter();
   private readonly targetHost: string;
@@ -142,6 +148,25 @@ export class FaultProxy {
    */
   answersTo(opCode: number, path: string): number {
     return this.answered.get(`${opCode} ${path}`) ?? 0;
+  }
+
+  /** How many bytes the server answered those requests with (see {@link requestsTo}), since the proxy started. */
+  replyBytesTo(opCode: number, path: string): number {
+    return this.replyTally.get(`${opCode} ${path}`) ?? 0;
+  }
+
+  /**
+   * The most of those requests one connection (one client's session) had sent and not yet had
+   * answered at the same time, since the proxy started or {@link resetPeaks}.
+   */
+  peakInFlightTo(opCode: number, path: string): number {
+    return this.peakTally.get(`${opCode} ${path}`) ?? 0;
+  }
+
+  /** Starts {@link peakInFlightTo} again from what is in flight now. */
+  resetPeaks(): void {
+    this.peakTally.clear();
+    for (const c of this.conns) for (const [key, n] of c.inFlight) this.peakTally.set(key, Math.max(n, this.peakTally.get(key) ?? 0));
   }
 
   /** The proxy's port. */
@@ -289,6 +314,8 @@ export class FaultProxy {
       repliesSeen: 0,
       cutOnReplyXid: undefined,
       closed: false,
+      unanswered: new Map(),
+      inFlight: new Map(),
     };
     this.conns.add(c);
     const up = new FrameParser();
@@ -323,7 +350,12 @@ export class FaultProxy {
       if (pathLength >= 0 && frame.length >= 16 + pathLength) {
         const key = `${type} ${frame.toString('utf8', 16, 16 + pathLength)}`;
         this.requestsByPath.set(key, (this.requestsByPath.get(key) ?? 0) + 1);
-        if (xid !== undefined) this.awaiting.set(`${c.id} ${xid}`, key);
+        if (xid !== undefined) {
+          c.unanswered.set(xid, key);
+          const inFlight = (c.inFlight.get(key) ?? 0) + 1;
+          c.inFlight.set(key, inFlight);
+          if (inFlight > (this.peakTally.get(key) ?? 0)) this.peakTally.set(key, inFlight);
+        }
       }
     }
     if (this.holding || this.holdingRequests) {
@@ -349,10 +381,12 @@ export class FaultProxy {
     const first = c.repliesSeen++ === 0;
     const xid = first || frame.length < 8 ? undefined : frame.readInt32BE(4);
     this.record({ connection: c.id, direction: 'reply', xid, type: undefined, length: frame.length, at: performance.now() });
-    const answers = xid === undefined || xid < 0 ? undefined : this.awaiting.get(`${c.id} ${xid}`);
-    if (answers !== undefined) {
-      this.awaiting.delete(`${c.id} ${xid}`);
-      this.answered.set(answers, (this.answered.get(answers) ?? 0) + 1);
+    const key = xid === undefined || xid < 0 ? undefined : c.unanswered.get(xid);
+    if (key !== undefined) {
+      c.unanswered.delete(xid!);
+      c.inFlight.set(key, c.inFlight.get(key)! - 1);
+      this.answered.set(key, (this.answered.get(key) ?? 0) + 1);
+      this.replyTally.set(key, (this.replyTally.get(key) ?? 0) + frame.length);
     }
     if (!first) this.counter.serverFrame(frame);
     if (c.cutOnReplyXid !== undefined && xid === c.cutOnReplyXid) {

@@ -3,6 +3,7 @@ import { encodeOwnerData, protectionGuidOf, sortedChildren, type QueueEntry } fr
 import type { ZkSession } from '../session/ZkSession.js';
 import { abortFanOutOf, type AbortFanOut } from '../signals/StopSignal.js';
 import { Suspensions } from '../watch/NodeWatch.js';
+import { DirectoryListings } from './DirectoryListings.js';
 import type { LocalSeatState } from './ownNode.js';
 
 /** A listing sorted by sequence, with each name's index. */
@@ -41,8 +42,8 @@ export class EngineScope {
    * `label` (docs/observability.md, "Owner data"). Encoded once per session, shared by every node.
    */
   readonly ownerData: Uint8Array;
-  /** The listing of each lock directory that is asked for and not yet sent (see {@link nextListing}). */
-  private readonly pendingListings = new Map<string, Promise<string[]>>();
+  /** The session's listings of its lock directories: at most one of a directory in flight. */
+  readonly listings: DirectoryListings;
   /** Listings sorted once for every contender that decides on them (see {@link sortedQueueOf}). */
   private readonly sorted = new WeakMap<readonly string[], SortedQueue>();
   /** Names in a listing by the GUID of their protected name (lower case), built once per listing. */
@@ -51,6 +52,7 @@ export class EngineScope {
   constructor(readonly session: ZkSession) {
     this.fanOut = session.scope.get(abortFanOutOf);
     this.suspensions = new Suspensions(session);
+    this.listings = new DirectoryListings(session);
     this.ownerData = encodeOwnerData({ host: hostname(), pid: process.pid, label: session.options.label });
   }
 
@@ -73,26 +75,14 @@ export class EngineScope {
   /**
    * The children of lock directory `dir`, from a listing sent after this call and shared by every
    * contender of this session that asks before it is sent (docs/architecture.md, "Bounded recovery").
-   * It goes out in the next turn of the event loop, so contenders woken together (by one
-   * reconnection, one batch of events, one round of retry timers) send one `getChildren`, not one
-   * each: ten thousand contenders recovering in a directory of ten thousand nodes would otherwise ask
-   * the server for 10^8 names at once. Every caller gets the same array: never modify it.
+   * It goes out in the next turn of the event loop, or once the listing of `dir` in flight is
+   * answered, so contenders woken together (by one reconnection, one batch of events, one round of
+   * retry timers) send one `getChildren`, not one each: ten thousand contenders recovering in a
+   * directory of ten thousand nodes would otherwise ask the server for 10^8 names at once. Every
+   * caller gets the same array: never modify it.
    */
   nextListing(dir: string): Promise<string[]> {
-    const pending = this.pendingListings;
-    let listing = pending.get(dir);
-    if (listing === undefined) {
-      const session = this.session;
-      listing = new Promise<string[]>((resolve, reject) => {
-        setImmediate(() => {
-          pending.delete(dir);
-          session.getChildren(dir).then(({ children }) => resolve(children), reject);
-        });
-      });
-      listing.catch(() => undefined); // each caller handles it
-      pending.set(dir, listing);
-    }
-    return listing;
+    return this.listings.childrenAfter(dir, 'turn');
   }
 
   /**

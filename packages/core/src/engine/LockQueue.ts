@@ -7,6 +7,7 @@ import { Contender, type Survival } from './Contender.js';
 import { engineScopeOf, type EngineScope } from './EngineScope.js';
 import type { DirectoryRecord } from './lockDirectory.js';
 import { assertLockNodeFits, type OwnNodeSink, type QueueNode, type QueueSeat } from './ownNode.js';
+import type { AbortFanOut } from '../signals/StopSignal.js';
 import { ZkQueueOps, type EnterOptions } from './QueueOps.js';
 
 /** Options of a {@link LockQueue}. */
@@ -66,7 +67,7 @@ export class LockQueue {
   private async enterAgain(options: EnterOptions, startedAt: number, losses: RetryBudget | undefined, reason: unknown): Promise<QueueSeat> {
     const budget = losses ?? new RetryBudget(this.session.retryPolicy, this.ops.what, { startedAt });
     const deadline = options.timeoutMs === undefined ? undefined : startedAt + options.timeoutMs;
-    await pauseAfterLoss(this.session, this.ops.what, reason, budget, deadline, options.signal);
+    await pauseAfterLoss(this.session, this.scope.fanOut, this.ops.what, reason, budget, deadline, options.signal);
     const remaining = deadline === undefined ? undefined : Math.max(0, Math.ceil(deadline - performance.now()));
     // Begun now with what is left of the deadline (so a later loss finds the same deadline); the
     // budget keeps counting from the acquisition's start.
@@ -187,7 +188,7 @@ function isSession(value: unknown): value is ZkSession {
  * deadline and the signal end the wait with their own errors; closing the session ends it with
  * `SESSION_CLOSED`.
  */
-async function pauseAfterLoss(session: ZkSession, what: string, err: unknown, budget: RetryBudget, deadline: number | undefined, signal: AbortSignal | undefined): Promise<void> {
+async function pauseAfterLoss(session: ZkSession, fanOut: AbortFanOut, what: string, err: unknown, budget: RetryBudget, deadline: number | undefined, signal: AbortSignal | undefined): Promise<void> {
   const delay = budget.delayAfter(err);
   const stop = new AbortController();
   const timeout = (): LockTimeoutError => new LockTimeoutError(`${what}: not acquired in time (its ZooKeeper session was lost while it waited)`, { cause: err });
@@ -195,8 +196,8 @@ async function pauseAfterLoss(session: ZkSession, what: string, err: unknown, bu
   if (signal?.aborted === true) throw aborted();
   const remaining = deadline === undefined ? Infinity : deadline - performance.now();
   if (remaining <= 0) throw timeout();
-  const onAbort = (): void => stop.abort(aborted());
-  signal?.addEventListener('abort', onAbort, { once: true });
+  // Through the session's fan-out: the waiters of one lost session often share a caller's signal.
+  const unfollow = signal === undefined ? undefined : fanOut.onAbort(signal, () => stop.abort(aborted()));
   const timer = remaining === Infinity ? undefined : setTimeout(() => stop.abort(timeout()), remaining);
   try {
     // The policy's pause; the deadline or the caller's signal ends it with their own error.
@@ -206,6 +207,6 @@ async function pauseAfterLoss(session: ZkSession, what: string, err: unknown, bu
     await session.waitForConnected(stop.signal);
   } finally {
     clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
+    unfollow?.();
   }
 }

@@ -8,6 +8,7 @@ import type { Recheck } from '../signals/Recheck.js';
 import { StopSignal } from '../signals/StopSignal.js';
 import { waitForChildrenChange, type WatchedListing } from '../watch/ChildrenWatch.js';
 import { AnyOfWait, type AnyOfSink } from './AnyOfWait.js';
+import { GhostSweeps } from './GhostSweeps.js';
 import type { EngineScope } from './EngineScope.js';
 import { agreeOnRecord, checkDirectoryAcl, checksDirectoryAcl, createLockDirectory, createRecordedDirectory, type DirectoryRecord } from './lockDirectory.js';
 import { ObstacleWait, type NodeDecision, type WaitResult, type WaitSink } from './ObstacleWait.js';
@@ -98,8 +99,6 @@ export interface QueueOps {
 export class ZkQueueOps implements QueueOps {
   /** Background clean-ups of abandoned creates, so tests and shutdown can wait for them. */
   private readonly cleanups = new Set<Promise<void>>();
-  /** The listing scheduled behind the creates issued in this tick, shared by all of them. */
-  private scheduledListing: Promise<{ children: string[]; stat: Stat }> | undefined;
   /** The directory incarnation (`czxid`) whose record we checked; see {@link DirectoryRecord}. */
   private agreedIncarnation: bigint | undefined;
   /** The directory incarnation whose ACL we checked (docs/architecture.md, "The directory's ACL"). */
@@ -108,6 +107,8 @@ export class ZkQueueOps implements QueueOps {
   readonly session: ZkSession;
   readonly what: string;
   private readonly isConnected = (): boolean => this.session.isConnected;
+  /** Made for the first seat that leaves with a `ghostGuid`. */
+  private sweeps: GhostSweeps | undefined;
 
   constructor(
     readonly scope: EngineScope,
@@ -142,7 +143,7 @@ export class ZkQueueOps implements QueueOps {
   }
 
   seat(path: string, sink: OwnNodeSink, revocable: boolean): OwnNodeWatch {
-    const own = new OwnNodeWatch(this.session, this.scope.suspensions, path, sink, revocable);
+    const own = new OwnNodeWatch(this.session, this.scope, path, sink, revocable);
     this.scope.seats.set(path, { held: false, own });
     return own;
   }
@@ -185,30 +186,18 @@ export class ZkQueueOps implements QueueOps {
     state?.endHolding?.();
     own?.end();
     seats.delete(seat.path);
-    if (seat.ghostGuid !== undefined) void this.sweepGhosts(seat.ghostGuid, seat.generation);
+    // A create of this acquisition applied late may have left a node with its GUID.
+    if (seat.ghostGuid !== undefined) this.ghostSweeps.left(seat.ghostGuid, seat.generation);
   }
 
-  /**
-   * In the background: deletes the nodes carrying `guid` (an acquisition's late-applied create,
-   * see {@link QueueNode.ghostGuid}) now, and once more a session timeout later, by which time a
-   * request the old server still held has been applied or dropped. Such a node would otherwise
-   * stand in the queue, ahead of later contenders, until our session ends.
-   */
-  private sweepGhosts(guid: string, generation: number): Promise<void> {
-    const session = this.session;
-    const sweep = async (): Promise<void> => {
-      if (session.generation !== generation) return; // its nodes went with its session
-      const children = await this.scope.nextListing(this.path);
-      for (const name of this.scope.namesWithGuid(children, guid)) await this.deleteQuietly(joinPath(this.path, name), generation);
-    };
-    // NO_NODE (the directory went), a lost connection or session: nothing is left to sweep that
-    // the session's end will not take.
-    const quietly = (): Promise<void> => sweep().catch(() => undefined);
-    const cleanup = quietly();
-    this.inBackground(cleanup);
-    // The second look is not awaited by settled(): it only waits out the old server.
-    setTimeout(() => void quietly(), session.negotiatedSessionTimeoutMs).unref();
-    return cleanup;
+  private get ghostSweeps(): GhostSweeps {
+    this.sweeps ??= new GhostSweeps(
+      this.scope,
+      this.path,
+      (path, generation) => this.deleteQuietly(path, generation),
+      (sweep) => this.inBackground(sweep),
+    );
+    return this.sweeps;
   }
 
   /**
@@ -293,7 +282,10 @@ export class ZkQueueOps implements QueueOps {
     for (;;) {
       stop.throwIfStopped();
       const create = session.create(requested, this.scope.nodeData(options.data), { mode: 'ephemeral_sequential' });
-      const listing = this.listBehindCreates();
+      // Behind every create of this session in this directory issued in this run (or, while a
+      // listing of it is in flight, since it was sent): ZooKeeper answers one session in order, so
+      // it contains all of their nodes (docs/architecture.md, "Bounded recovery").
+      const listing = this.scope.listings.after(this.path, 'run');
       let created: { path: string; stat: Stat };
       try {
         created = await stop.race(create);
@@ -346,22 +338,6 @@ export class ZkQueueOps implements QueueOps {
         }
       }
     }
-  }
-
-  /**
-   * A listing sent after every create issued so far in this tick: ZooKeeper answers one session in
-   * order, so it contains all of their nodes. Waiters enqueued together share one listing instead of
-   * each listing a directory that grows with them.
-   */
-  private listBehindCreates(): Promise<{ children: string[]; stat: Stat }> {
-    if (this.scheduledListing === undefined) {
-      this.scheduledListing = Promise.resolve().then(() => {
-        this.scheduledListing = undefined;
-        return this.session.getChildren(this.path);
-      });
-      this.scheduledListing.catch(() => undefined); // handled by each waiter, or made moot by its create's failure
-    }
-    return this.scheduledListing;
   }
 
   /** The lock directory (a container) and its missing ancestors; with our record if we keep one. */
@@ -557,7 +533,7 @@ export class ZkQueueOps implements QueueOps {
           await this.session.waitForConnected(this.session.sessionSignal);
           // Now, and once more a session timeout later: the server we lost may still apply it
           // (a stalled one does, when it resumes).
-          await this.sweepGhosts(guid, generation);
+          this.ghostSweeps.left(guid, generation);
         } catch {
           // Session lost meanwhile: its ephemeral nodes go with it.
         }
@@ -595,17 +571,25 @@ export class ZkQueueOps implements QueueOps {
     await this.pauseThenReconnect(retries.delayAfter(err), stop.signal);
   }
 
-  /** Waits `delayMs` (a timer's range), then until connected; `signal` ends both at once. */
+  /**
+   * Waits `delayMs` (a timer's range), then until connected; `signal` ends both at once. It is
+   * followed through the session's fan-out: the clean-ups of thousands of acquisitions given up in
+   * one blip all pause on the session's signal (docs/architecture.md, "Bounded recovery").
+   */
   private async pauseThenReconnect(delayMs: number, signal: AbortSignal): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, delayMs);
-      function done() {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-      signal.addEventListener('abort', done, { once: true });
-    });
+    if (!signal.aborted) {
+      await new Promise<void>((resolve) => {
+        let unfollow: (() => void) | undefined;
+        const timer = setTimeout(() => {
+          unfollow?.();
+          resolve();
+        }, delayMs);
+        unfollow = this.scope.fanOut.onAbort(signal, () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
     await this.session.waitForConnected(signal).catch(() => undefined);
   }
 }

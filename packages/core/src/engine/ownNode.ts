@@ -92,6 +92,13 @@ export function beginHolding(state: LocalSeatState, own: OwnNodeWatch, fanOut: A
 }
 
 
+/** What an {@link OwnNodeWatch} uses of the engine's per-session state (`EngineScope`). */
+export interface SeatScope {
+  readonly suspensions: Suspensions;
+  nextListing(dir: string): Promise<string[]>;
+  sortedQueueOf(children: readonly string[]): { indexOf: ReadonlyMap<string, number> };
+}
+
 /** Where an {@link OwnNodeWatch} reports. */
 export interface OwnNodeSink {
   /** Our node is gone, and we did not delete it (an operator, an admin script, a `deleteall`). */
@@ -138,10 +145,14 @@ export class OwnNodeWatch {
   private holding = false;
   /** A revocation request seen while we waited: told at the grant. */
   private revocationPending = false;
+  /** The session's `suspended` events seen while we waited: a proof asked before the last proves nothing. */
+  private suspensionsSeen = 0;
+  /** Known `present` when the connection dropped, and not proven again since. */
+  private unproven = false;
 
   constructor(
     private readonly session: ZkSession,
-    private readonly suspensions: Suspensions,
+    private readonly scope: SeatScope,
     readonly path: string,
     private sink: OwnNodeSink,
     /** Also watch the node's data for Curator's revocation marker. */
@@ -178,9 +189,7 @@ export class OwnNodeWatch {
    */
   arm(): void {
     if (this.ended || this.current !== 'unknown' || this.arming) return;
-    this.unsubscribe ??= this.suspensions.onSuspended(() => {
-      if (this.current === 'present') this.current = 'unknown';
-    });
+    this.unsubscribe ??= this.scope.suspensions.onSuspended(() => this.suspended());
     this.arming = true;
     this.session.getChildren(this.path, this.watcher).then(
       () => {
@@ -199,6 +208,36 @@ export class OwnNodeWatch {
       },
     );
     if (this.revocable && this.dataWatcher === undefined) this.watchData();
+  }
+
+  /** The connection dropped while we wait: see {@link OwnNodeState}, and {@link proveOnceConnected}. */
+  private suspended(): void {
+    this.suspensionsSeen++;
+    if (this.current === 'present') {
+      this.current = 'unknown';
+      this.unproven = true;
+    }
+    if (this.unproven) this.proveOnceConnected();
+  }
+
+  /**
+   * Makes our node `present` again once reconnected, or each waiter would list at its turn
+   * (docs/architecture.md, "Bounded recovery"). The listing, shared by the session's waiters in the
+   * directory, goes out after the wire client's SetWatches: a node it shows is watched again, and
+   * its deletion is told in order from that reply on (the replayed ones came before it).
+   */
+  private proveOnceConnected(): void {
+    const seen = this.suspensionsSeen;
+    this.whenConnected(() => {
+      this.scope.nextListing(this.path.slice(0, this.path.lastIndexOf('/')) || '/').then(
+        (children) => {
+          if (this.ended || this.holding || this.suspensionsSeen !== seen || this.current !== 'unknown') return;
+          this.unproven = false;
+          if (this.scope.sortedQueueOf(children).indexOf.has(this.path.slice(this.path.lastIndexOf('/') + 1))) this.current = 'present';
+        },
+        () => undefined, // lost with the connection again: asked again at the next reconnection
+      );
+    });
   }
 
   /** We hold now: suspensions no longer matter (the node's deletion is still told). */

@@ -6,7 +6,7 @@
 import type { SessionClosedError, SessionLostError } from '../errors.js';
 import type { Generation } from './generation.js';
 import type { PendingCall } from './pendingCalls.js';
-import { CM_STATES, type ConnectionManager } from './wire.js';
+import { CM_STATES, forgetAllWireWatchers, type ConnectionManager } from './wire.js';
 
 /** How long close() waits for the server to confirm the session close before dropping the socket. */
 const CLOSE_WAIT_MS = 2_000;
@@ -20,6 +20,7 @@ export function retireGeneration(gen: Generation, reason: SessionLostError | Ses
   gen.retired = true;
   clearTimeout(gen.connectTimer);
   gen.watches.dropAll();
+  forgetAllWireWatchers(gen.cm);
   gen.abort.abort(reason);
   gen.pending.failAll(callError);
   const cm = gen.cm;

@@ -96,6 +96,18 @@ export function forgetWireWatcher(cm: ConnectionManager, kind: 'data' | 'exist' 
 }
 
 /**
+ * Forgets every watcher in the wire client (a retired generation's: see `retireGeneration`). Each
+ * reaches one of our waits, and through it a waiter; anything that still reaches the retired wire
+ * client (an error of the lost session keeps it on its stack) would otherwise keep them all.
+ */
+export function forgetAllWireWatchers(cm: ConnectionManager): void {
+  const tables = cm.watcherManager;
+  tables.dataWatchers = {};
+  tables.existenceWatchers = {};
+  tables.childWatchers = {};
+}
+
+/**
  * The server `cm`'s current connection goes to (findNextServer moved its index past it), named as
  * in the connect string: `host:port`.
  */

@@ -269,17 +269,21 @@ export class Suspensions {
 
   /** Calls `listener` at the session's next `suspended` until the returned function is called. */
   onSuspended(listener: () => void): () => void {
-    let listeners = this.listeners;
-    if (listeners === undefined) {
-      const set = new Set<() => void>();
-      listeners = set;
-      this.listeners = set;
-      this.session.on('suspended', () => {
-        for (const notify of [...set]) notify();
-      });
-    }
-    const set = listeners;
+    const set = (this.listeners ??= this.listen());
     set.add(listener);
     return () => set.delete(listener);
+  }
+
+  /**
+   * The one session listener, made in a function of its own: a closure made inside
+   * {@link onSuspended} would share that call's scope, and with it keep the first waiter's listener
+   * (and everything it reaches) for the session's whole life.
+   */
+  private listen(): Set<() => void> {
+    const set = new Set<() => void>();
+    this.session.on('suspended', () => {
+      for (const notify of [...set]) notify();
+    });
+    return set;
   }
 }

@@ -3,7 +3,11 @@
  * the session's next one while its deadline, its signal and the retry policy allow; a holder's
  * loss is never papered over (docs/architecture.md, "A waiter survives its session").
  */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeScriptArgs } from '@zk-recipes/testing';
 import { ZkSession } from '../../src/session/index.js';
 import { sessionInternals } from '../../src/session/sessionInternals.js';
 import { LockQueue } from '../../src/engine/LockQueue.js';
@@ -125,6 +129,41 @@ describe('a waiter whose session is lost', () => {
   });
 });
 
+describe('waiters of a lost session sharing one signal', () => {
+  it('2,000 of them follow it through one listener while they wait for the next session (adding one to an AbortSignal is linear in those it has)', async () => {
+    const N = 2000;
+    const path = `${root}/shared-signal`;
+    const holder = await enter(new LockQueue(holderSession, path));
+    const doomed = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 20_000 });
+    opened.push(doomed);
+    const controller = new AbortController();
+    // Counts what is added to the caller's signal (a plain AbortSignal, not the client).
+    let added = 0;
+    const add = controller.signal.addEventListener.bind(controller.signal);
+    controller.signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => {
+      added++;
+      add(...args);
+    }) as AbortSignal['addEventListener'];
+    const queue = new LockQueue(doomed, path);
+    const outcomes = Array.from({ length: N }, () =>
+      enter(queue, { signal: controller.signal }).then(
+        () => 'granted',
+        (err: unknown) => (err as { code?: string }).code,
+      ),
+    );
+    await untilChildCount(observer, path, N + 1, 60_000);
+    const addedBefore = added;
+    await expireAndReconnect(doomed);
+    await untilChildCount(observer, path, N + 1, 60_000); // all enqueued again on the next session
+    expect(added - addedBefore).toBeLessThanOrEqual(2);
+    controller.abort();
+    expect(new Set(await Promise.all(outcomes))).toEqual(new Set(['ABORTED']));
+    await queue.settled();
+    expect(await childrenOf(observer, path)).toEqual([holder.name]);
+    await new LockQueue(holderSession, path).leave(holder);
+  }, 120_000);
+});
+
 describe('a holder whose session is lost', () => {
   it('is told (its signal aborts with SESSION_LOST) and is not granted again on the next session', async () => {
     const path = `${root}/holder`;
@@ -135,4 +174,34 @@ describe('a holder whose session is lost', () => {
     expect(seat.signal.reason).toMatchObject({ code: 'SESSION_LOST' });
     expect(await childrenOf(observer, path)).toEqual([]);
   });
+});
+
+describe('waiters that gave up with their session', () => {
+  const script = fileURLToPath(new URL('./workers/gaveUpHeap.ts', import.meta.url));
+  const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+  /** The worker's heaps (in a process of its own, with the collector exposed), in bytes. */
+  async function gaveUpHeap(mode: 'plain' | 'keep-reason'): Promise<{ startBytes: number; waitingBytes: number; endedBytes: number; codes: string[] }> {
+    const args = ['--expose-gc', ...nodeScriptArgs(script), server.connectString, `${root}/heap-${mode}`, '10000', mode];
+    const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: repoRoot, timeout: 150_000, encoding: 'utf8' });
+    const heaps = JSON.parse(stdout.trim().split('\n').at(-1)!) as { startBytes: number; waitingBytes: number; endedBytes: number; codes: string[] };
+    console.log(`${mode}: start ${(heaps.startBytes / 1e6).toFixed(1)} MB, 10,000 waiting +${((heaps.waitingBytes - heaps.startBytes) / 1e6).toFixed(1)} MB, all ended +${((heaps.endedBytes - heaps.startBytes) / 1e6).toFixed(2)} MB`);
+    return heaps;
+  }
+
+  // Each waiter's watches were registered in the session's wire client, and the session's one
+  // `suspended` listener was made in the scope of the first waiter's subscription: either kept every
+  // waiter of the lost session (+60 MB for 10,000) after they had all ended.
+  it('10,000 waiters ended by a policy that refuses a lost session leave the heap within 10% of where it started', async () => {
+    const heaps = await gaveUpHeap('plain');
+    expect(heaps.codes).toEqual(['RETRIES_EXHAUSTED']);
+    expect(heaps.waitingBytes - heaps.startBytes).toBeGreaterThan(10e6); // the premise: they cost memory while queued
+    expect(heaps.endedBytes - heaps.startBytes).toBeLessThan(heaps.startBytes / 10);
+  }, 180_000);
+
+  it('the same, while the caller keeps the error the session was lost with (it reaches the lost session\'s wire client)', async () => {
+    const heaps = await gaveUpHeap('keep-reason');
+    expect(heaps.codes).toEqual(['RETRIES_EXHAUSTED']);
+    expect(heaps.waitingBytes - heaps.startBytes).toBeGreaterThan(10e6);
+    expect(heaps.endedBytes - heaps.startBytes).toBeLessThan(heaps.startBytes / 10);
+  }, 180_000);
 });
