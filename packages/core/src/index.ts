@@ -41,7 +41,9 @@ export { lostChannel, publishLost, publishRelease, releaseChannel } from './diag
 /** @internal One deadline over several waits (semaphore, multi-lock; public again in multi-lock). */
 export { Deadline } from './lock/Deadline.js';
 /** @internal A signal that aborts with the first of several, undone explicitly (semaphore, multi-lock). */
-export { followFirst, type LinkedSignal } from './lock/followFirst.js';
+export { followFirst, type LinkedSignal } from './signals/followFirst.js';
+/** @internal Whether a session ended: a node of ours read as deleted just before its end is that end. */
+export { sessionEnded } from './engine/sessionEnded.js';
 /** @internal The pause before an acquisition made of several waits starts again on a new session (semaphore). */
 export { pauseAfterLostSession } from './lock/pauseAfterLostSession.js';
 /** @internal Ownership by async context of a lock's acquisitions (multi-lock). */

@@ -18,6 +18,7 @@ import {
   releaseChannel,
   RetryBudget,
   SessionLostError,
+  sessionEnded,
   settleWithin,
   tryAcquireVia,
   validateLockPath,
@@ -36,7 +37,7 @@ import { LeaseNode, type Lease } from './Lease.js';
 import { maxLeasesRecord } from './maxLeasesRecord.js';
 import { parseSemaphoreOptions, type SemaphoreLayout, type SemaphoreOptions } from './options.js';
 import { curatorCountRule, failInsteadOfWaiting, leaseQueueRule } from './rules.js';
-import { sessionEnded } from './sessionEnded.js';
+
 import type { SharedCount } from './SharedCount.js';
 
 /** Curator's InterProcessSemaphoreV2: internal lock directory, leases directory, lock node kind. */

@@ -9,6 +9,7 @@ import type { ObstacleWait, WaitResult, WaitSink } from './ObstacleWait.js';
 import type { OwnNodeSink, OwnNodeWatch, QueueNode, QueueSeat } from './ownNode.js';
 import type { Created, EnterOptions, QueueOps } from './QueueOps.js';
 import type { RetryBudget } from '../retry/RetryBudget.js';
+import { sessionEnded } from './sessionEnded.js';
 import { debugDecision, debugEnqueued, debugFailed, debugGranted, debugWaitEnded } from '../diagnostics/debug.js';
 
 /** What lets a waiter outlive its session: the facade's (see `LockQueue`). */
@@ -367,11 +368,29 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
    * acquisition settles as that attempt does. Nothing is allocated for it until a session is lost.
    */
   private rejectOrSurvive(reason: unknown): void {
-    if (this.survival === undefined || !isZkError(reason, 'SESSION_LOST')) {
+    if (this.survival === undefined) {
       this.reject(reason);
       return;
     }
-    this.survival.enterAgain(this.options, this.startedAt, this.losses, reason).then(this.resolve, this.reject);
+    if (isZkError(reason, 'NODE_DELETED') && this.seat !== undefined) {
+      // Our node may have gone with our session: the server sends the deletions of a session's
+      // ephemeral nodes before it closes its connection, so ours can be read before the session's
+      // end is known. One request tells (on this failure path only).
+      const { timeoutMs } = this.options;
+      const left = timeoutMs === undefined ? undefined : Math.max(0, this.startedAt + timeoutMs - performance.now());
+      sessionEnded(this.queue.session, this.generation, left, this.options.signal).then(
+        (ended) => (ended ? this.survive(new SessionLostError(`${this.queue.what}: the ZooKeeper session was lost`, { cause: reason })) : this.reject(reason)),
+        () => this.reject(reason),
+      );
+      return;
+    }
+    if (isZkError(reason, 'SESSION_LOST')) this.survive(reason);
+    else this.reject(reason);
+  }
+
+  /** Enters again on the session's next ZooKeeper session (see {@link Survival}). */
+  private survive(reason: unknown): void {
+    this.survival!.enterAgain(this.options, this.startedAt, this.losses, reason).then(this.resolve, this.reject);
   }
 
   private finish(): void {

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nodeScriptArgs } from '@zk-recipes/testing';
+import { FaultProxy, nodeScriptArgs, pollUntil } from '@zk-recipes/testing';
 import { ZkSession } from '../../src/session/index.js';
 import { sessionInternals } from '../../src/session/sessionInternals.js';
 import { LockQueue } from '../../src/engine/LockQueue.js';
@@ -68,6 +68,43 @@ describe('a waiter whose session is lost', () => {
     expect((await observer.exists(seat.path))?.ephemeralOwner).toBe(doomed.sessionIdBigInt);
     await new LockQueue(doomed, path).leave(seat);
     expect(await childrenOf(observer, path)).toEqual([]);
+  });
+
+  it("reads its own node's deletion, then learns its session ended: enqueues again (the deletion may have been that end), never NODE_DELETED", async () => {
+    // The server sends the deletions of a session's ephemeral nodes before it closes the session's
+    // connection, so a waiter can read its own node's deletion before it knows its session ended.
+    // Here: the waiter reads the deletion while nothing it sends reaches the server, and its
+    // session ends before anything it sends could.
+    const path = `${root}/read-first`;
+    const holder = await enter(new LockQueue(holderSession, path));
+    const proxy = await FaultProxy.start({ targetHost: server.host, targetPort: server.port });
+    try {
+      const doomed = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
+      opened.push(doomed);
+      const waiting = enter(new LockQueue(doomed, path));
+      const outcome = waiting.then(
+        (seat) => ({ seat }),
+        (err: unknown) => ({ code: (err as { code?: string }).code }),
+      );
+      const [, waiterNode] = (await untilChildCount(observer, path, 2, 5000), (await childrenOf(observer, path)).sort((x, y) => x.slice(-10).localeCompare(y.slice(-10))));
+      await observer.exists(path);
+      proxy.holdRequests();
+      const watching = sessionInternals(doomed).diagnostics.watchers;
+      await observer.delete(`${path}/${waiterNode!}`);
+      await pollUntil(() => sessionInternals(doomed).diagnostics.watchers < watching, 5000, 'its own node deletion read');
+      await new Promise((resolve) => setImmediate(resolve)); // ...and told
+      const lost = nextEvent(doomed, 'lost');
+      await expireSession(server.connectString, sessionInternals(doomed).credentials);
+      proxy.heal();
+      await lost;
+      await untilChildCount(observer, path, 2, 5000); // enqueued again on the next session
+      await new LockQueue(holderSession, path).leave(holder);
+      const result = await outcome;
+      expect(result).toHaveProperty('seat');
+      if ('seat' in result) await new LockQueue(doomed, path).leave(result.seat);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('ends with RETRIES_EXHAUSTED (cause SESSION_LOST) when the policy refuses a new session, and leaves no node', async () => {

@@ -1,4 +1,6 @@
-import { followFirst, isZkError, type ZkSession } from '@zk-recipes/core';
+import { isZkError } from '../errors.js';
+import type { ZkSession } from '../session/ZkSession.js';
+import { followFirst } from '../signals/followFirst.js';
 
 /**
  * Whether the ZooKeeper session `generation` of `session` has ended. Its end deletes our ephemeral
