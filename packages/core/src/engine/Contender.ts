@@ -7,20 +7,10 @@ import type { WatchedListing } from '../watch/ChildrenWatch.js';
 import type { AnyOfSink, AnyOfWait } from './AnyOfWait.js';
 import type { ObstacleWait, WaitResult, WaitSink } from './ObstacleWait.js';
 import type { OwnNodeSink, OwnNodeWatch, QueueNode, QueueSeat } from './ownNode.js';
-import type { Created, EnterOptions, QueueOps } from './QueueOps.js';
+import type { Created, EnterOptions, QueueOps, Survival } from './QueueOps.js';
 import type { RetryBudget } from '../retry/RetryBudget.js';
 import { sessionEnded } from './sessionEnded.js';
 import { debugDecision, debugEnqueued, debugFailed, debugGranted, debugWaitEnded } from '../diagnostics/debug.js';
-
-/** What lets a waiter outlive its session: the facade's (see `LockQueue`). */
-export interface Survival {
-  /**
-   * After `reason` (SESSION_LOST) ended an attempt begun at `startedAt`: counts the loss in
-   * `losses` (made if absent), waits as the policy says and until connected again, and enters the
-   * queue once more; rejects when the deadline, the signal or the policy does not allow it.
-   */
-  enterAgain(options: EnterOptions, startedAt: number, losses: RetryBudget | undefined, reason: unknown): Promise<QueueSeat>;
-}
 
 /**
  * One acquisition walking the queue (docs/architecture.md, "The lock-queue engine"): enqueue → decide → wait for what the rule names →

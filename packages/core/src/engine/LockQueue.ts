@@ -3,12 +3,13 @@ import { joinPath, newProtectedName, sortedChildren, type QueueEntry } from '../
 import { RetryBudget } from '../retry/RetryBudget.js';
 import { abortableSleep } from '../retry/retryLoop.js';
 import type { ZkSession } from '../session/ZkSession.js';
-import { Contender, type Survival } from './Contender.js';
+import { Contender } from './Contender.js';
 import { engineScopeOf, type EngineScope } from './EngineScope.js';
 import type { DirectoryRecord } from './lockDirectory.js';
 import { assertLockNodeFits, type OwnNodeSink, type QueueNode, type QueueSeat } from './ownNode.js';
 import type { AbortFanOut } from '../signals/StopSignal.js';
-import { ZkQueueOps, type EnterOptions } from './QueueOps.js';
+import type { EnterOptions, Survival } from './QueueOps.js';
+import { ZkQueueOps } from './ZkQueueOps.js';
 
 /** Options of a {@link LockQueue}. */
 export interface LockQueueOptions {

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EngineScope } from '../../src/engine/EngineScope.js';
-import { ZkQueueOps } from '../../src/engine/QueueOps.js';
+import { StepRetries } from '../../src/engine/StepRetries.js';
 import { RetryBudget } from '../../src/retry/RetryBudget.js';
 import { retryNTimes } from '../../src/retry/retryNTimes.js';
 import { MAX_TIMER_MS } from '../../src/session/options.js';
@@ -31,13 +31,10 @@ function fakeSession(retryPolicy: RetryPolicy): ZkSession {
   return session;
 }
 
-/** The queue's ZooKeeper work, where the pause lives. */
-function queueOps(session: ZkSession): ZkQueueOps {
-  return new ZkQueueOps(new EngineScope(session), '/locks/pause', undefined);
+/** The retries of a queue's steps, where the pause lives. */
+function queueOps(session: ZkSession): StepRetries {
+  return new StepRetries(new EngineScope(session), 'lock /locks/pause');
 }
-
-/** The private step under test. */
-type Pausing = { pauseBeforeRetry(retries: RetryBudget, err: unknown, stop: StopSignal): Promise<void> };
 
 const lost = () => new Error('connection lost');
 const budget = (policy: RetryPolicy, startedAt = performance.now()) => new RetryBudget(policy, 'lock /locks/pause', { startedAt });
@@ -49,7 +46,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('ZkQueueOps: the pause before retrying a step', () => {
+describe('StepRetries: the pause before retrying a step', () => {
   it.each([
     ['a delay under a second', 250, 250],
     ['3 s', 3000, 3000],
@@ -61,7 +58,7 @@ describe('ZkQueueOps: the pause before retrying a step', () => {
     vi.useFakeTimers();
     const setTimer = vi.spyOn(globalThis, 'setTimeout');
     const policy = { nextDelayMs: () => delay };
-    const queue = queueOps(fakeSession(policy)) as unknown as Pausing;
+    const queue = queueOps(fakeSession(policy));
     const paused = queue.pauseBeforeRetry(budget(policy), lost(), aStop());
     expect(setTimer).toHaveBeenCalledTimes(1);
     expect(setTimer.mock.calls[0]![1]).toBe(expected);
@@ -77,7 +74,7 @@ describe('ZkQueueOps: the pause before retrying a step', () => {
         return 0;
       },
     };
-    const queue = queueOps(fakeSession(policy)) as unknown as Pausing;
+    const queue = queueOps(fakeSession(policy));
     const retries = budget(policy, performance.now() - 5000);
     await queue.pauseBeforeRetry(retries, lost(), aStop());
     await queue.pauseBeforeRetry(retries, lost(), aStop());
@@ -87,7 +84,7 @@ describe('ZkQueueOps: the pause before retrying a step', () => {
 
   it("a policy that gives up ends the step with RETRIES_EXHAUSTED naming the policy and the attempts, at once", async () => {
     const policy = retryNTimes({ n: 2, sleepMs: 0 });
-    const queue = queueOps(fakeSession(policy)) as unknown as Pausing;
+    const queue = queueOps(fakeSession(policy));
     const retries = budget(policy);
     await queue.pauseBeforeRetry(retries, lost(), aStop());
     await queue.pauseBeforeRetry(retries, lost(), aStop());
@@ -105,7 +102,7 @@ describe('ZkQueueOps: the pause before retrying a step', () => {
 
   it('an abort ends the pause at once', async () => {
     const policy = { nextDelayMs: () => 3e9 };
-    const queue = queueOps(fakeSession(policy)) as unknown as Pausing;
+    const queue = queueOps(fakeSession(policy));
     const controller = new AbortController();
     const paused = queue.pauseBeforeRetry(budget(policy), lost(), aStop(controller.signal));
     controller.abort();

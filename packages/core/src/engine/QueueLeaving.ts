@@ -1,0 +1,107 @@
+import { isZkError } from '../errors.js';
+import type { RetryBudget } from '../retry/RetryBudget.js';
+import type { ZkSession } from '../session/ZkSession.js';
+import type { EngineScope } from './EngineScope.js';
+import { GhostSweeps } from './GhostSweeps.js';
+import type { QueueNode } from './ownNode.js';
+import type { StepRetries } from './StepRetries.js';
+
+/** The pause of a release's delete once the retry policy has given up (see `deleteSeat`). */
+const GUARANTEED_DELETE_PAUSE_MS = 1000;
+
+/**
+ * Step 5 of the walk for one lock directory (docs/architecture.md, "The lock-queue engine"):
+ * deleting our node, and sweeping for nodes of creates applied late.
+ */
+export class QueueLeaving {
+  private readonly session: ZkSession;
+  /** Made for the first seat that leaves with a `ghostGuid`. */
+  private sweeps: GhostSweeps | undefined;
+
+  constructor(
+    private readonly scope: EngineScope,
+    /** The lock directory. */
+    private readonly path: string,
+    private readonly retries: StepRetries,
+    /** Counts a clean-up begun in the background (the queue's `settled()` waits for it). */
+    private readonly inBackground: (work: Promise<void>) => void,
+  ) {
+    this.session = scope.session;
+  }
+
+  /**
+   * Deletes our node. If the connection is down it keeps trying until it is back or the session
+   * is gone (then the server deletes the ephemeral node itself). Never deletes a node of a later
+   * session, and never throws for a node that is already gone. Any other refusal (NO_AUTH: an ACL
+   * without DELETE for us) rejects, and a holder's seat stays as it was: the node is still there
+   * and still ours, and a later call may try again (docs/errors.md, "Releasing").
+   */
+  async leave(seat: QueueNode): Promise<void> {
+    const seats = this.scope.seats;
+    const state = seats.get(seat.path);
+    const own = state?.held === true ? state.own : undefined;
+    // Our own delete must not read as someone else's. A holder's watch is set again if the server
+    // refuses the delete, and its signal follows the session until it answers; a waiter just ends.
+    if (own !== undefined) {
+      own.leavingNow();
+    } else {
+      state?.endHolding?.();
+      state?.own?.end();
+    }
+    try {
+      await this.deleteSeat(seat);
+    } catch (err) {
+      if (own !== undefined) own.leaveRefused();
+      else seats.delete(seat.path);
+      throw err;
+    }
+    state?.endHolding?.();
+    own?.end();
+    seats.delete(seat.path);
+    // A create of this acquisition applied late may have left a node with its GUID.
+    if (seat.ghostGuid !== undefined) this.sweepFor(seat.ghostGuid, seat.generation);
+  }
+
+  /** Sweeps the directory for nodes carrying `guid` (of session `generation`): now, and a session timeout later. */
+  sweepFor(guid: string, generation: number): void {
+    this.sweeps ??= new GhostSweeps(this.scope, this.path, (path, gen) => this.deleteQuietly(path, gen), this.inBackground);
+    this.sweeps.left(guid, generation);
+  }
+
+  /** Deletes a node of ours that no seat stands for (a duplicate found by GUID, a late create). */
+  async deleteQuietly(path: string, generation = this.session.generation): Promise<void> {
+    try {
+      await this.leave({ path, name: '', fencingToken: 0n, generation, signal: this.session.sessionSignal });
+    } catch {
+      // Not ours to delete after all (e.g. NO_AUTH): nothing more we can do.
+    }
+  }
+
+  /**
+   * The delete of {@link leave}. Like Curator's guaranteed delete it outlives the retry policy:
+   * once the policy gives up it goes on a second apart, until the session answers or ends.
+   */
+  private async deleteSeat(seat: QueueNode): Promise<void> {
+    const session = this.session;
+    const startedAt = performance.now();
+    let retries: RetryBudget | undefined; // made at the first failure: none on the common path
+    for (;;) {
+      if (seat.signal.aborted || session.generation !== seat.generation) return;
+      try {
+        await session.delete(seat.path);
+        return;
+      } catch (err) {
+        if (isZkError(err, 'NO_NODE') || isZkError(err, 'SESSION_LOST') || isZkError(err, 'SESSION_CLOSED')) return;
+        if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
+        let delay: number;
+        try {
+          retries ??= this.retries.from(startedAt);
+          delay = retries.delayAfter(err);
+        } catch {
+          delay = GUARANTEED_DELETE_PAUSE_MS;
+        }
+        await this.retries.pauseThenReconnect(delay, seat.signal);
+      }
+    }
+  }
+}

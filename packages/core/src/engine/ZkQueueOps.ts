@@ -1,0 +1,166 @@
+import { isZkError } from '../errors.js';
+import { joinPath, type QueueEntry } from '../nodes/index.js';
+import type { ZkSession } from '../session/ZkSession.js';
+import type { Recheck } from '../signals/Recheck.js';
+import { StopSignal } from '../signals/StopSignal.js';
+import { waitForChildrenChange, type WatchedListing } from '../watch/ChildrenWatch.js';
+import { AnyOfWait, type AnyOfSink } from './AnyOfWait.js';
+import type { EngineScope } from './EngineScope.js';
+import type { DirectoryRecord } from './lockDirectory.js';
+import { NodeCreation, ownNodeDeleted } from './NodeCreation.js';
+import { ObstacleWait, type NodeDecision, type WaitResult, type WaitSink } from './ObstacleWait.js';
+import { beginHolding, OwnNodeWatch, type OwnNodeSink, type QueueNode } from './ownNode.js';
+import { QueueLeaving } from './QueueLeaving.js';
+import type { Created, EnterOptions, QueueOps } from './QueueOps.js';
+import { StepRetries } from './StepRetries.js';
+
+/**
+ * {@link QueueOps} on one lock directory of one session: the waits and the grant's bookkeeping
+ * here, the create ({@link NodeCreation}) and the delete ({@link QueueLeaving}) beside it, their
+ * retries ({@link StepRetries}) under the session's policy.
+ */
+export class ZkQueueOps implements QueueOps {
+  /** Background clean-ups (given-up creates, deletes that outlived their acquisition, sweeps). */
+  private readonly cleanups = new Set<Promise<void>>();
+  readonly session: ZkSession;
+  readonly what: string;
+  private readonly isConnected = (): boolean => this.session.isConnected;
+  private readonly creation: NodeCreation;
+  private readonly leaving: QueueLeaving;
+
+  constructor(
+    readonly scope: EngineScope,
+    /** The lock directory; our nodes are its children. */
+    readonly path: string,
+    record: DirectoryRecord | undefined,
+  ) {
+    this.session = scope.session;
+    this.what = `lock ${path}`;
+    const retries = new StepRetries(scope, this.what);
+    const inBackground = (work: Promise<void>): void => this.inBackground(work);
+    this.leaving = new QueueLeaving(scope, path, retries, inBackground);
+    this.creation = new NodeCreation(scope, path, record, retries, this.leaving, inBackground);
+  }
+
+  stopFor(options: EnterOptions): StopSignal {
+    return new StopSignal({
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      sessionSignal: this.session.sessionSignal,
+      isConnected: this.isConnected,
+      what: this.what,
+      fanOut: this.scope.fanOut,
+    });
+  }
+
+  /** Resolves when every background clean-up started so far has finished. */
+  async settled(): Promise<void> {
+    while (this.cleanups.size > 0) await Promise.allSettled([...this.cleanups]);
+  }
+
+  inBackground(work: Promise<void>): void {
+    this.cleanups.add(work);
+    void work.finally(() => this.cleanups.delete(work));
+  }
+
+  enqueue(options: EnterOptions, stop: StopSignal): Promise<Created> {
+    return this.creation.enqueue(options, stop);
+  }
+
+  seat(path: string, sink: OwnNodeSink, revocable: boolean): OwnNodeWatch {
+    const own = new OwnNodeWatch(this.session, this.scope, path, sink, revocable);
+    this.scope.seats.set(path, { held: false, own });
+    return own;
+  }
+
+  hold(path: string, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined): AbortSignal {
+    const state = this.scope.seats.get(path)!;
+    return beginHolding(state, state.own!, this.scope.fanOut, sessionSignal, onRevoke);
+  }
+
+  leave(seat: QueueNode): Promise<void> {
+    return this.leaving.leave(seat);
+  }
+
+  list(stop: StopSignal): Promise<string[]> {
+    return this.creation.list(stop);
+  }
+
+  placeIn(children: string[], seat: QueueNode, stop: StopSignal): { queue: QueueEntry[]; ownIndex: number } {
+    const { queue, indexOf } = this.scope.sortedQueueOf(children);
+    const ownIndex = indexOf.get(seat.name) ?? -1;
+    if (ownIndex < 0) {
+      stop.throwIfStopped();
+      throw ownNodeDeleted(this.path, seat);
+    }
+    return { queue, ownIndex };
+  }
+
+  /**
+   * Waits for the node `decision` names and reports to `sink` how it ended (see
+   * {@link ObstacleWait}). On the common path that is one wait object and no promise.
+   */
+  waitFor(decision: NodeDecision, recheck: Recheck | undefined, stop: StopSignal, sink: WaitSink, touchActedOn: number): ObstacleWait | undefined {
+    if (recheck === undefined) {
+      const wait = this.obstacleWait(decision, stop, sink, touchActedOn);
+      wait.begin();
+      return wait;
+    }
+    this.waitOrRecheck(decision, recheck, stop, sink, touchActedOn).then(
+      (next) => sink.waited(next),
+      (err: unknown) => sink.waitFailed(err),
+    );
+    return undefined;
+  }
+
+  private obstacleWait(decision: NodeDecision, stop: StopSignal, sink: WaitSink, touchActedOn: number): ObstacleWait {
+    const path = joinPath(this.path, decision.waitFor);
+    const shortcut = decision.lastObstacleIfHeld === true || decision.decideBehindIfHeld === true;
+    const predecessor = shortcut ? this.scope.seats.get(path) : undefined;
+    return new ObstacleWait(this.scope, path, stop, decision, predecessor, sink, touchActedOn);
+  }
+
+  /** The node wait of a recipe with outside changes: ends early ('relist') when one is signalled. */
+  private async waitOrRecheck(decision: NodeDecision, recheck: Recheck, stop: StopSignal, caller: WaitSink, touchActedOn: number): Promise<WaitResult> {
+    let sink!: WaitSink;
+    const outcome = new Promise<WaitResult>((resolve, reject) => (sink = { waited: resolve, waitFailed: reject, touchFound: caller.touchFound?.bind(caller) }));
+    outcome.catch(() => undefined); // we may return before it settles (and then cancel the wait)
+    const wait = this.obstacleWait(decision, stop, sink, touchActedOn);
+    wait.begin();
+    try {
+      return await Promise.race([outcome, recheck.next().then(() => 'relist' as const)]);
+    } finally {
+      wait.cancel();
+    }
+  }
+
+  waitForAnyOf(stop: StopSignal, sink: AnyOfSink): AnyOfWait {
+    return new AnyOfWait(this.session, this.scope.suspensions, this.path, stop, sink);
+  }
+
+  waitForChildren(children: string[], armed: WatchedListing | undefined, recheck: Recheck | undefined, stop: StopSignal): Promise<WatchedListing | 'relist'> {
+    return waitForChildrenChange(this.session, this.path, children, armed, recheck, stop);
+  }
+
+  /**
+   * Touches our node so a successor watching it wakes up and decides again. The successor has no
+   * other way to learn it may go on while we hold (it watches our node, which stays), so a nudge
+   * lost with the connection is sent again once connected, for as long as our session lasts; one
+   * whose answer alone was lost then touches the node twice (the successor lists once more).
+   */
+  nudge(seat: QueueNode, data: Uint8Array | null | undefined): void {
+    const session = this.session;
+    const send = (): void => {
+      session.setData(seat.path, this.scope.nodeData(data)).catch((err: unknown) => {
+        if (!isZkError(err, 'CONNECTION_LOSS')) return; // NO_NODE: we left, and the successor saw it
+        session.waitForConnected(session.sessionSignal).then(
+          () => {
+            if (session.generation === seat.generation) send();
+          },
+          () => undefined, // the session ended: our node, and the reason to nudge, went with it
+        );
+      });
+    };
+    send();
+  }
+}
