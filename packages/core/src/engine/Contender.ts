@@ -90,7 +90,8 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       const rest = this.behindWaitedFor!;
       this.decideOn(rest, rest.findIndex((entry) => entry.name === this.seat!.name), false, undefined);
     } else if (next === 'relist') {
-      this.queue.list(this.stop).then(
+      // Sent at the end of this run, not a turn later: the waiters woken with us are told in it.
+      this.queue.list(this.stop, 'run').then(
         (children) => this.decide(children, undefined),
         (err: unknown) => this.fail(err),
       );

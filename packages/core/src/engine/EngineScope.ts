@@ -3,7 +3,7 @@ import { encodeOwnerData, protectionGuidOf, sortedChildren, type QueueEntry } fr
 import type { ZkSession } from '../session/ZkSession.js';
 import { abortFanOutOf, type AbortFanOut } from '../signals/StopSignal.js';
 import { Suspensions } from '../watch/NodeWatch.js';
-import { DirectoryListings } from './DirectoryListings.js';
+import { DirectoryListings, type ListingWindow } from './DirectoryListings.js';
 import type { LocalSeatState } from './ownNode.js';
 
 /** A listing sorted by sequence, with each name's index. */
@@ -80,9 +80,13 @@ export class EngineScope {
    * retry timers) send one `getChildren`, not one each: ten thousand contenders recovering in a
    * directory of ten thousand nodes would otherwise ask the server for 10^8 names at once. Every
    * caller gets the same array: never modify it.
+   *
+   * `window` 'run': sent once this synchronous run is over instead (no turn of the event loop
+   * lost): for a waiter woken by an event, whose fellow waiters woken by the same event are told
+   * in the same run.
    */
-  nextListing(dir: string): Promise<string[]> {
-    return this.listings.childrenAfter(dir, 'turn');
+  nextListing(dir: string, window: ListingWindow = 'turn'): Promise<string[]> {
+    return this.listings.childrenAfter(dir, window);
   }
 
   /**

@@ -4,6 +4,7 @@ import type { RetryBudget } from '../retry/RetryBudget.js';
 import type { Stat } from '../session/types.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { StopSignal } from '../signals/StopSignal.js';
+import type { ListingWindow } from './DirectoryListings.js';
 import type { EngineScope } from './EngineScope.js';
 import { agreeOnRecord, checkDirectoryAcl, checksDirectoryAcl, createLockDirectory, createRecordedDirectory, type DirectoryRecord } from './lockDirectory.js';
 import { assertLockNodeFits, type QueueNode } from './ownNode.js';
@@ -70,8 +71,8 @@ export class NodeCreation {
    * Lists once connected, retrying connection losses. The listing is shared with every contender
    * of this session in this directory that asks in the same turn (see `EngineScope.nextListing`).
    */
-  list(stop: StopSignal): Promise<string[]> {
-    return this.retries.untilAnswered(stop, () => this.scope.nextListing(this.path));
+  list(stop: StopSignal, window?: ListingWindow): Promise<string[]> {
+    return this.retries.untilAnswered(stop, () => this.scope.nextListing(this.path, window));
   }
 
   /**

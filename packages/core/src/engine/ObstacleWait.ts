@@ -148,7 +148,7 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
   aheadGone(): void {
     if (this.isEnded) return;
     // Shared with every waiter of this session told of the same change.
-    const listing = this.scope.nextListing(parentOf(this.path)).then(
+    const listing = this.scope.nextListing(parentOf(this.path), 'run').then(
       (children) => children,
       () => undefined, // lost with the connection: the wait goes on, and its watches are set again
     );

@@ -4,6 +4,7 @@ import type { Recheck } from '../signals/Recheck.js';
 import type { StopSignal } from '../signals/StopSignal.js';
 import type { WatchedListing } from '../watch/ChildrenWatch.js';
 import type { AnyOfSink, AnyOfWait } from './AnyOfWait.js';
+import type { ListingWindow } from './DirectoryListings.js';
 import type { ObstacleWait, NodeDecision, WaitSink } from './ObstacleWait.js';
 import type { OrderingRule } from './OrderingRule.js';
 import type { OwnNodeSink, OwnNodeWatch, QueueNode, QueueSeat } from './ownNode.js';
@@ -67,8 +68,8 @@ export interface QueueOps {
   seat(path: string, sink: OwnNodeSink, revocable: boolean): OwnNodeWatch;
   /** Our seat at `path` holds from now on; returns the holder's signal (see `beginHolding`). */
   hold(path: string, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined): AbortSignal;
-  /** Lists the queue once connected (shared with the other contenders asking now). */
-  list(stop: StopSignal): Promise<string[]>;
+  /** Lists the queue once connected (shared with the other contenders asking now: in this turn, or in this run). */
+  list(stop: StopSignal, window?: ListingWindow): Promise<string[]>;
   /** Our place in a listing, sorted by sequence. Throws if our node is not in it. */
   placeIn(children: string[], seat: QueueNode, stop: StopSignal): { queue: QueueEntry[]; ownIndex: number };
   /**

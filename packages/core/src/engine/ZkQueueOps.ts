@@ -5,6 +5,7 @@ import type { Recheck } from '../signals/Recheck.js';
 import { StopSignal } from '../signals/StopSignal.js';
 import { waitForChildrenChange, type WatchedListing } from '../watch/ChildrenWatch.js';
 import { AnyOfWait, type AnyOfSink } from './AnyOfWait.js';
+import type { ListingWindow } from './DirectoryListings.js';
 import type { EngineScope } from './EngineScope.js';
 import type { DirectoryRecord } from './lockDirectory.js';
 import { NodeCreation, ownNodeDeleted } from './NodeCreation.js';
@@ -82,8 +83,8 @@ export class ZkQueueOps implements QueueOps {
     return this.leaving.leave(seat);
   }
 
-  list(stop: StopSignal): Promise<string[]> {
-    return this.creation.list(stop);
+  list(stop: StopSignal, window?: ListingWindow): Promise<string[]> {
+    return this.creation.list(stop, window);
   }
 
   placeIn(children: string[], seat: QueueNode, stop: StopSignal): { queue: QueueEntry[]; ownIndex: number } {
