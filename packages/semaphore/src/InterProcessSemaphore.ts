@@ -21,6 +21,7 @@ import {
   sessionEnded,
   settleWithin,
   tryAcquireVia,
+  withLockVia,
   validateLockPath,
   type AcquireOptions,
   type AcquireSource,
@@ -31,6 +32,7 @@ import {
   type ZkSession,
 } from '@zk-recipes/core';
 import { EventEmitter } from 'eventemitter3';
+import { asLeases, type Leases } from './Leases.js';
 import { z } from 'zod';
 import { LEASE_KIND, leaseKind, weightOfKind } from './leaseKinds.js';
 import { LeaseNode, type Lease } from './Lease.js';
@@ -125,10 +127,21 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   /**
    * Waits for `quantity` leases and returns them all, or none (fails as {@link acquire} does).
    * In the `queue` layout they are backed by one node, deleted when the last of them is released.
+   * The result is an array that `await using` disposes (see {@link Leases}).
    */
-  async acquireMany(quantity: number, options?: AcquireOptions): Promise<Lease[]> {
+  async acquireMany(quantity: number, options?: AcquireOptions): Promise<Leases> {
     const n = parseOptions(quantitySchema, quantity, 'InterProcessSemaphore.acquireMany quantity');
-    return acquireVia(this.taking(n), options, 'InterProcessSemaphore.acquireMany', this.source, n);
+    return asLeases(await acquireVia(this.taking(n), options, 'InterProcessSemaphore.acquireMany', this.source, n), `semaphore ${this.path}`);
+  }
+
+  /**
+   * Acquires one lease, runs `fn` with it, and always releases it; returns what `fn` returns, or
+   * rejects with what it threw. A release the server refuses leaves the lease held: then it
+   * rejects with ReleaseFailedError (`RELEASE_FAILED`), whose `handle` is the lease and whose
+   * `suppressed` is what `fn` threw, if it did (docs/errors.md, "Releasing").
+   */
+  withLock<T>(fn: (lease: Lease) => T | Promise<T>, options?: AcquireOptions): Promise<T> {
+    return withLockVia(this.acquire(options), fn, `InterProcessSemaphore.withLock ${this.path}`, (lease) => lease.held);
   }
 
   /**
@@ -141,9 +154,10 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   }
 
   /** Like {@link acquireMany}, but resolves to `null` instead of throwing `LOCK_TIMEOUT` (default timeout 0). */
-  async tryAcquireMany(quantity: number, options?: AcquireOptions): Promise<Lease[] | null> {
+  async tryAcquireMany(quantity: number, options?: AcquireOptions): Promise<Leases | null> {
     const n = parseOptions(quantitySchema, quantity, 'InterProcessSemaphore.tryAcquireMany quantity');
-    return tryAcquireVia(this.taking(n), options, 'InterProcessSemaphore.tryAcquireMany', this.source, n);
+    const leases = await tryAcquireVia(this.taking(n), options, 'InterProcessSemaphore.tryAcquireMany', this.source, n);
+    return leases === null ? null : asLeases(leases, `semaphore ${this.path}`);
   }
 
   /** Full paths of the lease nodes (holders and waiters), sorted by sequence: holders first. */

@@ -4,6 +4,7 @@
  */
 export { InterProcessSemaphore } from './InterProcessSemaphore.js';
 export type { Lease } from './Lease.js';
+export type { Leases } from './Leases.js';
 export type { SemaphoreOptions, SemaphoreLayout } from './options.js';
 export {
   SharedCount,

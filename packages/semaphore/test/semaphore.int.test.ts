@@ -140,6 +140,45 @@ describe('InterProcessSemaphore (queue layout)', () => {
     await again!.release();
   });
 
+  it('acquireMany gives an array `await using` disposes: every lease still held is released at the end of the scope', async () => {
+    const path = `${root}/leases-using`;
+    const sem = new InterProcessSemaphore(main, path, { maxLeases: 3 });
+    {
+      await using leases = await sem.acquireMany(2);
+      expect(leases).toHaveLength(2);
+      expect((await sem.getParticipantNodes()).length).toBe(1); // one node carries both
+      await leases[0]!.release(); // an explicit release of one: the scope's end releases the rest
+      expect(leases.map((lease) => lease.held)).toEqual([false, true]);
+    }
+    expect(await sem.getParticipantNodes()).toEqual([]);
+    const again = await sem.acquireMany(3);
+    await again.release();
+    expect(again.every((lease) => !lease.held)).toBe(true);
+    await again[Symbol.asyncDispose](); // nothing held: no error
+    expect(await sem.getParticipantNodes()).toEqual([]);
+    const tried = await sem.tryAcquireMany(3);
+    expect(tried).not.toBeNull();
+    expect(await sem.tryAcquireMany(1)).toBeNull();
+    await tried!.release();
+  });
+
+  it('withLock runs its function with a lease and always releases it: on return and on a throw', async () => {
+    const path = `${root}/with-lock`;
+    const sem = new InterProcessSemaphore(main, path, { maxLeases: 1 });
+    const seen = await sem.withLock(async (lease) => {
+      expect(lease.held).toBe(true);
+      expect(await sem.getParticipantNodes()).toEqual([lease.path]);
+      return lease.path;
+    });
+    expect(await sem.getParticipantNodes()).toEqual([]);
+    expect(seen.startsWith(`${path}/`)).toBe(true);
+    await expect(sem.withLock(() => Promise.reject(new Error('inside')))).rejects.toThrow('inside');
+    expect(await sem.getParticipantNodes()).toEqual([]);
+    // The lease is free again for another process's client.
+    const other = new InterProcessSemaphore(await connect(), path, { maxLeases: 1 });
+    await (await other.acquire({ timeoutMs: 5000 })).release();
+  });
+
   it('rejects a client whose maxLeases disagrees with the recorded one', async () => {
     const path = `${root}/inconsistent`;
     const first = await new InterProcessSemaphore(main, path, { maxLeases: 3 }).acquire();

@@ -1,0 +1,36 @@
+import { disposeHandle } from '@zk-recipes/core';
+import type { Lease } from './Lease.js';
+
+/**
+ * The leases of one `acquireMany`: an array of {@link Lease} that `await using` can dispose.
+ * `release()` gives back every lease of it still held (each attempted, the last acquired first);
+ * `Symbol.asyncDispose` does the same if any is still held (an explicit release before is no
+ * error). A release the server refuses leaves that lease held: it rejects with the first error,
+ * and `await using` with ReleaseFailedError (`RELEASE_FAILED`) carrying these leases.
+ */
+export type Leases = Lease[] & AsyncDisposable & {
+  /** Releases every lease still held; see {@link Leases}. */
+  release(): Promise<void>;
+};
+
+/** `leases` as {@link Leases} (the same array, given the two methods). */
+export function asLeases(leases: Lease[], what: string): Leases {
+  const held = (): boolean => leases.some((lease) => lease.held);
+  const release = async (): Promise<void> => {
+    let first: { error: unknown } | undefined;
+    for (let i = leases.length - 1; i >= 0; i--) {
+      const lease = leases[i]!;
+      if (!lease.held) continue;
+      try {
+        await lease.release();
+      } catch (error) {
+        first ??= { error };
+      }
+    }
+    if (first !== undefined) throw first.error;
+  };
+  const result = leases as Leases;
+  Object.defineProperty(result, 'release', { value: release });
+  Object.defineProperty(result, Symbol.asyncDispose, { value: () => disposeHandle(result, `${what}: await using`, held) });
+  return result;
+}
