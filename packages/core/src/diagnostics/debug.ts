@@ -43,6 +43,13 @@ export function debugGranted(node: string, fencingToken: bigint): void {
   log('granted %s (fencing token %s)', node, String(fencingToken));
 }
 
+/** Step 5: a holder's node was deleted by its release (`refused`: the server refused the delete). */
+export function debugReleased(node: string, refused?: unknown): void {
+  if (!enabled) return;
+  if (refused === undefined) log('released %s', node);
+  else log('release of %s refused: %s', node, isZkError(refused) ? refused.code : refused instanceof Error ? refused.name : String(refused));
+}
+
 /** The acquisition failed (its node, if it had one, is being deleted). */
 export function debugFailed(what: string, node: string | undefined, err: unknown): void {
   if (!enabled) return;

@@ -1,3 +1,4 @@
+import { debugReleased } from '../diagnostics/debug.js';
 import { isZkError } from '../errors.js';
 import type { RetryBudget } from '../retry/RetryBudget.js';
 import type { ZkSession } from '../session/ZkSession.js';
@@ -51,10 +52,13 @@ export class QueueLeaving {
     try {
       await this.deleteSeat(seat);
     } catch (err) {
-      if (own !== undefined) own.leaveRefused();
-      else seats.delete(seat.path);
+      if (own !== undefined) {
+        own.leaveRefused();
+        debugReleased(seat.path, err);
+      } else seats.delete(seat.path);
       throw err;
     }
+    if (own !== undefined) debugReleased(seat.path);
     state?.endHolding?.();
     own?.end();
     seats.delete(seat.path);

@@ -343,6 +343,10 @@ describe('NODE_DEBUG=zk-recipes', () => {
     // In the order they happened.
     const at = (pattern: RegExp) => said.findIndex((line) => pattern.test(line));
     for (let i = 1; i < expected.length - 1; i++) expect(at(expected[i]!)).toBeGreaterThan(at(expected[i - 1]!));
+    // Each release after its grant (the holder's and the waiter's deletion events race in one process).
+    for (const node of [holder, waiter]) {
+      expect(at(new RegExp(`^released ${node}$`)), `the release of ${node} in:\n${said.join('\n')}`).toBeGreaterThan(at(new RegExp(`^granted ${node} `)));
+    }
   });
 
   it('says nothing without NODE_DEBUG', async () => {
