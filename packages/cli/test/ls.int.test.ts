@@ -56,7 +56,7 @@ describe('ls', () => {
     const text = await runCli(['ls', root, ...connectArgs()]);
     expect(text.exitCode, text.stderr).toBe(0);
     const lines = text.stdout.trimEnd().split('\n');
-    expect(lines[0]!.split(/ {2,}/)).toEqual(['PATH', 'RECIPE', 'HOLDERS', 'WAITERS', 'OLDEST HOLDER']);
+    expect(lines[0]!.split(/ {2,}/)).toEqual(['PATH', 'RECIPE', 'HOLDERS', 'WAITERS', 'OLDEST HOLDER, SINCE QUEUED']);
     expect(lines.slice(1).map((l) => l.split(/ {2,}/).slice(0, 4))).toEqual([
       [`${root}/app/deep/er/catalog`, 'read-write-lock/zk-recipes', '2', '0'],
       [orders, 'mutex', '1', '2'],

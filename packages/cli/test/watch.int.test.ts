@@ -3,7 +3,8 @@
  * test waits for the snapshots the CLI prints (each a reaction to an event), never for a timer.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { uniqueRoot } from '@zk-recipes/testing';
+import { ZkSession } from '@zk-recipes/core';
+import { TestingServer, uniqueRoot } from '@zk-recipes/testing';
 import type { LockSnapshot } from '../src/index.js';
 import { connectArgs, Contender, startCli, type LineProcess } from './support/processes.js';
 
@@ -66,5 +67,27 @@ describe('inspect --watch', () => {
     expect(cli.stdout).toMatch(/^--- \d{4}-\d\d-\d\dT[\d:.]+Z\n/);
     cli.child.kill('SIGINT');
     expect((await cli.exited).exitCode).toBe(0);
+  });
+
+  it('says the view is stale as soon as the connection is lost, and exits 1 once the session is (its watches went with it)', async () => {
+    const server = await TestingServer.start({ forceSync: false });
+    const session = await ZkSession.connect({ connectString: server.connectString });
+    try {
+      await session.create('/watched', null);
+      await session.create('/watched/_c_0f1c0d2e-1111-4111-8111-111111111111-lock-0000000000', null, { mode: 'ephemeral' });
+      const cli = startCli(['inspect', '/watched', '--watch', '--json', '--connect', server.connectString, '--session-timeout', '4000']);
+      running.push(cli);
+      await cli.waitForLine((s) => (s as unknown as LockSnapshot).contenders.length === 1);
+      await server.kill(); // the server goes away: the holder shown may be gone any moment now
+      const { exitCode } = await cli.exited;
+      expect(exitCode).toBe(1);
+      expect(cli.stderr).toMatch(/zk-recipes: the connection to ZooKeeper was lost at \d{4}-\d\d-\d\dT[\d:.]+Z: the view is stale until it is back/);
+      expect(cli.stderr).toMatch(/SESSION_LOST: inspect --watch: the ZooKeeper session was lost, and every watch with it/);
+      // In that order: told first, then ended.
+      expect(cli.stderr.indexOf('stale')).toBeLessThan(cli.stderr.indexOf('SESSION_LOST'));
+    } finally {
+      await session.close();
+      await server.stop();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { validatePath, type ZkSession } from '@zk-recipes/core';
+import { SessionLostError, validatePath, type ZkSession } from '@zk-recipes/core';
 import { readLockSnapshot, type ReadLockOptions } from '../lock/readLockSnapshot.js';
 import type { LockSnapshot } from '../lock/LockSnapshot.js';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, positiveInteger } from '../options/connectionOptions.js';
@@ -67,16 +67,47 @@ async function inspectOnce(session: ZkSession, path: string, read: ReadLockOptio
 }
 
 async function watchInspect(session: ZkSession, path: string, read: ReadLockOptions, json: boolean, io: Io): Promise<void> {
+  const tty = !json && io.stdout.isTTY === true;
   let shown: string | undefined;
+  let last: LockSnapshot | undefined;
+  const draw = (snapshot: LockSnapshot, staleSince?: string) => {
+    if (json) io.stdout.write(`${printableJson(snapshot)}\n`);
+    else if (tty) {
+      const heading = staleSince === undefined ? snapshot.takenAt : `STALE: not connected to ZooKeeper since ${staleSince}; as read at ${snapshot.takenAt}`;
+      io.stdout.write(`\x1b[2J\x1b[H${heading}\n${inspectText(snapshot)}\n`);
+    } else io.stdout.write(`--- ${snapshot.takenAt}\n${inspectText(snapshot)}\n\n`);
+  };
   const show = (snapshot: LockSnapshot) => {
+    last = snapshot;
     // A change that changes nothing shown (a write to a node's data that leaves its owner as it
     // was) is not drawn again.
     const content = JSON.stringify({ ...snapshot, takenAt: undefined, contenders: snapshot.contenders.map((c) => ({ ...c, ageMs: undefined })) });
     if (content === shown) return;
     shown = content;
-    if (json) io.stdout.write(`${printableJson(snapshot)}\n`);
-    else if (io.stdout.isTTY === true) io.stdout.write(`\x1b[2J\x1b[H${snapshot.takenAt}\n${inspectText(snapshot)}\n`);
-    else io.stdout.write(`--- ${snapshot.takenAt}\n${inspectText(snapshot)}\n\n`);
+    draw(snapshot);
   };
-  await watchLock(session, path, read, io.signal, show, (message) => io.stderr.write(`zk-recipes: ${printable(message, PRINT_LIMITS.message)}\n`));
+  // What is shown is true only while the session is: say when it stops being, and end with the
+  // session (its watches went with it; the holders shown may have too).
+  const sessionEnded = new AbortController();
+  const onState = (state: string) => {
+    if (state === 'suspended') {
+      const since = new Date().toISOString();
+      io.stderr.write(`zk-recipes: the connection to ZooKeeper was lost at ${since}: the view is stale until it is back\n`);
+      if (tty && last !== undefined) draw(last, since);
+    } else if (state === 'reconnected') {
+      shown = undefined; // drawn again, current, once read again
+      io.stderr.write('zk-recipes: reconnected: reading the lock again\n');
+    } else if (state === 'lost') {
+      sessionEnded.abort();
+    }
+  };
+  session.on('state', onState);
+  try {
+    await watchLock(session, path, read, AbortSignal.any([io.signal, sessionEnded.signal]), show, (message) => io.stderr.write(`zk-recipes: ${printable(message, PRINT_LIMITS.message)}\n`));
+  } finally {
+    session.off('state', onState);
+  }
+  if (sessionEnded.signal.aborted && !io.signal.aborted) {
+    throw new SessionLostError('inspect --watch: the ZooKeeper session was lost, and every watch with it: the view above is no longer current');
+  }
 }

@@ -58,5 +58,7 @@ export function lsText(listing: LockListing): string {
     String(lock.waiters),
     lock.oldestHolderAgeMs === null ? '-' : formatAge(lock.oldestHolderAgeMs),
   ]);
-  return table(['PATH', 'RECIPE', 'HOLDERS', 'WAITERS', 'OLDEST HOLDER'], rows, [PRINT_LIMITS.path]);
+  // The age of the oldest holder's node: since it was created, its wait in the queue included
+  // (ZooKeeper records no grant, and recording one would add a write to every hand-off).
+  return table(['PATH', 'RECIPE', 'HOLDERS', 'WAITERS', 'OLDEST HOLDER, SINCE QUEUED'], rows, [PRINT_LIMITS.path]);
 }
