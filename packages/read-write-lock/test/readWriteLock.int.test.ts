@@ -2,11 +2,13 @@ import { sortedChildren, ZkSession } from '@zk-recipes/core';
 import { InterProcessReadWriteLock, type LockHandle } from '@zk-recipes/read-write-lock';
 import { expireSession, FaultProxy, pollUntil, serverWatchedPaths, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { childrenOf, deferred, untilChildren, untilWatched } from './support/zk.js';
+import { childrenOf, deferred, untilChildren } from './support/zk.js';
 import { sessionInternals } from '@zk-recipes/core/internal';
+import { caughtUp } from '../../core/test/support/adversary.js';
 
 const root = uniqueRoot('read-write-lock');
 const sessions: ZkSession[] = [];
+const proxies: FaultProxy[] = [];
 let counter = 0;
 const freshPath = () => `${root}/lock-${++counter}`;
 
@@ -15,20 +17,50 @@ async function connect(): Promise<ZkSession> {
   sessions.push(session);
   return session;
 }
-/** ZooKeeper's CREATE2 opcode: ZkSession sends every non-container create as CREATE2. */
-const OP_GET_DATA = 4;
-const OP_MULTI = 14;
+/** ZooKeeper opcodes, as the proxy sees them. ZkSession sends every non-container create as CREATE2. */
 const OP_EXISTS = 3;
+const OP_GET_DATA = 4;
 const OP_GET_CHILDREN2 = 12;
+const OP_MULTI = 14;
+const OP_REMOVE_WATCHES = 18;
+/** Requests that write nothing (`proxy.tally().byOp` names). */
+const READS = new Set(['getChildren2', 'getData', 'exists', 'removeWatches']);
 
-/** A session whose frames a proxy in front of the test server records. */
+/** A session whose frames a proxy in front of the test server records (both closed after the test). */
 async function connectThroughProxy(): Promise<{ session: ZkSession; proxy: FaultProxy }> {
   const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
   const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+  proxies.push(proxy);
   const session = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
   sessions.push(session);
   return { session, proxy };
 }
+
+/**
+ * Resolves once the server has answered `count` watch requests on the node `nodePath` from the
+ * sessions behind `proxy`: a waiter watches a node for its deletion only, with a child watch (a
+ * getChildren of the node), which ZooKeeper 3.8's `wchp` does not list. Answered means set.
+ */
+function untilChildWatched(proxy: FaultProxy, nodePath: string, count = 1, what = `the deletion watch on ${nameOf(nodePath)}`): Promise<boolean> {
+  return pollUntil(() => proxy.answersTo(OP_GET_CHILDREN2, nodePath) >= count, 5000, what);
+}
+
+/** Resolves once the server has answered `count` `exists` watches on `nodePath` (a downgrade read node's name) from `proxy`'s sessions. */
+function untilCreationWatched(proxy: FaultProxy, nodePath: string, count = 1): Promise<boolean> {
+  return pollUntil(() => proxy.answersTo(OP_EXISTS, nodePath) >= count, 5000, `the creation watch on ${nameOf(nodePath)}`);
+}
+
+/**
+ * Resolves once a listing of `dir` sent through `proxy` after `answered` (an earlier
+ * `proxy.answersTo(OP_GET_CHILDREN2, dir)`) has been answered, and `session` has decided on it.
+ */
+async function untilListedAndDecided(proxy: FaultProxy, session: ZkSession, dir: string, answered: number, what: string): Promise<void> {
+  await pollUntil(() => proxy.answersTo(OP_GET_CHILDREN2, dir) > answered, 5000, what);
+  await caughtUp(session);
+}
+
+/** The name a downgrade gives the read node at this write node's place. */
+const downgradePathOf = (writePath: string) => writePath.replace(/-write-(\d{10})$/, '-read-$1');
 
 /**
  * Two sessions and a fresh lock on the first, for a writer that runs in an async context of its
@@ -42,21 +74,17 @@ async function writerInAContextOfItsOwn() {
 
 /**
  * A session behind a FaultProxy holding the write lock of a fresh path, an observer session, and
- * `body` run with them; the proxy is closed afterwards.
+ * `body` run with them.
  */
 async function writerBehindProxy(
   body: (t: { proxy: FaultProxy; observer: ZkSession; path: string; rw: InterProcessReadWriteLock; write: LockHandle }) => Promise<void>,
 ): Promise<void> {
   const { session: flaky, proxy } = await connectThroughProxy();
-  try {
-    const observer = await connect();
-    const path = freshPath();
-    const rw = new InterProcessReadWriteLock(flaky, path);
-    const write = await rw.writeLock().acquire();
-    await body({ proxy, observer, path, rw, write });
-  } finally {
-    await proxy.close();
-  }
+  const observer = await connect();
+  const path = freshPath();
+  const rw = new InterProcessReadWriteLock(flaky, path);
+  const write = await rw.writeLock().acquire();
+  await body({ proxy, observer, path, rw, write });
 }
 
 /** Starts an acquisition; `holds()` tells whether it has been granted yet. */
@@ -73,6 +101,7 @@ const sequenceOf = (path: string) => path.slice(-10);
 
 afterEach(async () => {
   await Promise.all(sessions.splice(0).map((session) => session.close()));
+  await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
 });
 afterAll(async () => {
   const session = await ZkSession.connect({ connectString: testConnectString() });
@@ -214,7 +243,8 @@ describe('InterProcessReadWriteLock', () => {
   });
 
   it('CURATOR-621: after a downgrade, a writer queued behind does not get the write lock until the read lock is released', async () => {
-    const [s1, s2] = await Promise.all([connect(), connect()]);
+    const s1 = await connect();
+    const { session: s2, proxy } = await connectThroughProxy();
     const path = freshPath();
     const a = new InterProcessReadWriteLock(s1, path);
     const b = new InterProcessReadWriteLock(s2, path);
@@ -227,9 +257,10 @@ describe('InterProcessReadWriteLock', () => {
       return handle;
     });
     await untilChildren(s1, path, (ch) => ch.length === 2);
-    // B has decided to wait for A's write node as its last obstacle.
-    await untilWatched(testConnectString(), aWrite.path);
-    await s2.getChildren(path);
+    // B has decided to wait for A's write node as its last obstacle: the server holds its watch
+    // for that node's deletion, and its watch for the creation of the read node at A's place.
+    await untilChildWatched(proxy, aWrite.path);
+    await untilCreationWatched(proxy, downgradePathOf(aWrite.path));
 
     const downgradeAt = performance.now();
     const aRead = await a.readLock().acquire(); // downgrade: at once, though B waits
@@ -253,7 +284,10 @@ describe('InterProcessReadWriteLock', () => {
     const bWrite = await bWriting;
     expect(bGotItEarly).toBe(false);
     expect(await childrenOf(s1, path)).toEqual([nameOf(bWrite.path)]);
+    // Nothing but nodes' creations and deletions was written: no holder announces itself.
+    expect((await s1.exists(bWrite.path))?.version).toBe(0);
     await bWrite.release();
+    expect(Object.keys(proxy.tally().byOp).filter((op) => op !== 'create2' && op !== 'delete' && !READS.has(op))).toEqual([]);
   });
 
   it("bytes given as data are the lock's own: a caller who reuses its buffer afterwards does not change what either half writes", async () => {
@@ -268,94 +302,90 @@ describe('InterProcessReadWriteLock', () => {
     }
   });
 
-  it("50 readers of one process behind another process's writer that announces: one listing of the directory for all of them, not one each", async () => {
+  it("50 readers of one process two behind another process's writer: the holder's going costs them one listing in all, and the writer's going grants them all with no request", async () => {
     const [sH, sW] = await Promise.all([connect(), connect()]);
     const { session: sR, proxy } = await connectThroughProxy();
-    try {
-      const path = freshPath();
-      const first = await new InterProcessReadWriteLock(sH, path).writeLock().acquire();
-      const writing = new InterProcessReadWriteLock(sW, path).writeLock().acquire();
-      await untilChildren(sH, path, (ch) => ch.length === 2);
-      const writerPath = `${path}/${queueOrder(await childrenOf(sH, path))[1]!}`;
-      const readers = new InterProcessReadWriteLock(sR, path);
-      // Each in an async context of its own: 50 readers, one session.
-      const reading = Array.from({ length: 50 }, () => (async () => readers.readLock().acquire())());
-      for (const r of reading) r.catch(() => undefined); // a failed assertion closes the session under them
-      await untilChildren(sH, path, (ch) => ch.length === 52);
-      await pollUntil(() => proxy.requestsTo(OP_GET_DATA, writerPath) >= 50, 5000, "the readers' watches on the writer");
-      // Their replies (and so their watches) come before the reply to this.
-      await sR.exists(path);
-      const readsBefore = proxy.requestsTo(OP_GET_DATA, writerPath);
-      const listingsBefore = proxy.requestsTo(OP_GET_CHILDREN2, path);
-      await first.release();
-      const second = await writing;
-      // Granted after waiting with another process behind it: it announces; every reader reads it.
-      await pollUntil(async () => (await sH.exists(second.path))?.version === 1, 5000, 'the announcement');
-      // The readers told of it read it again (those whose watch was set after it read it then).
-      for (let i = 0; i < 3; i++) await sR.exists(path);
-      expect(proxy.requestsTo(OP_GET_DATA, writerPath) - readsBefore).toBe(50);
-      await sR.exists(path); // after every listing sent with those reads
-      expect(proxy.requestsTo(OP_GET_CHILDREN2, path) - listingsBefore).toBeLessThanOrEqual(2);
-      await second.release();
-      const held = await Promise.all(reading);
-      await Promise.all(held.map((h) => h.release()));
-      expect(await childrenOf(sH, path)).toEqual([]);
-    } finally {
-      await proxy.close();
-    }
+    const path = freshPath();
+    const first = await new InterProcessReadWriteLock(sH, path).writeLock().acquire();
+    const writing = new InterProcessReadWriteLock(sW, path).writeLock().acquire();
+    await untilChildren(sH, path, (ch) => ch.length === 2);
+    const writerPath = `${path}/${queueOrder(await childrenOf(sH, path))[1]!}`;
+    const readers = new InterProcessReadWriteLock(sR, path);
+    // Each in an async context of its own: 50 readers, one session.
+    const reading = Array.from({ length: 50 }, () => (async () => readers.readLock().acquire())());
+    for (const r of reading) r.catch(() => undefined); // a failed assertion closes the session under them
+    await untilChildren(sH, path, (ch) => ch.length === 52);
+    // Each reader waits for the writer and watches the holder ahead of it, both for their deletion only.
+    await untilChildWatched(proxy, writerPath, 50, "the readers' watches on the writer");
+    await untilChildWatched(proxy, first.path, 50, "the readers' watches on the holder");
+    const listingsBefore = proxy.requestsTo(OP_GET_CHILDREN2, path);
+    const answeredBefore = proxy.answersTo(OP_GET_CHILDREN2, path);
+    await first.release();
+    const second = await writing;
+    // The holder's going reached the session once and woke all 50: they share one listing, made
+    // while the writer holds, which shows each of them that the writer is its last obstacle.
+    await untilListedAndDecided(proxy, sR, path, answeredBefore, "the readers' listing once the holder went");
+    expect(proxy.requestsTo(OP_GET_CHILDREN2, path) - listingsBefore).toBe(1);
+    expect((await sH.exists(second.path))?.version).toBe(0); // nothing announced
+    const mark = proxy.frames.length;
+    await second.release();
+    const held = await Promise.all(reading);
+    // Its deletion granted all 50: not one request, no listing, no read, no watch set again.
+    expect(proxy.requestTypesSince(mark)).toEqual([]);
+    expect(proxy.tally().byOp['getData']).toBeUndefined();
+    await Promise.all(held.map((h) => h.release()));
+    expect(await childrenOf(sH, path)).toEqual([]);
   });
 
   for (const third of ['writer', 'reader'] as const) {
-    it(`a writer granted after waiting announces itself: the ${third} of another process behind it takes over on the holder's deletion event, listing nothing after it`, async () => {
+    it(`the ${third} two behind a holder learns when the holder goes that the writer between is its last obstacle: it takes the lock on that writer's deletion event, listing nothing after it`, async () => {
       const [s1, s2] = await Promise.all([connect(), connect()]);
       const { session: s3, proxy } = await connectThroughProxy();
-      try {
-        const path = freshPath();
-        const first = await new InterProcessReadWriteLock(s1, path).writeLock().acquire();
-        // Held at its first look: nobody can have listed while it waited, so no announcement.
-        expect((await s1.exists(first.path))?.version).toBe(0);
-        const secondWriting = new InterProcessReadWriteLock(s2, path).writeLock().acquire();
-        await untilChildren(s1, path, (ch) => ch.length === 2);
-        const rw3 = new InterProcessReadWriteLock(s3, path);
-        const thirdAcquiring = (third === 'writer' ? rw3.writeLock() : rw3.readLock()).acquire();
-        await untilChildren(s1, path, (ch) => ch.length === 3);
-        await untilWatched(testConnectString(), `${path}/${queueOrder(await childrenOf(s1, path))[1]!}`);
-        const mark = proxy.frames.length;
-        await first.release();
-        const second = await secondWriting;
-        await pollUntil(async () => (await s1.exists(second.path))?.version === 1, 5000, 'the announcement');
-        // The third reads the announcement to check who wrote it; a release before that read reaches
-        // the server would make it list again (safe, one round trip more).
-        await pollUntil(() => proxy.requestTypesSince(mark).includes(OP_GET_DATA), 5000, "the third's read of the announcement");
-        await s3.exists(path); // its reply came before this one
-        const released = proxy.frames.length;
-        await second.release();
-        const last = await thirdAcquiring;
-        // The announcement reached the third as a data change, which it read once (setting its
-        // watch again in the same request) to check that the second's own session wrote it, with a
-        // listing in the same pipeline in case the second had gone by then (it had not: unused).
-        // The second's going fired that watch: the third took the lock without listing after it.
-        const requests = proxy.requestTypesSince(mark);
-        expect(requests.filter((type) => type === OP_GET_CHILDREN2)).toHaveLength(1);
-        expect(proxy.requestTypesSince(released)).not.toContain(OP_GET_CHILDREN2);
-        expect(requests.filter((type) => type === OP_GET_DATA)).toHaveLength(1);
-        // A writer also watched for the second's downgrade read node, which never came: that watch
-        // is removed from the server, not left behind for every hand-off. (The child watch on its own
-        // node stays while it holds; `wchp` lists data watches only.)
-        await s3.exists(path); // after the removal
-        expect(await serverWatchedPaths(testConnectString(), s3.sessionIdBigInt)).toEqual(new Set());
-        await last.release();
-        expect(await childrenOf(s1, path)).toEqual([]);
-      } finally {
-        await proxy.close();
-      }
+      const path = freshPath();
+      const first = await new InterProcessReadWriteLock(s1, path).writeLock().acquire();
+      const secondWriting = new InterProcessReadWriteLock(s2, path).writeLock().acquire();
+      await untilChildren(s1, path, (ch) => ch.length === 2);
+      const secondPath = `${path}/${queueOrder(await childrenOf(s1, path))[1]!}`;
+      const rw3 = new InterProcessReadWriteLock(s3, path);
+      const thirdAcquiring = startAcquiring(third === 'writer' ? rw3.writeLock() : rw3.readLock());
+      await untilChildren(s1, path, (ch) => ch.length === 3);
+      // The third waits for the second and watches the first, both for their deletion only; a
+      // writer also watches for the creation of the second's downgrade read node.
+      await untilChildWatched(proxy, secondPath);
+      await untilChildWatched(proxy, first.path);
+      if (third === 'writer') await untilCreationWatched(proxy, downgradePathOf(secondPath));
+      const mark = proxy.frames.length;
+      const listings = proxy.requestsTo(OP_GET_CHILDREN2, path);
+      const answered = proxy.answersTo(OP_GET_CHILDREN2, path);
+      await first.release();
+      const second = await secondWriting;
+      await untilListedAndDecided(proxy, s3, path, answered, "the third's listing once the first went");
+      expect(thirdAcquiring.holds()).toBe(false);
+      // Granted after waiting, the second wrote nothing: its node is as it was created.
+      expect((await s1.exists(second.path))?.version).toBe(0);
+      const released = proxy.frames.length;
+      await second.release();
+      const last = await thirdAcquiring.granted;
+      // One listing in all, made while the second held; no read of any node's data.
+      expect(proxy.requestsTo(OP_GET_CHILDREN2, path) - listings).toBe(1);
+      expect(proxy.requestTypesSince(mark)).not.toContain(OP_GET_DATA);
+      // The second's deletion granted the third: it sent nothing after it but, for a writer, the
+      // removal of its watch on the read node's name, which never came.
+      await s3.exists(path); // after that removal
+      expect(proxy.requestTypesSince(released)).toEqual(third === 'writer' ? [OP_REMOVE_WATCHES, OP_EXISTS] : [OP_EXISTS]);
+      // No watch is left behind for every hand-off. (The child watch on its own node stays while it
+      // holds; `wchp` lists data and exists watches only.)
+      expect(await serverWatchedPaths(testConnectString(), s3.sessionIdBigInt)).toEqual(new Set());
+      await last.release();
+      expect(await childrenOf(s1, path)).toEqual([]);
     });
   }
 
   for (const where of ['another process', 'the same process'] as const) {
     it(`CURATOR-621 after waiting: a writer of ${where} queued behind a writer that was granted after waiting and downgraded does not get the lock until the read lock is released`, async () => {
-      const [s0, s1] = await Promise.all([connect(), connect()]);
-      const s2 = where === 'another process' ? await connect() : s1;
+      const s0 = await connect();
+      const { session: s1, proxy: aProxy } = await connectThroughProxy();
+      const { session: s2, proxy: bProxy } = where === 'another process' ? await connectThroughProxy() : { session: s1, proxy: aProxy };
       const path = freshPath();
       const blocker = await new InterProcessReadWriteLock(s0, path).writeLock().acquire();
       const a = new InterProcessReadWriteLock(s1, path);
@@ -376,7 +406,7 @@ describe('InterProcessReadWriteLock', () => {
         readReleaseStarted = true;
         await read.release();
       })();
-      await untilChildren(s0, path, (ch) => ch.length === 2);
+      const aWritePath = `${path}/${queueOrder(await untilChildren(s0, path, (ch) => ch.length === 2))[1]!}`;
       let bGotItEarly = false;
       const bSide = (async () => {
         const handle = await new InterProcessReadWriteLock(s2, path).writeLock().acquire();
@@ -384,12 +414,26 @@ describe('InterProcessReadWriteLock', () => {
         return handle;
       })();
       await untilChildren(s0, path, (ch) => ch.length === 3);
-      // B waits for A's write node, the shortcut allowed if A goes as a clean holder.
-      await untilWatched(testConnectString(), `${path}/${queueOrder(await childrenOf(s0, path))[1]!}`);
+      // B waits for A's write node (in the same process, its own watch on A's node comes first).
+      await untilChildWatched(bProxy, aWritePath, where === 'another process' ? 1 : 2);
+      const answered = bProxy.answersTo(OP_GET_CHILDREN2, path);
+      if (where === 'another process') {
+        // ...and watches the blocker ahead of it, and for the read node at A's place.
+        await untilChildWatched(bProxy, blocker.path);
+        await untilCreationWatched(bProxy, downgradePathOf(aWritePath));
+      }
       await blocker.release();
-      const aWritePath = await aGranted.promise;
-      // Granted after waiting, with a listing older than B's node: A announces (version 1).
-      await pollUntil(async () => (await s0.exists(aWritePath))?.version === 1, 5000, 'the announcement');
+      expect(await aGranted.promise).toBe(aWritePath);
+      if (where === 'another process') {
+        // B listed when the blocker went: A is its last obstacle now, and A's going alone would
+        // grant it. Only its watch for the read node's creation stands in the way.
+        await untilListedAndDecided(bProxy, s2, path, answered, "B's listing once the blocker went");
+      } else {
+        // A of this process holds now: its going as a holder would grant B at once, unless its
+        // place stays taken.
+        await caughtUp(s1);
+      }
+      expect((await s0.exists(aWritePath))?.version).toBe(0); // nothing announced
       downgradeAndReleaseWrite.resolve();
       const readPath = await writeReleased.promise;
       expect(sequenceOf(readPath)).toBe(sequenceOf(aWritePath));
@@ -406,58 +450,67 @@ describe('InterProcessReadWriteLock', () => {
     });
   }
 
-  it('a writer behind readers that hold watches them all: it takes the lock when the last goes, in any order, without listing again', async () => {
+  it('a writer behind readers that hold watches them all: it takes the lock when the last goes, in any order, sending nothing', async () => {
     const readerSessions = await Promise.all([connect(), connect(), connect()]);
     const { session: ws, proxy } = await connectThroughProxy();
-    try {
-      const path = freshPath();
-      const reads = await Promise.all(readerSessions.map((s) => new InterProcessReadWriteLock(s, path).readLock().acquire()));
-      const writer = startAcquiring(new InterProcessReadWriteLock(ws, path).writeLock());
-      // Data watches on the three readers (`wchp` lists data watches; its own node has a child watch).
-      await pollUntil(async () => (await serverWatchedPaths(testConnectString(), ws.sessionIdBigInt)).size === 3, 5000, "the writer's watches");
-      expect(await serverWatchedPaths(testConnectString(), ws.sessionIdBigInt)).toEqual(new Set(reads.map((r) => r.path)));
-      const mark = proxy.frames.length;
-      // Its immediate predecessor first (the textbook writer would list again here), then the rest.
-      for (const read of [reads[2]!, reads[0]!]) {
-        await read.release();
-        await ws.exists(path); // the writer's watch events come before this reply
-        expect(writer.holds()).toBe(false);
-      }
-      await reads[1]!.release();
-      const write = await writer.granted;
-      expect(proxy.requestTypesSince(mark)).not.toContain(OP_GET_CHILDREN2);
-      expect(proxy.requestTypesSince(mark)).not.toContain(OP_GET_DATA);
-      // The watches on the readers are gone (the child watch on its own node stays while it holds).
-      await ws.exists(path);
-      expect(await serverWatchedPaths(testConnectString(), ws.sessionIdBigInt)).toEqual(new Set());
-      await write.release();
-      expect(await childrenOf(ws, path)).toEqual([]);
-    } finally {
-      await proxy.close();
+    const path = freshPath();
+    const reads = await Promise.all(readerSessions.map((s) => new InterProcessReadWriteLock(s, path).readLock().acquire()));
+    const writer = startAcquiring(new InterProcessReadWriteLock(ws, path).writeLock());
+    // A deletion watch on each of the three readers.
+    for (const read of reads) await untilChildWatched(proxy, read.path);
+    const mark = proxy.frames.length;
+    // Its immediate predecessor first (the textbook writer would list again here), then the rest.
+    for (const read of [reads[2]!, reads[0]!]) {
+      await read.release();
+      await ws.exists(path); // the writer's watch events come before this reply
+      expect(writer.holds()).toBe(false);
     }
+    await reads[1]!.release();
+    const write = await writer.granted;
+    // From the first release to the grant it sent nothing at all (the two requests are this
+    // test's): no listing, no read, no watch set again, none left to remove.
+    expect(proxy.requestTypesSince(mark)).toEqual([OP_EXISTS, OP_EXISTS]);
+    await write.release();
+    expect(await childrenOf(ws, path)).toEqual([]);
   });
 
-  it('a writer behind readers queued after a writer waits for that writer, then for the readers, listing nothing after the writer went', async () => {
-    const [s0, s1, s2, s3] = await Promise.all([connect(), connect(), connect(), connect()]);
-    const { session: ws, proxy } = await connectThroughProxy();
-    try {
+  for (const middleIn of ['another process', 'the same process'] as const) {
+    it(`a writer behind readers queued after a writer of ${middleIn}: once that writer has gone it watches the readers, and takes the lock when the last goes, listing nothing after the writer went`, async () => {
+      const [s0, s2, s3] = await Promise.all([connect(), connect(), connect()]);
+      const { session: ws, proxy } = await connectThroughProxy();
+      const s1 = middleIn === 'another process' ? await connect() : ws;
       const path = freshPath();
       const first = await new InterProcessReadWriteLock(s0, path).readLock().acquire();
-      const middleWriting = new InterProcessReadWriteLock(s1, path).writeLock().acquire();
-      await untilChildren(s0, path, (ch) => ch.length === 2);
+      const middleWriting = (async () => new InterProcessReadWriteLock(s1, path).writeLock().acquire())();
+      const middlePath = `${path}/${queueOrder(await untilChildren(s0, path, (ch) => ch.length === 2))[1]!}`;
       const readersReading = [s2, s3].map((s) => new InterProcessReadWriteLock(s, path).readLock().acquire());
       await untilChildren(s0, path, (ch) => ch.length === 4);
       const writer = startAcquiring(new InterProcessReadWriteLock(ws, path).writeLock());
-      const middlePath = `${path}/${queueOrder(await untilChildren(s0, path, (ch) => ch.length === 5))[1]!}`;
-      await pollUntil(async () => (await serverWatchedPaths(testConnectString(), ws.sessionIdBigInt)).has(middlePath), 5000, 'the watch on the middle writer');
+      const queue = queueOrder(await untilChildren(s0, path, (ch) => ch.length === 5)).map((name) => `${path}/${name}`);
+      // It waits for the middle writer (in the same process, the middle's own watch on its node
+      // comes first), watching for its downgrade read node; of another process, it also watches
+      // the reader ahead of it.
+      await untilChildWatched(proxy, middlePath, middleIn === 'another process' ? 1 : 2);
+      if (middleIn === 'another process') {
+        await untilChildWatched(proxy, first.path);
+        await untilCreationWatched(proxy, downgradePathOf(middlePath));
+      }
       const mark = proxy.frames.length;
+      const listings = proxy.requestsTo(OP_GET_CHILDREN2, path);
+      const answered = proxy.answersTo(OP_GET_CHILDREN2, path);
       await first.release();
       const middle = await middleWriting;
-      await pollUntil(async () => (await s0.exists(middle.path))?.version === 1, 5000, 'the announcement');
-      // The writer reads the announcement to check who wrote it (see the test above).
-      await pollUntil(() => proxy.requestTypesSince(mark).includes(OP_GET_DATA), 5000, "the writer's read of the announcement");
-      await ws.exists(path);
-      const released = proxy.frames.length;
+      if (middleIn === 'another process') {
+        // The reader ahead of the middle went: it lists, finds the middle at the head with readers
+        // behind it, and watches them all (the middle again, and the readers).
+        await untilListedAndDecided(proxy, ws, path, answered, "the writer's listing once the first reader went");
+        for (const reader of [queue[2]!, queue[3]!]) await untilChildWatched(proxy, reader);
+        await untilChildWatched(proxy, middlePath, 2);
+      } else {
+        await caughtUp(ws); // the middle holds; the writer has no reason to list
+      }
+      expect((await s0.exists(middle.path))?.version).toBe(0); // nothing announced
+      const listingsAtRelease = proxy.requestsTo(OP_GET_CHILDREN2, path);
       await middle.release();
       const readers = await Promise.all(readersReading);
       await ws.exists(path);
@@ -467,22 +520,26 @@ describe('InterProcessReadWriteLock', () => {
       expect(writer.holds()).toBe(false);
       await readers[0]!.release();
       const write = await writer.granted;
-      // It watched the readers once the middle writer had gone as a holder, and listed nothing: the
-      // one listing is the one sent with its read of the announcement, before the middle went.
-      expect(proxy.requestTypesSince(mark).filter((type) => type === OP_GET_CHILDREN2)).toHaveLength(1);
-      expect(proxy.requestTypesSince(released)).not.toContain(OP_GET_CHILDREN2);
+      // Another process's middle writer cost it one listing, when the reader ahead of the middle
+      // went; a middle of its own process none: its going as a holder leaves the readers behind it
+      // first, and the writer watches them without listing.
+      expect(proxy.requestsTo(OP_GET_CHILDREN2, path) - listings).toBe(middleIn === 'another process' ? 1 : 0);
+      expect(proxy.requestsTo(OP_GET_CHILDREN2, path)).toBe(listingsAtRelease);
+      expect(proxy.requestTypesSince(mark)).not.toContain(OP_GET_DATA);
+      // Its watch for the middle's downgrade read node, which never came, is removed.
+      await ws.exists(path);
+      expect(await serverWatchedPaths(testConnectString(), ws.sessionIdBigInt)).toEqual(new Set());
       await write.release();
       expect(await childrenOf(s0, path)).toEqual([]);
-    } finally {
-      await proxy.close();
-    }
-  });
+    });
+  }
 
   for (const ahead of ['at the head', 'granted after waiting'] as const) {
     it(`CURATOR-621 with readers between: a writer behind a writer ${ahead} that downgrades does not get the lock until the read lock is released`, async () => {
-      const [s0, s1, s2, s3] = await Promise.all([connect(), connect(), connect(), connect()]);
+      const [s0, s1, s2] = await Promise.all([connect(), connect(), connect()]);
+      const { session: s3, proxy } = await connectThroughProxy();
       const path = freshPath();
-      // "granted after waiting": a reader holds first, so the writer waits and then announces.
+      // "granted after waiting": a reader holds first, so the writer waits behind it.
       const blocker = ahead === 'granted after waiting' ? await new InterProcessReadWriteLock(s0, path).readLock().acquire() : undefined;
       const a = new InterProcessReadWriteLock(s1, path);
       const aWriting = a.writeLock().acquire();
@@ -492,11 +549,25 @@ describe('InterProcessReadWriteLock', () => {
       const reading = new InterProcessReadWriteLock(s2, path).readLock().acquire();
       await untilChildren(s0, path, (ch) => ch.length === before + 1);
       const b = startAcquiring(new InterProcessReadWriteLock(s3, path).writeLock());
-      const children = await untilChildren(s0, path, (ch) => ch.length === before + 2);
-      const aPath = `${path}/${queueOrder(children).find((n) => n.includes('-write-'))!}`;
-      await untilWatched(testConnectString(), aPath);
+      const children = queueOrder(await untilChildren(s0, path, (ch) => ch.length === before + 2));
+      const aPath = `${path}/${children.find((n) => n.includes('-write-'))!}`;
+      const readerPath = `${path}/${children[before]!}`;
+      // B watches A's write node for its deletion, and its read node's name for its creation: at
+      // the head, beside the reader (it takes the lock without listing when both have gone);
+      // behind the blocker, alone, watching the blocker too.
+      await untilChildWatched(proxy, aPath);
+      await untilCreationWatched(proxy, downgradePathOf(aPath));
+      if (blocker !== undefined) await untilChildWatched(proxy, blocker.path);
+      const answered = proxy.answersTo(OP_GET_CHILDREN2, path);
       await blocker?.release();
       const aWrite = await aWriting;
+      if (blocker !== undefined) {
+        // B listed when the blocker went, and watches A and the reader now, as at the head.
+        await untilListedAndDecided(proxy, s3, path, answered, "B's listing once the blocker went");
+        await untilChildWatched(proxy, aPath, 2);
+        await untilCreationWatched(proxy, downgradePathOf(aPath), 2);
+      }
+      await untilChildWatched(proxy, readerPath);
       const aRead = await a.readLock().acquire(); // the downgrade: at the write node's place
       await aWrite.release();
       const read = await reading;
@@ -512,7 +583,6 @@ describe('InterProcessReadWriteLock', () => {
   }
 
   describe('waits that watch for a downgrade node, under unlucky timing', () => {
-    const OP_EXISTS = 3;
     /** Whether the proxy has received the server's answer to a listing sent since `mark`. */
     const listingAnswered = (proxy: FaultProxy, mark: number): boolean => {
       const frames = proxy.frames.slice(mark);
@@ -531,60 +601,55 @@ describe('InterProcessReadWriteLock', () => {
       await (await w.waiter.granted).release();
       expect(await childrenOf(w.observer, w.path)).toEqual([]);
     };
-    const downgradePathOf = (writePath: string) => writePath.replace(/-write-(\d{10})$/, '-read-$1');
 
     it('a writer whose listing predates the downgrade and the write release does not get the lock until the read lock is released (CURATOR-621)', async () => {
       const s0 = await connect();
       const { session: sb, proxy } = await connectThroughProxy();
-      try {
-        const path = freshPath();
-        const rw0 = new InterProcessReadWriteLock(s0, path);
-        const write = await rw0.writeLock().acquire();
-        const mark = proxy.frames.length;
-        proxy.holdReplies();
-        const b = startAcquiring(new InterProcessReadWriteLock(sb, path).writeLock());
-        // B's node and listing are on the server; B has not seen the answers yet.
-        await pollUntil(async () => listingAnswered(proxy, mark), 5000, "the answer to B's listing");
-        const read = await rw0.readLock().acquire(); // the downgrade
-        await write.release();
-        proxy.heal();
-        // B decides on [write node, B], and then finds the write node gone: the read node it
-        // watches for is there, and is what it must wait for.
-        await expectStillWaitingFor(read, { waiter: b, session: sb, observer: s0, path });
-      } finally {
-        await proxy.close();
-      }
+      const path = freshPath();
+      const rw0 = new InterProcessReadWriteLock(s0, path);
+      const write = await rw0.writeLock().acquire();
+      const mark = proxy.frames.length;
+      proxy.holdReplies();
+      const b = startAcquiring(new InterProcessReadWriteLock(sb, path).writeLock());
+      // B's node and listing are on the server; B has not seen the answers yet.
+      await pollUntil(async () => listingAnswered(proxy, mark), 5000, "the answer to B's listing");
+      const read = await rw0.readLock().acquire(); // the downgrade
+      await write.release();
+      proxy.heal();
+      // B decides on [write node, B], and then finds the write node gone: the read node it
+      // watches for is there, and is what it must wait for.
+      await expectStillWaitingFor(read, { waiter: b, session: sb, observer: s0, path });
     });
 
     it('a writer that waited through a reconnection lists again: the server replays deletions before creations', async () => {
       const [s0, s1] = await Promise.all([connect(), connect()]);
       const { session: sb, proxy } = await connectThroughProxy();
-      try {
-        const path = freshPath();
-        const rw0 = new InterProcessReadWriteLock(s0, path);
-        const write = await rw0.writeLock().acquire();
-        const reading = new InterProcessReadWriteLock(s1, path).readLock().acquire();
-        await untilChildren(s0, path, (ch) => ch.length === 2);
-        const b = startAcquiring(new InterProcessReadWriteLock(sb, path).writeLock());
-        await untilChildren(s0, path, (ch) => ch.length === 3);
-        // B watches the write node, the reader, and the name the downgrade would create.
-        const downgradePath = downgradePathOf(write.path);
-        await pollUntil(async () => (await serverWatchedPaths(testConnectString(), sb.sessionIdBigInt)).has(downgradePath), 5000, "B's watches");
-        proxy.refuseConnections(true);
-        proxy.dropConnections();
-        const read = await rw0.readLock().acquire(); // the downgrade, while B is away
-        await write.release();
-        await (await reading).release();
-        proxy.refuseConnections(false);
-        await sb.waitForConnected(AbortSignal.timeout(10_000));
-        await expectStillWaitingFor(read, { waiter: b, session: sb, observer: s0, path });
-      } finally {
-        await proxy.close();
-      }
+      const path = freshPath();
+      const rw0 = new InterProcessReadWriteLock(s0, path);
+      const write = await rw0.writeLock().acquire();
+      const reading = new InterProcessReadWriteLock(s1, path).readLock().acquire();
+      const readerPath = `${path}/${queueOrder(await untilChildren(s0, path, (ch) => ch.length === 2))[1]!}`;
+      const b = startAcquiring(new InterProcessReadWriteLock(sb, path).writeLock());
+      await untilChildren(s0, path, (ch) => ch.length === 3);
+      // B watches the write node and the reader for their deletion, and the name the downgrade
+      // would create (an exists watch: `wchp` shows it).
+      const downgradePath = downgradePathOf(write.path);
+      await pollUntil(async () => (await serverWatchedPaths(testConnectString(), sb.sessionIdBigInt)).has(downgradePath), 5000, "B's creation watch");
+      await untilChildWatched(proxy, write.path);
+      await untilChildWatched(proxy, readerPath);
+      proxy.refuseConnections(true);
+      proxy.dropConnections();
+      const read = await rw0.readLock().acquire(); // the downgrade, while B is away
+      await write.release();
+      await (await reading).release();
+      proxy.refuseConnections(false);
+      await sb.waitForConnected(AbortSignal.timeout(10_000));
+      await expectStillWaitingFor(read, { waiter: b, session: sb, observer: s0, path });
     });
 
-    it('a writer of the same process behind an announced writer whose downgrade was aborted gets the lock when that writer goes', async () => {
-      const [s0, sx] = await Promise.all([connect(), connect()]);
+    it('a writer of the same process behind a writer granted after waiting, whose downgrade was aborted, gets the lock when that writer goes', async () => {
+      const s0 = await connect();
+      const { session: sx, proxy } = await connectThroughProxy();
       const path = freshPath();
       const blocker = await new InterProcessReadWriteLock(s0, path).writeLock().acquire();
       const rw = new InterProcessReadWriteLock(sx, path);
@@ -595,21 +660,26 @@ describe('InterProcessReadWriteLock', () => {
         const write = await rw.writeLock().acquire();
         aGranted.resolve(write.path);
         await aGoes.promise;
+        // The downgrade gives up before its create: A's place was marked as kept, and no read
+        // node stands there.
         await expect(rw.readLock().acquire({ signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'ABORTED' });
         await write.release();
       })();
-      await untilChildren(s0, path, (ch) => ch.length === 2);
+      const aPath = `${path}/${queueOrder(await untilChildren(s0, path, (ch) => ch.length === 2))[1]!}`;
       const bSide = (async () => rw.writeLock().acquire({ timeoutMs: 5000 }))();
-      const children = await untilChildren(s0, path, (ch) => ch.length === 3);
-      await untilWatched(testConnectString(), `${path}/${queueOrder(children)[1]!}`);
+      await untilChildren(s0, path, (ch) => ch.length === 3);
+      // B waits for A's node (A's own watch on it comes first).
+      await untilChildWatched(proxy, aPath, 2);
       await blocker.release();
-      const aPath = await aGranted.promise;
-      // Granted after waiting, with nobody behind it in its listing: A announces, which uses up
-      // B's data watch on A's node.
-      await pollUntil(async () => (await s0.exists(aPath))?.version === 1, 5000, 'the announcement');
+      expect(await aGranted.promise).toBe(aPath);
+      expect((await s0.exists(aPath))?.version).toBe(0); // nothing announced
+      const listings = proxy.requestsTo(OP_GET_CHILDREN2, path);
       aGoes.resolve();
       await aSide;
+      // LOCK_TIMEOUT if B took A's marked place for one that stays taken and never looked again.
       const b = await bSide;
+      // At most one listing: the one that shows B first.
+      expect(proxy.requestsTo(OP_GET_CHILDREN2, path) - listings).toBeLessThanOrEqual(1);
       await b.release();
       expect(await childrenOf(s0, path)).toEqual([]);
     });
@@ -617,27 +687,30 @@ describe('InterProcessReadWriteLock', () => {
     it('a wait given up while its watch requests are out leaves no watch on the server', async () => {
       const s0 = await connect();
       const { session: sb, proxy } = await connectThroughProxy();
-      try {
-        const path = freshPath();
-        const write = await new InterProcessReadWriteLock(s0, path).writeLock().acquire();
-        const mark = proxy.frames.length;
-        proxy.holdReplies();
-        const controller = new AbortController();
-        const acquiring = new InterProcessReadWriteLock(sb, path).writeLock().acquire({ signal: controller.signal });
-        acquiring.catch(() => undefined);
-        await pollUntil(async () => listingAnswered(proxy, mark), 5000, "the answer to B's listing");
-        proxy.heal();
-        proxy.holdReplies(); // B's listing gets through; the answers to its watch requests do not
-        await pollUntil(async () => proxy.requestTypesSince(mark).includes(OP_EXISTS), 5000, "B's watch requests");
-        controller.abort();
-        proxy.heal();
-        await expect(acquiring).rejects.toMatchObject({ code: 'ABORTED' });
-        await sb.exists(path); // the removals were sent before this request
-        expect(await serverWatchedPaths(testConnectString(), sb.sessionIdBigInt)).toEqual(new Set());
-        await write.release();
-      } finally {
-        await proxy.close();
-      }
+      const path = freshPath();
+      const write = await new InterProcessReadWriteLock(s0, path).writeLock().acquire();
+      const mark = proxy.frames.length;
+      proxy.holdReplies();
+      const controller = new AbortController();
+      const acquiring = new InterProcessReadWriteLock(sb, path).writeLock().acquire({ signal: controller.signal });
+      acquiring.catch(() => undefined);
+      await pollUntil(async () => listingAnswered(proxy, mark), 5000, "the answer to B's listing");
+      proxy.heal();
+      proxy.holdReplies(); // B's listing gets through; the answers to its watch requests do not
+      // Its creation watch on the read node's name, then its deletion watch on the write node.
+      await pollUntil(() => proxy.requestTypesSince(mark).includes(OP_EXISTS) && proxy.requestsTo(OP_GET_CHILDREN2, write.path) > 0, 5000, "B's watch requests");
+      controller.abort();
+      proxy.heal();
+      await expect(acquiring).rejects.toMatchObject({ code: 'ABORTED' });
+      await sb.exists(path); // the removals were sent before this request
+      // The exists watch is gone (`wchp` lists it while it stands)...
+      expect(await serverWatchedPaths(testConnectString(), sb.sessionIdBigInt)).toEqual(new Set());
+      // ...and so is the child watch on the write node, which `wchp` does not list: its deletion
+      // notifies nobody behind this proxy.
+      const tally = proxy.tally();
+      await write.release();
+      await sb.exists(path); // a notification sent for the deletion would come before this reply
+      expect(proxy.tallySince(tally).notifications).toBe(0);
     });
   });
 

@@ -34,9 +34,11 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
 }
 
 /**
- * Resolves once some session has a watch on `path`, asking the server with the `wchp` four-letter
- * word (watches by path) every 20 ms until it does.
- * Used to know that another process (e.g. a JVM) has decided to wait for a node.
+ * Resolves once some session has a data or exists watch on `path`, asking the server with the
+ * `wchp` four-letter word (watches by path) every 20 ms until it does. ZooKeeper 3.8 lists no child
+ * watches there: a waiter of ours watches a node with one (see `FaultProxy.answersTo` for those).
+ * Used to know that another process (e.g. a JVM, whose Curator sets data watches) has decided to
+ * wait for a node.
  */
 export async function untilWatched(connectString: string, path: string, timeoutMs = 15_000): Promise<void> {
   const [host, port] = connectString.split(',')[0]!.split('/')[0]!.split(':');
