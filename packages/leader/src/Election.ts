@@ -78,13 +78,13 @@ export abstract class ElectionMember extends EventEmitter<LeaderEvents> {
 
   /** A term over a granted seat; published, and its end published once it comes. */
   protected beginTerm(seat: QueueSeat): Term {
-    const term = new Term(this.queue, seat, this.path, this.id);
-    if (leadershipChannel.hasSubscribers) publishLeadership(this.recipe, this.path, this.id, seat, this.session.sessionId);
+    const term = new Term(this.queue, seat, this.path, this.id, this.session.sessionId);
+    if (leadershipChannel.hasSubscribers) publishLeadership(this.recipe, this.path, this.id, seat, term.sessionId);
     return term;
   }
 
   /** Publishes the end of `term` (once it ended). */
   protected publishEnd(term: Term): void {
-    if (leadershipChannel.hasSubscribers) publishLeadership(this.recipe, this.path, this.id, term.seat, this.session.sessionId, { reason: term.reason });
+    if (leadershipChannel.hasSubscribers) publishLeadership(this.recipe, this.path, this.id, term.seat, term.sessionId, { reason: term.reason });
   }
 }

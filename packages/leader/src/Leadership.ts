@@ -53,6 +53,8 @@ export class Term implements Leadership {
     readonly seat: QueueSeat,
     readonly path: string,
     readonly id: string,
+    /** The ZooKeeper session our node belongs to (for the diagnostics channel). */
+    readonly sessionId: string,
   ) {
     this.ended = new Promise((resolve) => (this.endWith = resolve));
     if (seat.signal.aborted) this.end(seat.signal.reason);
