@@ -67,4 +67,7 @@ if (recipe === 'mutex') {
 } else {
   throw new Error(`nemesis-worker: unknown recipe ${recipe}`);
 }
-await runNemesisWorker({ session, acquire, ...(chatterPath ? { chatterPath } : {}) });
+// A leader leads for long: a quarter of its terms last 0.5-2 session timeouts (a lock's 3%), so that
+// faults strike leaders that still lead (unless ZKR_NEMESIS_LONG_HOLDS sets the share).
+const longHolds = process.env['ZKR_NEMESIS_LONG_HOLDS'] === undefined && recipe === 'leader' ? { longHold: { chance: 0.25, sessions: [0.5, 2] as const } } : {};
+await runNemesisWorker({ session, acquire, ...longHolds, ...(chatterPath ? { chatterPath } : {}) });
