@@ -124,12 +124,13 @@ export class LeaderLatch extends ElectionMember {
       }
       const term = this.beginTerm(seat);
       losses = undefined;
-      if (this.current === 'started') {
+      if (this.current !== 'started') {
+        term.end(this.failure ?? new ElectionClosedError(`${this.what}: closed`));
+      } else if (!term.signal.aborted) {
+        // A term that ended before it could be told (its seat's signal aborted meanwhile) is never handed out.
         this.term = term;
         this.waiters.resolveAll(term);
         this.emit('isLeader', term);
-      } else {
-        term.end(this.failure ?? new ElectionClosedError(`${this.what}: closed`));
       }
       const reason = await term.ended;
       this.term = undefined;

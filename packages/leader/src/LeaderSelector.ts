@@ -108,20 +108,25 @@ export class LeaderSelector extends ElectionMember {
           throw stopped();
         }
         losses = undefined;
-        const { reason, thrown } = await this.lead(seat, fn, stop.signal, stopped);
-        if (!this.autoRequeue) {
+        const { reason, thrown, ran } = await this.lead(seat, fn, stop.signal, stopped);
+        if (ran && !this.autoRequeue) {
           if (thrown !== undefined) throw thrown.error;
           return;
         }
         if (thrown !== undefined && thrown.whileLeading) this.emit('error', thrown.error);
-        if (stop.signal.aborted) return;
+        if (stop.signal.aborted) {
+          if (this.autoRequeue) return;
+          throw stopped();
+        }
+        // Lost (a term that ended before its function could run included): join again.
         if (isZkError(reason, 'SESSION_LOST')) {
           losses ??= new RetryBudget(this.session.retryPolicy, this.what);
           try {
             await pauseAfterLostSession(this.session, this.what, reason, losses, undefined, stop.signal);
           } catch (err) {
-            if (stop.signal.aborted) return;
-            throw err;
+            if (!stop.signal.aborted) throw err;
+            if (this.autoRequeue) return;
+            throw stopped();
           }
         } else if (isZkError(reason, 'SESSION_CLOSED')) {
           throw reason;
@@ -155,29 +160,35 @@ export class LeaderSelector extends ElectionMember {
   }
 
   /** One term: runs `fn` while we lead, then gives our node back. */
-  private async lead(seat: QueueSeat, fn: LeaderFunction, stop: AbortSignal, stopped: () => Error): Promise<{ reason: Error; thrown?: { error: unknown; whileLeading: boolean } }> {
+  private async lead(seat: QueueSeat, fn: LeaderFunction, stop: AbortSignal, stopped: () => Error): Promise<{ reason: Error; ran: boolean; thrown?: { error: unknown; whileLeading: boolean } }> {
     const term = this.beginTerm(seat);
     this.term = term;
     const onStop = (): void => {
       term.end(stopped());
     };
     stop.addEventListener('abort', onStop, { once: true });
+    // Closed (or the run's signal aborted) since the grant: the term ends before it begins.
+    if (stop.aborted) onStop();
     void term.ended.then((reason) => {
       this.publishEnd(term);
       this.emit('notLeader', reason);
     });
-    this.emit('isLeader', term);
     let thrown: { error: unknown; whileLeading: boolean } | undefined;
-    try {
-      await fn(term);
-    } catch (error) {
-      thrown = { error, whileLeading: !term.signal.aborted };
+    // A term that ended before it could begin (its seat's signal aborted meanwhile) runs nothing.
+    const ran = !term.signal.aborted;
+    if (ran) {
+      this.emit('isLeader', term);
+      try {
+        await fn(term);
+      } catch (error) {
+        thrown = { error, whileLeading: !term.signal.aborted };
+      }
     }
     stop.removeEventListener('abort', onStop);
     term.end(new AbortedError(`${this.what}: the term is over (the function ${thrown === undefined ? 'returned' : 'threw'})`));
     this.term = undefined;
     // The node goes only now: while the function runs, nobody else may be elected.
     await this.queue.leave(seat);
-    return { reason: term.reason!, ...(thrown === undefined ? {} : { thrown }) };
+    return { reason: term.reason!, ran, ...(thrown === undefined ? {} : { thrown }) };
   }
 }
