@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { nodeScriptArgs } from '../packages/testing/src/nodeScriptArgs.js';
 
-const BENCHES = ['mutex', 'rwlock', 'rwmix', 'semaphore', 'tls'] as const;
+const BENCHES = ['mutex', 'rwlock', 'rwmix', 'semaphore', 'leader', 'tls'] as const;
 
 const argv = process.argv.slice(2);
 const firstFlag = argv.findIndex((a) => a.startsWith('--'));

@@ -2,9 +2,12 @@
  * The contender `npm run test:nemesis` starts (see scripts/nemesis.ts): loops acquire → hold →
  * release with its own session on one recipe until told to stop, printing its holds.
  * Usage: nemesis-worker.ts <connectString> <lockPath> <sessionTimeoutMs> <chatterPath> <recipe>
- *   recipe: mutex | semaphore:<maxLeases> | rwlock (a reader or a writer each time, 3:1)
+ *   recipe: mutex | semaphore:<maxLeases> | rwlock (a reader or a writer each time, 3:1) | leader
+ *   (a LeaderLatch: each acquisition waits for its leadership, each release gives it up by closing
+ *   the latch; a leadership lost by itself leaves the latch in the election, rejoined on its own)
  */
 import { ZkSession } from '@zk-recipes/core';
+import { LeaderLatch } from '@zk-recipes/leader';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { InterProcessSemaphore } from '@zk-recipes/semaphore';
@@ -12,7 +15,7 @@ import { Prng, runNemesisWorker, workerName, type NemesisHandle } from '@zk-reci
 
 const [connectString, lockPath, sessionTimeoutArg, chatterPath, recipe = 'mutex'] = process.argv.slice(2);
 if (connectString === undefined || lockPath === undefined) {
-  throw new Error('usage: nemesis-worker.ts <connectString> <lockPath> <sessionTimeoutMs> <chatterPath> <mutex|semaphore:<k>|rwlock>');
+  throw new Error('usage: nemesis-worker.ts <connectString> <lockPath> <sessionTimeoutMs> <chatterPath> <mutex|semaphore:<k>|rwlock|leader>');
 }
 const sessionTimeoutMs = Number(sessionTimeoutArg ?? 3000);
 
@@ -33,7 +36,38 @@ if (recipe === 'mutex') {
     const handle = await rw.readLock().acquire({ signal, timeoutMs });
     return { path: handle.path, signal: handle.signal, grantedAt: handle.grantedAt, release: () => handle.release(), shared: true };
   };
+} else if (recipe === 'leader') {
+  // One latch in the election at a time. A hold is one leadership, from its grant to the earlier of
+  // its signal aborting and the release; the release leaves the election (close), unless the
+  // leadership was lost by itself: then the latch has joined again already and the next
+  // acquisition waits for its next term. A wait that ends without leadership leaves too, so that
+  // no leadership goes unrecorded.
+  let latch: LeaderLatch | undefined;
+  const leave = (left: LeaderLatch): Promise<void> => {
+    if (latch === left) latch = undefined;
+    return left.close();
+  };
+  acquire = async (signal, timeoutMs) => {
+    const current = (latch ??= new LeaderLatch(session, lockPath));
+    current.start();
+    try {
+      const leadership = await current.leadership({ signal, timeoutMs });
+      return {
+        path: leadership.node,
+        signal: leadership.signal,
+        grantedAt: leadership.grantedAt,
+        release: () => (leadership.signal.aborted && current.state === 'started' ? Promise.resolve() : leave(current)),
+      };
+    } catch (err) {
+      // Left in the background: the wait settles by its deadline; close() aborts the latch's wait at once.
+      void leave(current).catch(() => undefined);
+      throw err;
+    }
+  };
 } else {
   throw new Error(`nemesis-worker: unknown recipe ${recipe}`);
 }
-await runNemesisWorker({ session, acquire, ...(chatterPath ? { chatterPath } : {}) });
+// A leader leads for long: a quarter of its terms last 0.5-2 session timeouts (a lock's 3%), so that
+// faults strike leaders that still lead (unless ZKR_NEMESIS_LONG_HOLDS sets the share).
+const longHolds = process.env['ZKR_NEMESIS_LONG_HOLDS'] === undefined && recipe === 'leader' ? { longHold: { chance: 0.25, sessions: [0.5, 2] as const } } : {};
+await runNemesisWorker({ session, acquire, ...longHolds, ...(chatterPath ? { chatterPath } : {}) });

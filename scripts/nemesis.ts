@@ -13,8 +13,9 @@
  * --workers N (default 4) --session-ms T (default 3000) --kinds k1,k2 (default all) --quiet
  * --long-holds P (share of grants held 0.5-2 session timeouts, default 0.03)
  * --short-deadlines P (share of acquisitions with a timeoutMs of 300-2000 ms, default 0.3)
- * --recipe mutex | semaphore:<k> (at most k holders) | rwlock (readers and writers, 3:1) | all
- * (default mutex; `all` takes them in turn, one per round).
+ * --recipe mutex | semaphore:<k> (at most k holders) | rwlock (readers and writers, 3:1) | leader
+ * (a LeaderLatch election: at most one leader) | all (default mutex; `all` takes them in turn, one
+ * per round).
  */
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,7 +35,7 @@ import {
 } from '@zk-recipes/testing';
 
 function usage(message: string): never {
-  process.stderr.write(`nemesis: ${message}\nusage: npm run test:nemesis -- [--seed S] [--minutes M] [--round-minutes R] [--workers N] [--session-ms T] [--kinds k1,k2] [--recipe mutex|semaphore:<k>|rwlock|all] [--long-holds P] [--short-deadlines P] [--quiet]\n`);
+  process.stderr.write(`nemesis: ${message}\nusage: npm run test:nemesis -- [--seed S] [--minutes M] [--round-minutes R] [--workers N] [--session-ms T] [--kinds k1,k2] [--recipe mutex|semaphore:<k>|rwlock|leader|all] [--long-holds P] [--short-deadlines P] [--quiet]\n`);
   process.exit(2);
 }
 
@@ -76,8 +77,8 @@ if (args.has('short-deadlines')) {
 }
 const workerScript = fileURLToPath(new URL('./nemesis-worker.ts', import.meta.url));
 const recipeArg = args.get('recipe') ?? 'mutex';
-const recipes = recipeArg === 'all' ? ['mutex', 'semaphore:2', 'rwlock'] : [recipeArg];
-for (const r of recipes) if (!/^(mutex|rwlock|semaphore:[1-9]\d*)$/.test(r)) usage(`unknown recipe ${r}`);
+const recipes = recipeArg === 'all' ? ['mutex', 'semaphore:2', 'rwlock', 'leader'] : [recipeArg];
+for (const r of recipes) if (!/^(mutex|rwlock|leader|semaphore:[1-9]\d*)$/.test(r)) usage(`unknown recipe ${r}`);
 const maxConcurrentOf = (recipe: string): number => (recipe.startsWith('semaphore:') ? Number(recipe.slice('semaphore:'.length)) : 1);
 
 const external = process.env['ZK_CONNECT'];

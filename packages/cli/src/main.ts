@@ -37,8 +37,9 @@ const COMMANDS: readonly Command[] = [inspect, ls, revoke];
 export const HELP = `Usage: zk-recipes <command> [options]
 
 Commands:
-  inspect <path>   every contender of one lock: node, kind, role, session, age, owner
-  ls <root>        the locks under <root> with their holder and waiter counts
+  inspect <path>   every contender of one lock: node, kind, role, session, age, owner;
+                   an election: its leader and every participant's id
+  ls <root>        the locks (and elections) under <root> with their holder and waiter counts
   revoke <node>    ask the holder of a lock node to release it (Curator's revocation protocol)
 
 Run \`zk-recipes <command> --help\` for a command's options (connection, TLS, SASL, digest).

@@ -47,6 +47,34 @@ function hiddenCharacters(bytes: Buffer): string[] {
 const cells = (row: string) => row.split(/ {2,}/);
 const lines = (run: CliResult) => run.stdoutBytes.toString('utf8').replace(/\n$/, '').split('\n');
 
+describe("an election participant's id with newlines, terminal escapes, and a megabyte of it", () => {
+  const forgedId = 'worker\n_c_00000000-0000-4000-8000-000000000000-latch-0000000000   latch   leader\x1b[2J\x1b[H\u202e';
+
+  it('inspect prints one escaped row per participant (the heading too), bounded; --json keeps the id escaped and cut to 1024 characters', async () => {
+    const path = `${root}/forged-ids`;
+    await forge(path, 'latch-', Buffer.from(forgedId));
+    await forge(path, 'latch-', Buffer.from('x'.repeat(1_000_000)));
+    const text = await runCli(['inspect', path, ...connectArgs()]);
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(hiddenCharacters(text.stdoutBytes)).toEqual([]);
+    const rows = lines(text);
+    expect(rows).toHaveLength(2 + 2);
+    const escaped = 'worker\\n_c_00000000-0000-4000-8000-000000000000-latch-0000000000\\x20\\x20\\x20latch\\x20\\x20\\x20leader\\x1b[2J\\x1b[H\\u202e';
+    // The heading keeps spaces (it is one line, not a table cell); the cells escape every run of them.
+    expect(rows[0]).toBe(`${path}: leader election (LeaderLatch), leader ${escaped.replaceAll('\\x20', ' ')}, 2 participants`);
+    const table = rows.slice(1).map(cells);
+    expect(table.map((row) => row[3])).toEqual(['ID', escaped, `${'x'.repeat(127)}…`]);
+    expect(Math.max(...rows.map((row) => row.length))).toBeLessThan(600);
+
+    const json = await runCli(['inspect', path, '--json', ...connectArgs()]);
+    expect(hiddenCharacters(json.stdoutBytes)).toEqual([]);
+    const snapshot = JSON.parse(json.stdoutBytes.toString('utf8')) as LockSnapshot;
+    expect(snapshot.leader).toBe(forgedId);
+    expect(snapshot.contenders.map((c) => c.id)).toEqual([forgedId, `${'x'.repeat(1023)}…`]);
+    expect(json.stdoutBytes.length).toBeLessThan(5_000);
+  });
+});
+
 describe('owner data with newlines and terminal escapes', () => {
   const forgedHost = 'vm\n_c_00000000-0000-4000-8000-000000000000-lock-0000000000   lock   holder   0000000000000001   1s    vm     1   admin\x1b[2J\x1b[H\x1b[31m';
   const forgedLabel = '\x1b[2J\x1b[H\x1b]0;owned\x07\rholder\u009b31m\u202eredloh';

@@ -8,7 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { encodeOwnerData, ZkSession } from '@zk-recipes/core';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { InterProcessSemaphore, SharedCount, type Lease } from '@zk-recipes/semaphore';
-import { testConnectString, uniqueRoot, untilChildCount } from '@zk-recipes/testing';
+import { LeaderLatch, LeaderSelector } from '@zk-recipes/leader';
+import { spawnCuratorWorker, testConnectString, uniqueRoot, untilChildCount } from '@zk-recipes/testing';
 import type { LockSnapshot } from '../src/index.js';
 import { connectArgs, Contender, runCli } from './support/processes.js';
 
@@ -88,8 +89,8 @@ describe('inspect: a mutex held by one process, two other processes waiting', ()
       expect(Date.parse(snapshot.takenAt) - Date.parse(c.createdAt)).toBe(c.ageMs);
     }
     // The documented key order.
-    expect(Object.keys(h!)).toEqual(['node', 'path', 'sequence', 'kind', 'role', 'leases', 'sessionId', 'createdAt', 'ageMs', 'owner']);
-    expect(Object.keys(snapshot)).toEqual(['format', 'path', 'takenAt', 'exists', 'recipe', 'layout', 'maxLeases', 'holders', 'waiters', 'contenders']);
+    expect(Object.keys(h!)).toEqual(['node', 'path', 'sequence', 'kind', 'role', 'leases', 'sessionId', 'createdAt', 'ageMs', 'owner', 'id']);
+    expect(Object.keys(snapshot)).toEqual(['format', 'path', 'takenAt', 'exists', 'recipe', 'layout', 'maxLeases', 'leader', 'holders', 'waiters', 'contenders']);
 
     const text = await inspectText(path);
     expect(text[0]).toBe(`${path}: mutex, 1 holder, 2 waiters`);
@@ -239,6 +240,82 @@ describe('inspect: a semaphore', () => {
     expect(text[0]).toBe(`${path}: semaphore (curator layout), maxLeases 1, 1 holder, 1 waiter`);
     await held.release();
     await (await waiting).release();
+  });
+});
+
+describe('inspect: leader elections', () => {
+  it("a LeaderLatch's election: the leader and the participants in order, each with its id; one whose id is its owner data by its owner", async () => {
+    const path = `${root}/latch`;
+    const latches: LeaderLatch[] = [];
+    for (const id of ['scheduler-a', undefined, 'scheduler-c']) {
+      const labelled = await ZkSession.connect({ connectString: testConnectString(), label: 'scheduler' });
+      sessions.push(labelled);
+      const latch = new LeaderLatch(labelled, path, id === undefined ? {} : { id });
+      latch.start();
+      latches.push(latch);
+      await untilChildCount(observer, path, latches.length);
+    }
+    await latches[0]!.leadership();
+    const snapshot = await inspectJson(path);
+    expect(snapshot).toMatchObject({ recipe: 'leader-latch', layout: null, maxLeases: null, leader: 'scheduler-a', holders: 1, waiters: 2 });
+    expect(snapshot.contenders.map((c) => [c.kind, c.role, c.id, c.owner?.label ?? null])).toEqual([
+      ['latch', 'holder', 'scheduler-a', null],
+      ['latch', 'waiter', latches[1]!.id, 'scheduler'],
+      ['latch', 'waiter', 'scheduler-c', null],
+    ]);
+    const [heading, header, ...rows] = await inspectText(path);
+    expect(heading).toBe(`${path}: leader election (LeaderLatch), leader scheduler-a, 3 participants`);
+    expect(cells(header!)).toEqual(['NODE', 'KIND', 'ROLE', 'ID', 'SESSION', 'AGE', 'HOST', 'PID', 'LABEL']);
+    expect(rows.map((row) => cells(row).slice(1, 4))).toEqual([
+      ['latch', 'leader', 'scheduler-a'],
+      ['latch', 'participant', '-'],
+      ['latch', 'participant', 'scheduler-c'],
+    ]);
+    expect(cells(rows[1]!).slice(-2)).toEqual([String(process.pid), 'scheduler']);
+    // The leader goes; its successor is named by its owner (its id is owner data).
+    await latches[0]!.close();
+    await latches[1]!.leadership();
+    expect((await inspectText(path))[0]).toBe(`${path}: leader election (LeaderLatch), leader ${hostname()} pid ${process.pid} (scheduler), 2 participants`);
+    await Promise.all(latches.map((l) => l.close()));
+  });
+
+  it("a LeaderSelector's election is a mutex's queue: with --election it is shown as one, with ids", async () => {
+    const path = `${root}/selector`;
+    const selectors = [new LeaderSelector(await session(), path, { id: 'worker-a' }), new LeaderSelector(await session(), path, { id: 'worker-b' })];
+    let release = (): void => undefined;
+    const leading = new Promise<void>((resolve) => (release = resolve));
+    const runs: Array<Promise<void>> = [];
+    for (const selector of selectors) {
+      runs.push(selector.run(() => leading));
+      await untilChildCount(observer, path, runs.length);
+    }
+    expect(await inspectJson(path)).toMatchObject({ recipe: 'mutex', leader: null, contenders: [{ kind: 'lock', id: null }, { kind: 'lock', id: null }] });
+    const snapshot = await inspectJson(path, '--election');
+    expect(snapshot).toMatchObject({ recipe: 'leader-selector', layout: null, leader: 'worker-a', holders: 1, waiters: 1 });
+    expect(snapshot.contenders.map((c) => [c.kind, c.role, c.id])).toEqual([
+      ['lock', 'holder', 'worker-a'],
+      ['lock', 'waiter', 'worker-b'],
+    ]);
+    expect((await inspectText(path, '--election'))[0]).toBe(`${path}: leader election (LeaderSelector), leader worker-a, 2 participants`);
+    release();
+    await Promise.all(runs);
+    await Promise.all(selectors.map((s) => s.close()));
+  });
+
+  it("Curator's LeaderLatch: its participants read the same, with the ids it wrote", async () => {
+    const path = `${root}/curator-latch`;
+    const java = await spawnCuratorWorker(['leader-latch', testConnectString(), path, 'java-leader', '0']);
+    try {
+      await java.waitForLine((line) => line.type === 'leader');
+      const latch = new LeaderLatch(await session(), path, { id: 'node-follower' });
+      latch.start();
+      await untilChildCount(observer, path, 2);
+      expect(await inspectJson(path)).toMatchObject({ recipe: 'leader-latch', leader: 'java-leader', contenders: [{ kind: 'latch', role: 'holder', id: 'java-leader', owner: null }, { kind: 'latch', role: 'waiter', id: 'node-follower' }] });
+      await latch.close();
+    } finally {
+      java.child.stdin!.write('stop\n');
+      await java.finished();
+    }
   });
 });
 

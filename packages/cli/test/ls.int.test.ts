@@ -1,6 +1,7 @@
 /** `zk-recipes ls`: the locks under a root, found recursively, with holder and waiter counts. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '@zk-recipes/core';
+import { LeaderLatch } from '@zk-recipes/leader';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { InterProcessSemaphore } from '@zk-recipes/semaphore';
@@ -37,6 +38,13 @@ describe('ls', () => {
     const lease = await new InterProcessSemaphore(c, pool, { maxLeases: 2 }).acquire();
     const javaPool = `${root}/pools/java`;
     const curatorLease = await new InterProcessSemaphore(d, javaPool, { maxLeases: 2, layout: 'curator' }).acquire();
+    // A LeaderLatch's election, a leader and a participant.
+    const election = `${root}/services/scheduler`;
+    const latches = [new LeaderLatch(a, election), new LeaderLatch(b, election)];
+    latches[0]!.start();
+    await latches[0]!.leadership();
+    latches[1]!.start();
+    await untilChildCount(observer, election, 2);
     // Not locks: an empty directory, a plain node.
     await observer.mkdirp(`${root}/app/idle`);
 
@@ -49,6 +57,7 @@ describe('ls', () => {
       [orders, 'mutex', null, 1, 2, 3],
       [pool, 'semaphore', 'queue', 1, 0, 1],
       [javaPool, 'semaphore', 'curator', 1, 0, 1],
+      [election, 'leader-latch', null, 1, 1, 2],
     ]);
     for (const lock of listing.locks) expect(lock.oldestHolderAgeMs).toBeGreaterThanOrEqual(0);
     expect(listing.locks[1]!.oldestHolderAgeMs).toBeGreaterThanOrEqual(listing.locks[0]!.oldestHolderAgeMs!);
@@ -62,6 +71,7 @@ describe('ls', () => {
       [orders, 'mutex', '1', '2'],
       [pool, 'semaphore/queue', '1', '0'],
       [javaPool, 'semaphore/curator', '1', '0'],
+      [election, 'leader-latch', '1', '1'],
     ]);
 
     // A root that is itself a lock lists that lock; a root with no locks says so.
@@ -76,6 +86,7 @@ describe('ls', () => {
     for (const r of readers) await r.release();
     await lease.release();
     await curatorLease.release();
+    await Promise.all(latches.map((latch) => latch.close()));
   });
 
   it('a root that does not exist: NO_NODE, exit 1', async () => {

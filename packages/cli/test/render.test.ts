@@ -22,10 +22,10 @@ describe('table', () => {
 
 describe('summaryOf', () => {
   it(`the oldest of ${MANY} holders`, () => {
-    const contender = (createdAt: string): Contender => ({ node: 'n', path: '/p/n', sequence: 0, kind: 'lease', role: 'holder', leases: 1, sessionId: null, createdAt, ageMs: 0, owner: null });
+    const contender = (createdAt: string): Contender => ({ node: 'n', path: '/p/n', sequence: 0, kind: 'lease', role: 'holder', leases: 1, sessionId: null, createdAt, ageMs: 0, owner: null, id: null });
     const contenders = Array.from({ length: MANY }, () => contender('2026-01-01T00:00:01.000Z'));
     contenders[7] = contender('2026-01-01T00:00:00.000Z');
-    const lock: LockSnapshot = { format: 1, path: '/p', takenAt: '', exists: true, recipe: 'semaphore', layout: 'queue', maxLeases: MANY, holders: MANY, waiters: 0, contenders };
+    const lock: LockSnapshot = { format: 1, path: '/p', takenAt: '', exists: true, recipe: 'semaphore', layout: 'queue', maxLeases: MANY, leader: null, holders: MANY, waiters: 0, contenders };
     expect(summaryOf(lock, Date.parse('2026-01-01T00:00:05.000Z')).oldestHolderAgeMs).toBe(5000);
   });
 });

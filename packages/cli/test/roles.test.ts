@@ -48,7 +48,9 @@ describe('familyOf', () => {
     expect(familyOf(queueOf('write-0000000001'))).toMatchObject({ recipe: 'read-write-lock', layout: 'zk-recipes' });
     expect(familyOf(queueOf('__READ__0000000001'))).toMatchObject({ recipe: 'read-write-lock', layout: 'curator', naming: CURATOR_NAMING });
     expect(familyOf(queueOf('lease-w3-0000000001', 'lease-0000000002'))).toEqual({ recipe: 'semaphore' });
-    expect(familyOf(queueOf('latch-0000000001'))).toBeNull();
+    // A LeaderLatch's election; a LeaderSelector's is a mutex's queue.
+    expect(familyOf(queueOf('latch-0000000001', 'latch-0000000002'))).toEqual({ recipe: 'leader-latch' });
+    expect(familyOf(queueOf('n_0000000001'))).toBeNull();
     expect(familyOf([])).toBeNull();
   });
 });

@@ -28,7 +28,9 @@ export type ErrorCode =
   | 'MULTI_RELEASE_FAILED'
   | 'RELEASE_FAILED'
   | 'TLS_HANDSHAKE'
-  | 'RETRIES_EXHAUSTED';
+  | 'RETRIES_EXHAUSTED'
+  | 'LEADERSHIP_TIMEOUT'
+  | 'ELECTION_CLOSED';
 
 export interface ZkRecipesErrorOptions {
   cause?: unknown;

@@ -25,6 +25,7 @@ export type { LockHandle } from './lock/LockHandle.js';
 export { acquireVia, tryAcquireVia, withLockVia, type AcquireSource, type AcquireStep, type Started } from './lock/acquireFrontEnd.js';
 export {
   ACQUIRE_CHANNEL,
+  LEADERSHIP_CHANNEL,
   LOST_CHANNEL,
   RELEASE_CHANNEL,
   SESSION_CHANNEL,
@@ -32,12 +33,16 @@ export {
   type AcquireKind,
   type AcquireOutcome,
   type DiagnosticsRecipe,
+  type LeadershipMessage,
+  type LeadershipRecipe,
   type LostMessage,
   type ReleaseMessage,
   type SessionMessage,
 } from './diagnostics/channels.js';
 /** @internal The recipes' publishers of releases and losses (semaphore leases). */
 export { lostChannel, publishLost, publishRelease, releaseChannel } from './diagnostics/channels.js';
+/** @internal The election recipes' publisher of leadership gained and ended. */
+export { leadershipChannel, publishLeadership, type LeadershipNode } from './diagnostics/channels.js';
 /** @internal One deadline over several waits (semaphore, multi-lock; public again in multi-lock). */
 export { Deadline } from './lock/Deadline.js';
 /** @internal A signal that aborts with the first of several, undone explicitly (semaphore, multi-lock). */

@@ -1,6 +1,17 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { diag, metrics, trace, type Attributes } from '@opentelemetry/api';
-import { ACQUIRE_CHANNEL, LOST_CHANNEL, RELEASE_CHANNEL, SESSION_CHANNEL, type AcquireContext, type LostMessage, type ReleaseMessage, type SessionMessage } from '@zk-recipes/core';
+import {
+  ACQUIRE_CHANNEL,
+  LEADERSHIP_CHANNEL,
+  LOST_CHANNEL,
+  RELEASE_CHANNEL,
+  SESSION_CHANNEL,
+  type AcquireContext,
+  type LeadershipMessage,
+  type LostMessage,
+  type ReleaseMessage,
+  type SessionMessage,
+} from '@zk-recipes/core';
 import { AcquisitionRecorder } from './acquisitions.js';
 import { createInstruments } from './instruments.js';
 import { ATTRIBUTE_NAMES } from './names.js';
@@ -16,9 +27,9 @@ export interface Instrumentation extends Disposable {
 }
 
 /**
- * Records zk-recipes' locks as OpenTelemetry metrics and traces: subscribes to the library's
- * diagnostics channels (`zk-recipes:acquire`, `zk-recipes:release`, `zk-recipes:lost`,
- * `zk-recipes:session`) and records, through `@opentelemetry/api`, the instruments and the acquire
+ * Records zk-recipes' locks and elections as OpenTelemetry metrics and traces: subscribes to the
+ * library's diagnostics channels (`zk-recipes:acquire`, `zk-recipes:release`, `zk-recipes:lost`,
+ * `zk-recipes:session`, `zk-recipes:leadership`) and records, through `@opentelemetry/api`, the instruments and the acquire
  * span listed in docs/observability.md ("OpenTelemetry"). Every zk-recipes package in the process
  * is seen, whichever copy of `@zk-recipes/core` it loaded: channels are named globally.
  *
@@ -66,12 +77,21 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
   const onSession = guarded(SESSION_CHANNEL, (message: unknown) => {
     instruments.sessionStateChanges.add(1, { [ATTRIBUTE_NAMES.sessionState]: String((message as SessionMessage).state) });
   });
+  const onLeadership = guarded(LEADERSHIP_CHANNEL, (message: unknown) => {
+    const { recipe, path, event, code, heldMs } = message as LeadershipMessage;
+    const election = lockAttributes(String(recipe), String(path));
+    const ended = event !== 'gained';
+    instruments.leaders.add(ended ? -1 : 1, election);
+    instruments.leadershipChanges.add(1, { ...election, [ATTRIBUTE_NAMES.leadershipEvent]: String(event), ...(ended ? { [ATTRIBUTE_NAMES.lossCode]: code ?? '_OTHER' } : {}) });
+    if (ended && typeof heldMs === 'number') instruments.leadershipDuration.record(heldMs, { ...election, [ATTRIBUTE_NAMES.outcome]: String(event) });
+  });
 
   const acquireChannel = diagnosticsChannel.tracingChannel(ACQUIRE_CHANNEL);
   acquireChannel.subscribe(acquireHandlers);
   diagnosticsChannel.subscribe(RELEASE_CHANNEL, onRelease);
   diagnosticsChannel.subscribe(LOST_CHANNEL, onLost);
   diagnosticsChannel.subscribe(SESSION_CHANNEL, onSession);
+  diagnosticsChannel.subscribe(LEADERSHIP_CHANNEL, onLeadership);
 
   let subscribed = true;
   const uninstrument = (): void => {
@@ -81,6 +101,7 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
     diagnosticsChannel.unsubscribe(RELEASE_CHANNEL, onRelease);
     diagnosticsChannel.unsubscribe(LOST_CHANNEL, onLost);
     diagnosticsChannel.unsubscribe(SESSION_CHANNEL, onSession);
+    diagnosticsChannel.unsubscribe(LEADERSHIP_CHANNEL, onLeadership);
     acquisitions.abandonAll();
   };
   return { uninstrument, [Symbol.dispose]: uninstrument };

@@ -9,6 +9,9 @@ export interface Instruments {
   losses: Counter;
   waiters: UpDownCounter;
   sessionStateChanges: Counter;
+  leaders: UpDownCounter;
+  leadershipChanges: Counter;
+  leadershipDuration: Histogram;
 }
 
 export function createInstruments(meter: Meter): Instruments {
@@ -45,6 +48,22 @@ export function createInstruments(meter: Meter): Instruments {
       description: 'ZooKeeper session state changes, by the state entered',
       unit: '{change}',
       valueType: ValueType.INT,
+    }),
+    leaders: meter.createUpDownCounter(METRIC_NAMES.leaders, {
+      description: 'Elections this process leads now',
+      unit: '{leader}',
+      valueType: ValueType.INT,
+    }),
+    leadershipChanges: meter.createCounter(METRIC_NAMES.leadershipChanges, {
+      description: 'Leadership gained, lost (taken away) and released (given up), by event and code',
+      unit: '{change}',
+      valueType: ValueType.INT,
+    }),
+    leadershipDuration: meter.createHistogram(METRIC_NAMES.leadershipDuration, {
+      description: 'How long a leadership lasted, from its grant to its loss or release',
+      unit: 'ms',
+      valueType: ValueType.DOUBLE,
+      advice,
     }),
   };
 }

@@ -17,18 +17,29 @@ export const METRIC_NAMES = {
   waiters: 'zk_recipes.lock.waiters',
   /** Counter, `{change}`: session state changes, by the state entered. */
   sessionStateChanges: 'zk_recipes.session.state_changes',
+  /** UpDownCounter, `{leader}`: elections this process leads now (+1 when gained, -1 when it ends), by election. */
+  leaders: 'zk_recipes.leadership.leaders',
+  /** Counter, `{change}`: leadership gained, lost (taken away) and released (given up), by event and code. */
+  leadershipChanges: 'zk_recipes.leadership.changes',
+  /** Histogram, ms: how long a leadership lasted, from its grant to its loss or release. */
+  leadershipDuration: 'zk_recipes.leadership.duration',
 } as const;
 
 /** Attribute keys on the instruments and the acquire span. */
 export const ATTRIBUTE_NAMES = {
-  /** `mutex`, `semaphore-mutex`, `read-lock`, `write-lock`, `semaphore`, `multi-lock`. */
+  /** `mutex`, `semaphore-mutex`, `read-lock`, `write-lock`, `semaphore`, `multi-lock`; elections: `leader-latch`, `leader-selector`. */
   recipe: 'zk_recipes.recipe',
   /** The lock's path, or what the `lockName` option made of it. */
   path: 'zk_recipes.path',
-  /** Acquisitions: `granted`, `reentered`, `timeout`, `aborted`, `failed`; holds: `released`, `failed`, `lost`. */
+  /** Acquisitions: `granted`, `reentered`, `timeout`, `aborted`, `failed`; holds: `released`, `failed`, `lost`; leaderships: `lost`, `released`. */
   outcome: 'zk_recipes.outcome',
-  /** Losses: `SESSION_LOST`, `NODE_DELETED`, `SESSION_CLOSED`. */
+  /**
+   * Losses: `SESSION_LOST`, `NODE_DELETED`, `SESSION_CLOSED`; a leadership's end also
+   * `ELECTION_CLOSED`, `ABORTED` (given up).
+   */
   lossCode: 'zk_recipes.loss.code',
+  /** Leadership changes: `gained`, `lost` (taken away), `released` (given up). */
+  leadershipEvent: 'zk_recipes.leadership.event',
   /** Session state changes: the state entered (`connected`, `suspended`, `reconnected`, `lost`, `closed`...). */
   sessionState: 'zk_recipes.session.state',
   /** Span only: `lock`, `read`, `write`, `lease`, `multi`. */

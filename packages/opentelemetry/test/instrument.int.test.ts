@@ -6,6 +6,7 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { ZkSession, type LostMessage } from '@zk-recipes/core';
+import { LeaderLatch } from '@zk-recipes/leader';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import { InterProcessSemaphore } from '@zk-recipes/semaphore';
 import { testConnectString, uniqueRoot } from '@zk-recipes/testing';
@@ -143,6 +144,26 @@ describe('a semaphore', () => {
     expect(await telemetry.sum(METRIC_NAMES.acquisitions, attributes('semaphore', path, 'granted'))).toBe(1);
     await lease.release();
     expect((await telemetry.histogram(METRIC_NAMES.holdDuration, attributes('semaphore', path, 'released')))!.count).toBe(1);
+  });
+});
+
+describe('a leader election', () => {
+  it('a latch: one election led while it leads, none once closed; gained and released counted, the leadership\'s length recorded', async () => {
+    const path = `${root}/election`;
+    const latch = new LeaderLatch(holderSession, path, { id: 'otel' });
+    latch.start();
+    const leadership = await latch.leadership();
+    const election = attributes('leader-latch', path);
+    expect(await telemetry.sum(METRIC_NAMES.leaders, election)).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await latch.close();
+    expect(leadership.signal.aborted).toBe(true);
+    expect(await telemetry.sum(METRIC_NAMES.leaders, election)).toBe(0);
+    expect(await telemetry.sum(METRIC_NAMES.leadershipChanges, { ...election, [ATTRIBUTE_NAMES.leadershipEvent]: 'gained' })).toBe(1);
+    expect(await telemetry.sum(METRIC_NAMES.leadershipChanges, { ...election, [ATTRIBUTE_NAMES.leadershipEvent]: 'released', [ATTRIBUTE_NAMES.lossCode]: 'ELECTION_CLOSED' })).toBe(1);
+    const lasted = await telemetry.histogram(METRIC_NAMES.leadershipDuration, attributes('leader-latch', path, 'released'));
+    expect(lasted!.count).toBe(1);
+    expect(lasted!.sum!).toBeGreaterThanOrEqual(50);
   });
 });
 

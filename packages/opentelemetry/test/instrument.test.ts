@@ -18,6 +18,7 @@ const acquireChannel = diagnosticsChannel.tracingChannel<object>('zk-recipes:acq
 const releaseChannel = diagnosticsChannel.channel('zk-recipes:release');
 const lostChannel = diagnosticsChannel.channel('zk-recipes:lost');
 const sessionChannel = diagnosticsChannel.channel('zk-recipes:session');
+const leadershipChannel = diagnosticsChannel.channel('zk-recipes:leadership');
 
 const SESSION = '01000261bb230005';
 const packageVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -66,6 +67,8 @@ describe('the instruments', () => {
     releaseChannel.publish({ recipe: 'mutex', path: '/locks/orders', node: '/locks/orders/n', sessionId: SESSION, holdMs: 3, outcome: 'released' });
     lostChannel.publish({ recipe: 'mutex', path: '/locks/orders', node: '/locks/orders/n', sessionId: SESSION, code: 'SESSION_LOST', reason: new Error('lost'), heldMs: 4 });
     sessionChannel.publish({ sessionId: SESSION, state: 'connected', previous: 'connecting', generation: 1 });
+    leadershipChannel.publish({ recipe: 'leader-latch', path: '/elections/a', node: '/elections/a/n', id: 'a', sessionId: SESSION, event: 'gained', fencingToken: 7n });
+    leadershipChannel.publish({ recipe: 'leader-latch', path: '/elections/a', node: '/elections/a/n', id: 'a', sessionId: SESSION, event: 'released', fencingToken: 7n, code: 'ELECTION_CLOSED', reason: new Error('closed'), heldMs: 5 });
 
     const byName = await telemetry.metrics();
     // A counter is a monotonic sum, an up-down counter a sum that is not.
@@ -76,6 +79,9 @@ describe('the instruments', () => {
       monotonic: metric.dataPointType === DataPointType.SUM ? metric.isMonotonic : undefined,
     }));
     expect(described.sort((a, b) => a.name.localeCompare(b.name))).toEqual([
+      { name: 'zk_recipes.leadership.changes', unit: '{change}', dataPointType: DataPointType.SUM, monotonic: true },
+      { name: 'zk_recipes.leadership.duration', unit: 'ms', dataPointType: DataPointType.HISTOGRAM, monotonic: undefined },
+      { name: 'zk_recipes.leadership.leaders', unit: '{leader}', dataPointType: DataPointType.SUM, monotonic: false },
       { name: 'zk_recipes.lock.acquire.duration', unit: 'ms', dataPointType: DataPointType.HISTOGRAM, monotonic: undefined },
       { name: 'zk_recipes.lock.acquisitions', unit: '{acquisition}', dataPointType: DataPointType.SUM, monotonic: true },
       { name: 'zk_recipes.lock.hold.duration', unit: 'ms', dataPointType: DataPointType.HISTOGRAM, monotonic: undefined },
@@ -84,7 +90,7 @@ describe('the instruments', () => {
       { name: 'zk_recipes.session.state_changes', unit: '{change}', dataPointType: DataPointType.SUM, monotonic: true },
     ]);
     expect(Object.values(METRIC_NAMES).sort()).toEqual(described.map((d) => d.name));
-    for (const name of [METRIC_NAMES.acquireDuration, METRIC_NAMES.holdDuration]) {
+    for (const name of [METRIC_NAMES.acquireDuration, METRIC_NAMES.holdDuration, METRIC_NAMES.leadershipDuration]) {
       const point = byName.get(name)!.dataPoints[0]!.value as { buckets: { boundaries: number[] } };
       expect(point.buckets.boundaries, name).toEqual([...DURATION_BUCKETS_MS]);
     }
@@ -280,6 +286,28 @@ describe('releases, losses, sessions', () => {
     expect(await telemetry.histogram(METRIC_NAMES.holdDuration, { ...lock, [ATTRIBUTE_NAMES.outcome]: 'lost' })).toMatchObject({ count: 3, sum: 3_010 });
   });
 
+  it('zk-recipes:leadership: elections led now, every change by event and code, each leadership\'s length by how it ended', async () => {
+    start();
+    const election = { [ATTRIBUTE_NAMES.recipe]: 'leader-latch', [ATTRIBUTE_NAMES.path]: '/elections/scheduler' };
+    const publish = (event: string, extra: Record<string, unknown> = {}) =>
+      leadershipChannel.publish({ recipe: 'leader-latch', path: '/elections/scheduler', node: '/elections/scheduler/n', id: 'a', sessionId: SESSION, event, fencingToken: 7n, ...extra });
+    publish('gained');
+    expect(await telemetry.sum(METRIC_NAMES.leaders, election)).toBe(1);
+    publish('lost', { code: 'SESSION_LOST', reason: new Error('lost'), heldMs: 1_000 });
+    expect(await telemetry.sum(METRIC_NAMES.leaders, election)).toBe(0);
+    publish('gained');
+    publish('released', { code: 'ELECTION_CLOSED', reason: new Error('closed'), heldMs: 50 });
+    const changes = (await telemetry.points(METRIC_NAMES.leadershipChanges)).map((p) => [p.attributes[ATTRIBUTE_NAMES.leadershipEvent], p.attributes[ATTRIBUTE_NAMES.lossCode] ?? null, p.value]);
+    expect(changes.sort()).toEqual([
+      ['gained', null, 2],
+      ['lost', 'SESSION_LOST', 1],
+      ['released', 'ELECTION_CLOSED', 1],
+    ]);
+    expect(await telemetry.histogram(METRIC_NAMES.leadershipDuration, { ...election, [ATTRIBUTE_NAMES.outcome]: 'lost' })).toMatchObject({ count: 1, sum: 1_000 });
+    expect(await telemetry.histogram(METRIC_NAMES.leadershipDuration, { ...election, [ATTRIBUTE_NAMES.outcome]: 'released' })).toMatchObject({ count: 1, sum: 50 });
+    expect(await telemetry.sum(METRIC_NAMES.leaders, election)).toBe(0);
+  });
+
   it('zk-recipes:session: every state change counted by the state entered, closed included', async () => {
     start();
     const states = [
@@ -360,7 +388,7 @@ describe('options and lifetime', () => {
 
   it('uninstrument() unsubscribes from every channel; an acquisition in progress ends its span and leaves the waiters; twice is harmless', async () => {
     const handle = start();
-    expect([acquireChannel.hasSubscribers, releaseChannel.hasSubscribers, lostChannel.hasSubscribers, sessionChannel.hasSubscribers]).toEqual([true, true, true, true]);
+    expect([acquireChannel.hasSubscribers, releaseChannel.hasSubscribers, lostChannel.hasSubscribers, sessionChannel.hasSubscribers, leadershipChannel.hasSubscribers]).toEqual([true, true, true, true, true]);
     const grant = deferred<void>();
     const context = acquireContext();
     const acquiring = traceAcquire(context, async () => {
@@ -371,7 +399,7 @@ describe('options and lifetime', () => {
 
     handle.uninstrument();
     handle.uninstrument();
-    expect([acquireChannel.hasSubscribers, releaseChannel.hasSubscribers, lostChannel.hasSubscribers, sessionChannel.hasSubscribers]).toEqual([false, false, false, false]);
+    expect([acquireChannel.hasSubscribers, releaseChannel.hasSubscribers, lostChannel.hasSubscribers, sessionChannel.hasSubscribers, leadershipChannel.hasSubscribers]).toEqual([false, false, false, false, false]);
     expect(await telemetry.sum(METRIC_NAMES.waiters, LOCK)).toBe(0);
     expect(telemetry.spans().map((s) => [s.name, s.ended, s.attributes[ATTRIBUTE_NAMES.outcome]])).toEqual([['zk-recipes acquire mutex', true, undefined]]);
 

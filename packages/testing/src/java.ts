@@ -163,7 +163,10 @@ async function compile(): Promise<CuratorPrograms> {
 
 /** One line of a worker's output. Every line has a `type`; see `CuratorWorker.java`. */
 export interface CuratorLine {
-  /** `ready`, `section`, `done`, `event`, `bench`, `names`, `clock`, `error`, or `text` (not JSON). */
+  /**
+   * `ready`, `section`, `done`, `event`, `bench`, `names`, `clock`, `error`, `leader` (a term of
+   * leadership begins), `participants` (an election as Curator reports it), or `text` (not JSON).
+   */
   type: string;
   /** `java-<pid>`. */
   worker?: string;
@@ -173,7 +176,7 @@ export interface CuratorLine {
 /** A critical section reported by a worker; times are CLOCK_MONOTONIC ns, like `process.hrtime.bigint()`. */
 export interface CuratorSection {
   worker: string;
-  /** `mutex`, `read`, `write` or `lease`. */
+  /** `mutex`, `read`, `write`, `lease` or `leader` (a term of leadership). */
   lock: string;
   start: bigint;
   end: bigint;

@@ -29,9 +29,9 @@ const fixtures = fileURLToPath(new URL('./fixtures/consumer/', import.meta.url))
 const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
 
 /** The packages users install: the recipes, and the test servers and fault helpers for their tests. */
-const PUBLISHED = ['core', 'mutex', 'read-write-lock', 'semaphore', 'multi-lock', 'testing', 'cli', 'opentelemetry'];
+const PUBLISHED = ['core', 'mutex', 'read-write-lock', 'semaphore', 'multi-lock', 'leader', 'testing', 'cli', 'opentelemetry'];
 /** Packages whose README starts with a runnable example. */
-const WITH_EXAMPLE = ['mutex', 'read-write-lock', 'semaphore', 'multi-lock'];
+const WITH_EXAMPLE = ['mutex', 'read-write-lock', 'semaphore', 'multi-lock', 'leader'];
 
 /** A README example gets this long to connect, lock, unlock and exit by itself. */
 const EXAMPLE_BOUND_MS = 30_000;

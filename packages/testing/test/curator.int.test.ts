@@ -68,6 +68,17 @@ describe('Curator peer (bench/java CuratorWorker)', () => {
     expect(maxConcurrency(reads)).toBe(2);
   });
 
+  it.each(['leader-latch', 'leader-selector'])('%s: two Curator processes never lead at once; leadership moves between them', async (mode) => {
+    const path = `${root}/${mode}`;
+    const workers = await Promise.all(['a', 'b'].map((id) => worker([mode, testConnectString(), path, id, '20'])));
+    await Promise.all(workers.map((w) => w.waitForLine((l) => l.type === 'section' && Number(l['id']) >= 5, 60_000)));
+    for (const w of workers) w.child.stdin!.write('stop\n');
+    await Promise.all(workers.map((w) => w.finished()));
+    const sections = workers.flatMap((w) => w.sections());
+    expect(findOverlaps(sections)).toEqual([]);
+    expect(handoffGaps(sections).filter((h) => h.from !== h.to).length).toBeGreaterThan(3);
+  });
+
   it('InterProcessSemaphoreV2 with 2 leases: never more than 2 holders', async () => {
     const path = `${root}/sem`;
     // 40 ms holds: Curator serializes every acquire through an internal lock, so with short holds
@@ -152,6 +163,27 @@ describe('node names Curator 5.4 writes (our recipes must write the same)', () =
     // The guard mutex is released as soon as the lease is taken.
     expect(snapshot('InterProcessSemaphoreV2', 'lease held', `${root}/names/sem/locks`).children).toEqual([]);
     expect(snapshot('InterProcessSemaphoreV2', 'lease returned', `${root}/names/sem/leases`).children).toEqual([]);
+  });
+
+  it('LeaderLatch: <path>/_c_<uuid>-latch-<10 digits>, ephemeral, its id as data', () => {
+    const leading = snapshot('LeaderLatch', 'leading', `${root}/names/latch`);
+    expect(leading.children).toHaveLength(1);
+    const node = leading.children[0]!;
+    expect(node.name).toMatch(PROTECTED);
+    expect(withoutProtection(node.name)).toBe('latch-0000000000');
+    expect(kindOf(node.name)).toBe('latch-');
+    expect(node.data).toBe('curator-latch');
+    expect(node.ephemeralOwner).toBe(leading.sessionId);
+  });
+
+  it("LeaderSelector: an InterProcessMutex's queue, <path>/_c_<uuid>-lock-<10 digits>, its id as data", () => {
+    const leading = snapshot('LeaderSelector', 'leading', `${root}/names/selector`);
+    expect(leading.children).toHaveLength(1);
+    const node = leading.children[0]!;
+    expect(node.name).toMatch(PROTECTED);
+    expect(withoutProtection(node.name)).toBe('lock-0000000000');
+    expect(node.data).toBe('curator-selector');
+    expect(node.ephemeralOwner).toBe(leading.sessionId);
   });
 
   it("stores the client's default data (its local address) in every lock node", () => {

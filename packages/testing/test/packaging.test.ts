@@ -30,7 +30,7 @@ interface PackageJson {
   publishConfig?: { access?: string; provenance?: boolean };
 }
 
-const PACKAGES = ['@zk-recipes/core', '@zk-recipes/mutex', '@zk-recipes/read-write-lock', '@zk-recipes/semaphore', '@zk-recipes/multi-lock', '@zk-recipes/testing', '@zk-recipes/cli', '@zk-recipes/opentelemetry'];
+const PACKAGES = ['@zk-recipes/core', '@zk-recipes/mutex', '@zk-recipes/read-write-lock', '@zk-recipes/semaphore', '@zk-recipes/multi-lock', '@zk-recipes/leader', '@zk-recipes/testing', '@zk-recipes/cli', '@zk-recipes/opentelemetry'];
 const dirOf = (name: string) => name.replace('@zk-recipes/', '');
 const readRepoFile = (relative: string) => readFileSync(`${repoRoot}/${relative}`, 'utf8');
 const packageJson = (relative: string) => JSON.parse(readRepoFile(relative)) as PackageJson;
@@ -141,7 +141,7 @@ describe('package metadata', () => {
 
   // CI pastes the first code block of each recipe's README into a file and runs it with plain
   // `node` against a real server; here, what can be checked without one.
-  it.each(['@zk-recipes/mutex', '@zk-recipes/read-write-lock', '@zk-recipes/semaphore', '@zk-recipes/multi-lock'])(
+  it.each(['@zk-recipes/mutex', '@zk-recipes/read-write-lock', '@zk-recipes/semaphore', '@zk-recipes/multi-lock', '@zk-recipes/leader'])(
     '%s: the README opens with a plain-JavaScript program that runs as first.mjs on Node 20',
     (name) => {
       const readme = readRepoFile(`packages/${dirOf(name)}/README.md`);
@@ -152,7 +152,7 @@ describe('package metadata', () => {
       expect(imported.sort()).toEqual(['@zk-recipes/core', name].sort());
       expect(program).toContain("process.env.ZK_CONNECT ?? '127.0.0.1:2181'");
       expect(program).not.toMatch(/\bawait using\b/);
-      expect(program).not.toMatch(/:\s*(string|number|bigint|LockHandle)\b|\bas [A-Z]\w*|<[A-Z]\w*>\(/); // no TypeScript
+      expect(program).not.toMatch(/:\s*(string|number|bigint|LockHandle|Leadership)\b|\bas [A-Z]\w*|<[A-Z]\w*>\(/); // no TypeScript
       expect(program.trimEnd().split('\n').slice(-2).join('\n')).toMatch(/await session\.close\(\);[^\n]*\n\}$/);
     },
   );

@@ -43,6 +43,9 @@ import org.apache.zookeeper.data.Stat;
  *   names              connect basePath
  *   mutex-revocable    connect lockPath   (makeRevocable, acquire, print held + our node, release when asked)
  *   revoke             connect nodePath   (Revoker.attemptRevoke: ask that node's holder to release)
+ *   leader-latch       connect path id holdMs   (LeaderLatch; a leader resigns after holdMs, 0: when told)
+ *   leader-selector    connect path id holdMs   (LeaderSelector with autoRequeue; a term lasts holdMs, 0: until told)
+ *   participants       connect path latch|selector   (getParticipants() and getLeader() of an election)
  * flags: --session-timeout-ms N (10000)  --connection-timeout-ms N (15000)
  *        --retry exponential|one-time (exponential: base 100 ms, 3 retries)
  *        --warmup N (bench-uncontended, 200)  --start-at epochMs  --wait-go (read "go" on stdin)
@@ -159,7 +162,7 @@ public final class CuratorWorker {
             return;
         }
         if (!List.of("mutex", "rw-read", "rw-write", "semaphore", "bench-uncontended", "many-waiters", "names",
-                "mutex-revocable", "revoke")
+                "mutex-revocable", "revoke", "leader-latch", "leader-selector", "participants")
                 .contains(mode)) {
             throw new UsageError("unknown mode " + mode);
         }
@@ -192,6 +195,15 @@ public final class CuratorWorker {
                     break;
                 case "mutex-revocable":
                     revocableMutex(client, o.arg(2, "lockPath"));
+                    break;
+                case "leader-latch":
+                    Election.latch(o, client);
+                    break;
+                case "leader-selector":
+                    Election.selector(o, client);
+                    break;
+                case "participants":
+                    Election.participants(o, client);
                     break;
                 case "revoke":
                     Revoker.attemptRevoke(client, o.arg(2, "nodePath"));

@@ -6,7 +6,12 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
+import java.util.concurrent.CountDownLatch;
+
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderSelector;
+import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
@@ -15,7 +20,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * Reports the znodes Curator's lock recipes create, while they exist, so that our recipes can write
+ * Reports the znodes Curator's lock and leader recipes create, while they exist, so that our recipes can write
  * the same names. One {@code {"type":"names", ...}} line per snapshot, with every child's name,
  * data, ephemeral owner and czxid. (Curator creates the directories as containers, which the server
  * deletes once they have been empty for a while; a client's Stat does not show that mode.)
@@ -70,6 +75,36 @@ final class NodeNames {
         snapshot(client, "InterProcessSemaphoreV2", "lease held", semPath + "/locks", sessionId);
         semaphore.returnLease(lease[0]);
         snapshot(client, "InterProcessSemaphoreV2", "lease returned", semPath + "/leases", sessionId);
+
+        // LeaderLatch: protected latch- nodes straight under the path, the id as data.
+        String latchPath = base + "/latch";
+        LeaderLatch latch = new LeaderLatch(client, latchPath, "curator-latch");
+        latch.start();
+        latch.await();
+        snapshot(client, "LeaderLatch", "leading", latchPath, sessionId);
+        latch.close();
+
+        // LeaderSelector: an InterProcessMutex queue (lock- nodes), the id as data.
+        String selectorPath = base + "/selector";
+        CountDownLatch done = new CountDownLatch(1);
+        Throwable[] selectorFailure = new Throwable[1];
+        LeaderSelector selector = new LeaderSelector(client, selectorPath, new LeaderSelectorListenerAdapter() {
+            @Override
+            public void takeLeadership(CuratorFramework c) {
+                try {
+                    snapshot(c, "LeaderSelector", "leading", selectorPath, sessionId);
+                } catch (Throwable t) {
+                    selectorFailure[0] = t;
+                } finally {
+                    done.countDown();
+                }
+            }
+        });
+        selector.setId("curator-selector");
+        selector.start();
+        done.await();
+        selector.close();
+        if (selectorFailure[0] != null) throw new IllegalStateException("selector snapshot failed", selectorFailure[0]);
 
         CuratorWorker.emit(CuratorWorker.line("type", "done", "done", true, "worker", CuratorWorker.WORKER));
     }

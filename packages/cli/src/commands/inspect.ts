@@ -11,13 +11,14 @@ import type { Io } from './Io.js';
 import type { Command } from './Command.js';
 import { watchLock } from './watchLock.js';
 
-export const INSPECT_HELP = `Usage: zk-recipes inspect <path> --connect <host:port,...> [--json] [--watch]
+export const INSPECT_HELP = `Usage: zk-recipes inspect <path> --connect <host:port,...> [--json] [--watch] [--election]
 
 Every contender of the lock at <path>, in queue order: a mutex, a read/write lock (zk-recipes'
 or Curator's names) or a semaphore (queue or Curator layout) alike. For each node: its name, kind
 (lock/read/write/lease), role (holder/waiter, decided by the recipe's own rule; for a semaphore
 with the leases it holds or asks for), the session that owns it, its age, and the owner data it
-carries (host, pid, label).
+carries (host, pid, label). A leader election (LeaderLatch's latch- nodes, zk-recipes' or
+Curator's) shows its leader and participants, each with its id.
 
 Options:
   --json               one JSON object per snapshot (docs/observability.md documents it)
@@ -25,6 +26,8 @@ Options:
                        watches, no polling; Ctrl-C ends)
   --max-leases <n>     a semaphore's maximum, when its directory records none
   --count <path>       the SharedCount node that gives a semaphore's maximum
+  --election           read a lock- queue as a LeaderSelector's election (its leader and
+                       participants with their ids): it is a mutex's queue to look at
 
 ${CONNECTION_HELP}
 
@@ -39,6 +42,7 @@ const OPTIONS = {
   watch: { type: 'boolean', short: 'w' },
   'max-leases': { type: 'string' },
   count: { type: 'string' },
+  election: { type: 'boolean' },
 } as const;
 
 export const inspect: Command = {
@@ -52,6 +56,7 @@ export const inspect: Command = {
     const read: ReadLockOptions = {};
     if (values['max-leases'] !== undefined) read.maxLeases = positiveInteger('--max-leases', values['max-leases'], 'inspect');
     if (values.count !== undefined) read.countPath = validatePath(values.count, '--count');
+    if (values.election === true) read.election = true;
     const json = values.json === true;
     const watch = values.watch === true;
     return {

@@ -22,6 +22,8 @@ export interface LockSnapshot {
   layout: 'zk-recipes' | 'queue' | 'curator' | null;
   /** A semaphore's number of leases (recorded in its directory, or from `--max-leases`/`--count`); `null` otherwise or unknown. */
   maxLeases: number | null;
+  /** An election's leader: the `id` of its first participant; `null` for a lock, or an election nobody is in. */
+  leader: string | null;
   /** How many contenders hold, and how many wait (a Curator semaphore: its lease nodes; its internal lock is not counted). */
   holders: number;
   waiters: number;
@@ -29,15 +31,20 @@ export interface LockSnapshot {
   contenders: Contender[];
 }
 
-/** The recipes `inspect` reads. */
-export type Recipe = 'mutex' | 'read-write-lock' | 'semaphore';
-
-/** A node's kind: `lock` (a mutex, a Curator semaphore's internal lock), `read`, `write`, `lease`; `other` for a kind no recipe writes. */
-export type ContenderKind = 'lock' | 'read' | 'write' | 'lease' | 'other';
+/** The recipes `inspect` reads: locks, and leader elections (`LeaderLatch`'s and `LeaderSelector`'s layouts). */
+export type Recipe = 'mutex' | 'read-write-lock' | 'semaphore' | 'leader-latch' | 'leader-selector';
 
 /**
- * `holder` or `waiter`, as the recipe's own ordering rule decides it on the queue; `unknown` for a
- * semaphore whose maximum is not known (a SharedCount sets it: give `--max-leases` or `--count`).
+ * A node's kind: `lock` (a mutex, a Curator semaphore's internal lock, a LeaderSelector's
+ * participant), `read`, `write`, `lease`, `latch` (a LeaderLatch's participant); `other` for a kind
+ * no recipe writes.
+ */
+export type ContenderKind = 'lock' | 'read' | 'write' | 'lease' | 'latch' | 'other';
+
+/**
+ * `holder` or `waiter`, as the recipe's own ordering rule decides it on the queue (in an election:
+ * the leader and the other participants); `unknown` for a semaphore whose maximum is not known (a
+ * SharedCount sets it: give `--max-leases` or `--count`).
  */
 export type Role = 'holder' | 'waiter' | 'unknown';
 
@@ -61,6 +68,8 @@ export interface Contender {
   ageMs: number;
   /** The owner data the node carries (host, pid, label), or `null` when it carries none. */
   owner: ContenderOwner | null;
+  /** An election participant's id: its node's data as UTF-8 (cut to `ID_LIMIT`); `null` for a lock's node. */
+  id: string | null;
 }
 
 /** Who made a node, from its owner data: host name, process id, and the session's `label` (`null` when not set). */
@@ -81,4 +90,6 @@ export interface ReadLockOptions {
   maxLeases?: number | undefined;
   /** The SharedCount node that gives a semaphore's maximum at run time. */
   countPath?: string | undefined;
+  /** Read a mutex's queue (`lock-` nodes) as a LeaderSelector's election (`inspect --election`). */
+  election?: boolean | undefined;
 }

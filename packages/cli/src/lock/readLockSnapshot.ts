@@ -8,11 +8,12 @@ import {
   type Watcher,
   type ZkSession,
 } from '@zk-recipes/core';
+import { LATCH_KIND } from '@zk-recipes/leader';
 import { MUTEX_KIND } from '@zk-recipes/mutex';
 import { readRule, writeRule } from '@zk-recipes/read-write-lock';
 import { leaseQueueRule, weightOfKind } from '@zk-recipes/semaphore';
 import { CliError } from './CliError.js';
-import type { Contender, ContenderKind, ContenderOwner, LockSnapshot, ReadLockOptions } from './LockSnapshot.js';
+import type { Contender, ContenderKind, ContenderOwner, LockSnapshot, ReadLockOptions, Recipe } from './LockSnapshot.js';
 
 export type { ReadLockOptions } from './LockSnapshot.js';
 import { dataOrNull, listingOrNull, sessionIdOf } from './nodeReads.js';
@@ -21,7 +22,7 @@ import type { ReadQueue } from './ReadQueue.js';
 import { familyOf, type QueueFamily } from './recipeOfKinds.js';
 import { rolesOf } from './roles.js';
 import { maximumOf } from './semaphoreMaximum.js';
-import { OWNER_LIMITS, PRINT_LIMITS } from '../text/limits.js';
+import { ID_LIMIT, OWNER_LIMITS, PRINT_LIMITS } from '../text/limits.js';
 import { cut } from '../text/printable.js';
 
 
@@ -66,16 +67,21 @@ export async function readLockSnapshot(session: ZkSession, path: string, options
     return finish(session, path, takenAt, { recipe: 'semaphore', layout: 'queue', maxLeases }, [leases], watcher);
   }
   const single: ReadQueue = { directory: path, relative: '', entries: queue, ...classifiedBy(family) };
-  return finish(session, path, takenAt, { recipe: family.recipe, layout: family.recipe === 'mutex' ? null : family.layout, maxLeases: null }, [single], watcher);
+  // A LeaderSelector's election is a mutex's queue: only the caller can say which it is.
+  const recipe: Recipe = family.recipe === 'mutex' && options.election === true ? 'leader-selector' : family.recipe;
+  return finish(session, path, takenAt, { recipe, layout: family.recipe === 'read-write-lock' ? family.layout : null, maxLeases: null }, [single], watcher);
 }
 
 function emptySnapshot(path: string, takenAt: number): LockSnapshot {
-  return { format: 1, path, takenAt: new Date(takenAt).toISOString(), exists: true, recipe: null, layout: null, maxLeases: null, holders: 0, waiters: 0, contenders: [] };
+  return { format: 1, path, takenAt: new Date(takenAt).toISOString(), exists: true, recipe: null, layout: null, maxLeases: null, leader: null, holders: 0, waiters: 0, contenders: [] };
 }
 
 function classifiedBy(family: Exclude<QueueFamily, { recipe: 'semaphore' }>): Pick<ReadQueue, 'classify' | 'rule'> {
   if (family.recipe === 'mutex') {
     return { classify: (entry) => ({ kind: entry.kind === MUTEX_KIND ? 'lock' : 'other', leases: null }), rule: () => exclusiveRule };
+  }
+  if (family.recipe === 'leader-latch') {
+    return { classify: (entry) => ({ kind: entry.kind === LATCH_KIND ? 'latch' : 'other', leases: null }), rule: () => exclusiveRule };
   }
   const { naming } = family;
   const read = readRule(naming);
@@ -102,6 +108,7 @@ async function finish(
   watcher: Watcher | undefined,
 ): Promise<LockSnapshot> {
   const contenders: Contender[] = [];
+  const election = lock.recipe === 'leader-latch' || lock.recipe === 'leader-selector';
   let holders = 0;
   let waiters = 0;
   for (const [index, queue] of queues.entries()) {
@@ -131,6 +138,7 @@ async function finish(
         createdAt: new Date(createdAt).toISOString(),
         ageMs: Math.max(0, takenAt - createdAt),
         owner: ownerOf(read.data),
+        id: election ? cut(Buffer.from(read.data.buffer, read.data.byteOffset, read.data.byteLength).toString('utf8'), ID_LIMIT) : null,
       });
     });
   }
@@ -140,6 +148,7 @@ async function finish(
     takenAt: new Date(takenAt).toISOString(),
     exists: true,
     ...lock,
+    leader: election ? (contenders.find((c) => c.role === 'holder')?.id ?? null) : null,
     holders,
     waiters,
     contenders,

@@ -1,4 +1,5 @@
 import type { QueueEntry } from '@zk-recipes/core';
+import { LATCH_KIND } from '@zk-recipes/leader';
 import { MUTEX_KIND } from '@zk-recipes/mutex';
 import { CURATOR_NAMING, ZK_RECIPES_NAMING, type ReadWriteNaming } from '@zk-recipes/read-write-lock';
 import { weightOfKind } from '@zk-recipes/semaphore';
@@ -7,13 +8,16 @@ import { weightOfKind } from '@zk-recipes/semaphore';
 export type QueueFamily =
   | { recipe: 'mutex' }
   | { recipe: 'read-write-lock'; naming: ReadWriteNaming; layout: 'zk-recipes' | 'curator' }
-  | { recipe: 'semaphore' };
+  | { recipe: 'semaphore' }
+  | { recipe: 'leader-latch' };
 
 /**
  * The family of a queue, or `null` when no node is of a kind a recipe writes (an empty directory,
  * or another tool's sequential nodes). A read/write kind wins over a lease kind, and a lease kind
  * over `lock-`: each recipe's rule treats kinds it does not know conservatively (as exclusive, or
- * as one lease), so a stray node of another recipe is shown as that rule sees it.
+ * as one lease), so a stray node of another recipe is shown as that rule sees it. `latch-` nodes
+ * are a LeaderLatch's election (its rule is the exclusive one); a LeaderSelector's election is a
+ * mutex's queue, told apart only by the caller (`inspect --election`).
  */
 export function familyOf(queue: readonly QueueEntry[]): QueueFamily | null {
   const kinds = new Set(queue.map((entry) => entry.kind));
@@ -23,6 +27,7 @@ export function familyOf(queue: readonly QueueEntry[]): QueueFamily | null {
     }
   }
   if ([...kinds].some((kind) => weightOfKind(kind) !== null)) return { recipe: 'semaphore' };
+  if (kinds.has(LATCH_KIND)) return { recipe: 'leader-latch' };
   if (kinds.has(MUTEX_KIND)) return { recipe: 'mutex' };
   return null;
 }

@@ -10,6 +10,8 @@ export const PRINT_LIMITS = {
   host: 64,
   /** LABEL (`inspect`, `revoke`): a session's label is at most 128. */
   label: 128,
+  /** ID (`inspect` of an election): a participant's id, as a service names itself. */
+  id: 128,
   /** A lock's path: `ls`'s PATH, `inspect`'s heading, `revoke`'s node. */
   path: 256,
   /** Any other table cell (what the CLI writes itself is far shorter). */
@@ -26,3 +28,9 @@ export const PRINT_LIMITS = {
  * (at most 128). Longer values are cut, ending in `…`.
  */
 export const OWNER_LIMITS = { host: 255, label: 128 } as const;
+
+/**
+ * How much of an election participant's id `readLockSnapshot` keeps (and `--json` prints): an id is
+ * whatever the participant wrote (up to the server's 1 MB), so it is cut, ending in `…`.
+ */
+export const ID_LIMIT = 1024;

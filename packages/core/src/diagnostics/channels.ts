@@ -13,6 +13,8 @@ export const RELEASE_CHANNEL = 'zk-recipes:release';
 export const LOST_CHANNEL = 'zk-recipes:lost';
 /** Published on every state change of a `ZkSession`, `closed` included. */
 export const SESSION_CHANNEL = 'zk-recipes:session';
+/** Published when a participant of a leader election becomes leader, and when that leadership ends. */
+export const LEADERSHIP_CHANNEL = 'zk-recipes:leadership';
 
 /** Which recipe an acquisition, release or loss belongs to. */
 export type DiagnosticsRecipe = 'mutex' | 'semaphore-mutex' | 'read-lock' | 'write-lock' | 'semaphore' | 'multi-lock';
@@ -89,6 +91,35 @@ export interface SessionMessage {
   reason?: Error;
 }
 
+/** The election recipe a leadership belongs to. */
+export type LeadershipRecipe = 'leader-latch' | 'leader-selector';
+
+/**
+ * The message of `zk-recipes:leadership`. `gained`: the participant became leader. `lost`: its
+ * leadership was taken away (`code` `SESSION_LOST`, `NODE_DELETED`, `SESSION_CLOSED`).
+ * `released`: it gave leadership up itself (`code` `ELECTION_CLOSED` on close, `ABORTED` when its
+ * term ended or was interrupted). Every `gained` is followed by one `lost` or `released`.
+ */
+export interface LeadershipMessage {
+  recipe: LeadershipRecipe;
+  /** The election's directory. */
+  path: string;
+  /** The full path of the leader's node. */
+  node: string;
+  /** The participant's id (its node's data). */
+  id: string;
+  sessionId: string;
+  event: 'gained' | 'lost' | 'released';
+  /** The leadership's fencing token (its node's `czxid`): grows with every new leader. */
+  fencingToken: bigint;
+  /** `lost` and `released`: the code of the reason the leadership's `signal` aborted with. */
+  code?: string;
+  /** `lost` and `released`: that reason. */
+  reason?: Error;
+  /** `lost` and `released`: milliseconds from the grant to the end. */
+  heldMs?: number;
+}
+
 /** @internal */
 export const acquireChannel = diagnostics.tracingChannel<AcquireContext, AcquireContext>(ACQUIRE_CHANNEL);
 /** @internal */
@@ -97,6 +128,8 @@ export const releaseChannel = diagnostics.channel(RELEASE_CHANNEL);
 export const lostChannel = diagnostics.channel(LOST_CHANNEL);
 /** @internal */
 export const sessionChannel = diagnostics.channel(SESSION_CHANNEL);
+/** @internal */
+export const leadershipChannel = diagnostics.channel(LEADERSHIP_CHANNEL);
 
 /** The kind of what a recipe's acquisition asks for. */
 export function kindOfRecipe(recipe: DiagnosticsRecipe): AcquireKind {
@@ -153,4 +186,27 @@ export function publishSessionState(session: { readonly sessionId: string; reado
   const message: SessionMessage = { sessionId: session.sessionId, state, previous, generation: session.generation };
   if (reason !== undefined) message.reason = reason;
   sessionChannel.publish(message);
+}
+
+/** What a leadership's start or end reports (the recipes' leadership handle). */
+export interface LeadershipNode extends HeldNode {
+  readonly fencingToken: bigint;
+}
+
+/**
+ * @internal Publishes a leadership's start (`ended` undefined) or end (call only when
+ * `leadershipChannel.hasSubscribers`). An end whose reason is the session's loss, its close or
+ * our node's deletion is `lost`; any other (closed, interrupted, given up) is `released`.
+ */
+export function publishLeadership(recipe: LeadershipRecipe, path: string, id: string, held: LeadershipNode, sessionId: string, ended?: { reason: unknown }): void {
+  const message: LeadershipMessage = { recipe, path, node: held.path, id, sessionId, event: 'gained', fencingToken: held.fencingToken };
+  if (ended !== undefined) {
+    const reason = ended.reason instanceof Error ? ended.reason : new Error(String(ended.reason));
+    const code = (reason as { code?: unknown }).code;
+    message.code = typeof code === 'string' ? code : 'UNKNOWN';
+    message.event = code === 'SESSION_LOST' || code === 'NODE_DELETED' || code === 'SESSION_CLOSED' ? 'lost' : 'released';
+    message.reason = reason;
+    message.heldMs = performance.now() - held.grantedAt;
+  }
+  leadershipChannel.publish(message);
 }
