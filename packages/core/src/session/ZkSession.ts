@@ -23,7 +23,7 @@ import { mkdirp } from './mkdirp.js';
 import { openGeneration, type GenerationListener } from './openGeneration.js';
 import { ZK_SESSION_DEFAULTS, parseZkSessionOptions, type ZkSessionOptions, type ZkSessionOptionsInput } from './options.js';
 import { assertRequestFits, type OwnRequest } from './ownRequest.js';
-import { assertPath, createRequest, decodeChildren, decodeData, decodeExists, deleteRequest, getAclRequest } from './requests.js';
+import { assertPath, createRequest, decodeChildren, decodeChildrenIfExists, decodeData, decodeDataIfExists, decodeExists, deleteRequest, getAclRequest } from './requests.js';
 import { removeWatchesRequest, setAclRequest, setDataRequest, transactionRequest } from './requests.js';
 import { closeGeneration, retireGeneration } from './retireGeneration.js';
 import { SessionEvents } from './sessionEvents.js';
@@ -228,6 +228,20 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   }
 
   /**
+   * {@link getChildren}, but a missing node is an answer, `null`, not a `NO_NODE` error (and no
+   * watch is set then): for callers to whom a node already gone is an expected outcome, which then
+   * costs no error object.
+   */
+  getChildrenIfExists(path: string, watcher?: Watcher): Promise<{ children: string[]; stat: Stat } | null> {
+    return this.call('getChildren', path, (gen) => gen.read(OP.getChildren2, path, decodeChildrenIfExists, watcher, true), watcher ? 'child' : undefined);
+  }
+
+  /** {@link getData}, but a missing node is an answer, `null` (see {@link getChildrenIfExists}). */
+  getDataIfExists(path: string, watcher?: Watcher): Promise<{ data: Buffer; stat: Stat } | null> {
+    return this.call('getData', path, (gen) => gen.read(OP.getData, path, decodeDataIfExists, watcher, true), watcher ? 'data' : undefined);
+  }
+
+  /**
    * Stops calling `watcher` for `path` (every kind of watch) and removes from the server (REMOVE_WATCHES,
    * ZooKeeper 3.5+, not awaited) and from the wire client (so no reconnection sets it again) each
    * watch that no other watcher of this session still needs, unless a request that sets such a
@@ -242,7 +256,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       // reconnection's SetWatches no longer names it).
       if (gen.retired || this.closing || this._state === 'suspended') continue;
       this.call<void>('removeWatches', path, (g) => removeWatchesRequest(g.chroot, path, watchClass))
-        // NO_WATCHER: it fired meanwhile; a lost connection: forgotten anyway
+        // NO_WATCHER (it fired meanwhile) answers it; a lost connection: forgotten anyway
         .catch(() => undefined);
     }
   }

@@ -4,7 +4,9 @@
  * `retireGeneration.ts` (docs/architecture.md, "The session").
  */
 import type { WatchdogInput, WirePhase } from './livenessWatchdog.js';
-import { OwnRequest, type ReplyDecoder } from './ownRequest.js';
+import { ReplyCode } from './errorMapping.js';
+import type { JuteReader, ReplyHeader } from './frames.js';
+import { OwnRequest, type ReplyDecoder, type RequestBody } from './ownRequest.js';
 import { PendingCalls } from './pendingCalls.js';
 import { readRequest } from './requests.js';
 import { OP } from './frames.js';
@@ -59,30 +61,20 @@ export class Generation {
   }
 
   /**
-   * A GET_CHILDREN2, GET_DATA or EXISTS of `path`, its reply read by `decode` (an EXISTS's error
-   * replies too: NO_NODE answers it). With a `watcher`, the server sets a watch, and the decoder
-   * registers ours at once (in the socket handler, before any event the server sends after that
-   * reply can be read): on the children, on the data, or (an EXISTS of a missing node) on the
-   * node's creation.
+   * A GET_CHILDREN2, GET_DATA or EXISTS of `path`, its reply read by `decode` (its error replies
+   * too with `decodesErrors`: NO_NODE answers an EXISTS, or an `...IfExists` read, with null). With
+   * a `watcher`, the server sets a watch, and the reply registers ours at once (in the socket
+   * handler, before any event the server sends after that reply can be read): on the children, on
+   * the data, or (an EXISTS of a missing node) on the node's creation.
    */
-  read<T>(type: typeof OP.getChildren2 | typeof OP.getData | typeof OP.exists, path: string, decode: ReplyDecoder<T>, watcher: Watcher | undefined): OwnRequest {
+  read<T>(type: ReadOp, path: string, decode: ReplyDecoder<T>, watcher: Watcher | undefined, decodesErrors = type === OP.exists): OwnRequest {
     const body = readRequest(type, this.chroot, path, watcher !== undefined);
-    const decodesErrors = type === OP.exists;
     if (watcher === undefined) return new OwnRequest(body, decode, decodesErrors);
-    return new OwnRequest(
-      body,
-      (r, header) => {
-        const reply = decode(r, header);
-        if (reply instanceof Error) return reply;
-        this.addWatch(type === OP.getChildren2 ? 'child' : type === OP.exists && reply === null ? 'exist' : 'data', path, watcher);
-        return reply;
-      },
-      decodesErrors,
-    );
+    return new WatchingRead(body, decode, decodesErrors, this, type, path, watcher);
   }
 
-  /** Registers `watcher`: on the wire (once per kind and path; see `watchRegistry.ts`) and in ours. */
-  private addWatch(kind: WatchKind, path: string, watcher: Watcher): void {
+  /** @internal Registers `watcher`: on the wire (once per kind and path; see `watchRegistry.ts`) and in ours. */
+  addWatch(kind: WatchKind, path: string, watcher: Watcher): void {
     if (this.retired) return;
     const entry = this.watches.add(kind, path, watcher);
     if (!entry) return;
@@ -150,3 +142,30 @@ export class Generation {
 }
 
 function noop(): void {}
+
+type ReadOp = typeof OP.getChildren2 | typeof OP.getData | typeof OP.exists;
+
+/** A read that sets a watch: registered as its reply is read, if the server set one. */
+class WatchingRead extends OwnRequest {
+  constructor(
+    body: RequestBody,
+    decode: ReplyDecoder,
+    decodesErrors: boolean,
+    private readonly gen: Generation,
+    private readonly op: ReadOp,
+    private readonly path: string,
+    private readonly watcher: Watcher,
+  ) {
+    super(body, decode, decodesErrors);
+  }
+
+  override read(reader: JuteReader, header: ReplyHeader): unknown {
+    const reply = this.decode(reader, header);
+    if (reply instanceof Error || reply instanceof ReplyCode) return reply;
+    const op = this.op;
+    // A missing node: an EXISTS sets a watch for its creation, the other reads set none.
+    if (reply === null && op !== OP.exists) return reply;
+    this.gen.addWatch(op === OP.getChildren2 ? 'child' : op === OP.exists && reply === null ? 'exist' : 'data', this.path, this.watcher);
+    return reply;
+  }
+}

@@ -39,7 +39,7 @@ export interface WireRequest {
   toBuffer(): Buffer;
 }
 
-/** What the wire client calls back with: its own Exception, or our WireReplyError, or a decoded reply. */
+/** What the wire client calls back with: its own Exception, or our ReplyCode, or a decoded reply. */
 export type WireCallback = (error: unknown, response?: unknown) => void;
 
 export interface PendingPacket {

@@ -22,6 +22,7 @@
  */
 import type { Socket } from 'node:net';
 import { CM_STATES, type ConnectionManager, type WireRequest } from './wire.js';
+import { ReplyCode } from './errorMapping.js';
 import { FrameSplitter, JuteReader, OP, XID, readReplyHeader } from './frames.js';
 import { OwnRequest } from './ownRequest.js';
 import { logSocketWrites, type WireClock } from './wireClock.js';
@@ -52,8 +53,6 @@ export interface HardeningHooks {
   onError(err: Error): void;
   /** The wire client was retired: refuse all further traffic. */
   isDisposed(): boolean;
-  /** Builds the error for a non-zero reply code. */
-  replyError(zkCode: number): Error;
   /**
    * Sees each frame read while the wire client waits for its connect response, before anything
    * else does, and returns the frame to go on with, if any: the SASL exchange holds the connect
@@ -109,7 +108,7 @@ export function installHardening(cm: ConnectionManager, hooks: HardeningHooks): 
       this.pendingBuffer = null;
       if (counts) timeReply(this, frame, clock, hooks.now());
       try {
-        if (!handleOwnReply(this, frame, hooks)) original.call(this, frame);
+        if (!handleOwnReply(this, frame)) original.call(this, frame);
       } catch (err) {
         hooks.onError(asError(err, 'wire client failed on a server frame; reconnecting'));
         current?.destroy();
@@ -140,7 +139,7 @@ function timeReply(cm: ConnectionManager, frame: Buffer, clock: WireClock, now: 
 }
 
 /** Returns true when the frame answered one of our own requests (and was fully handled). */
-function handleOwnReply(cm: ConnectionManager, frame: Buffer, hooks: HardeningHooks): boolean {
+function handleOwnReply(cm: ConnectionManager, frame: Buffer): boolean {
   // The connect response (first frame while CONNECTING) is the original's business.
   if (cm.state === CM_STATES.CONNECTING) return false;
   const header = readReplyHeader(frame);
@@ -163,19 +162,21 @@ function handleOwnReply(cm: ConnectionManager, frame: Buffer, hooks: HardeningHo
   // As ZooKeeper's Java client: only a positive zxid advances the last-seen zxid.
   if (header.zxid.readBigInt64BE(0) > 0n) cm.zxid = header.zxid;
   const request = head.request;
+  // An error code goes on as a ReplyCode, not an Error: the session builds its error only if the
+  // call rejects with it (docs/architecture.md, "The session").
   if (header.err !== 0 && !request.decodesErrors) {
-    head.callback(hooks.replyError(header.err));
+    head.callback(new ReplyCode(header.err));
     return true;
   }
   let result: unknown;
   try {
-    result = request.decode(new JuteReader(frame, 20), header);
+    result = request.read(new JuteReader(frame, 20), header);
   } catch (err) {
-    head.callback(header.err !== 0 ? hooks.replyError(header.err) : asError(err, 'could not decode the reply'));
+    head.callback(header.err !== 0 ? new ReplyCode(header.err) : asError(err, 'could not decode the reply'));
     if (header.err !== 0) return true;
     throw err;
   }
-  if (result instanceof Error) head.callback(result);
+  if (result instanceof Error || result instanceof ReplyCode) head.callback(result);
   else head.callback(null, result);
   return true;
 }

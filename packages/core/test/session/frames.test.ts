@@ -60,6 +60,16 @@ describe('jute codec', () => {
     expect(() => r.int()).toThrow(RangeError);
   });
 
+  it('grows past its first buffer without losing what it wrote; the length prefix counts the body', () => {
+    const big = 'é'.repeat(300); // 600 bytes, past the first 128
+    const data = Buffer.alloc(1000, 7);
+    const f = new JuteWriter().int(1).ustring(big).buffer(data).int(2).frame();
+    expect(f.readInt32BE(0)).toBe(f.length - 4);
+    const r = new JuteReader(f, 4);
+    expect([r.int(), r.ustring(), r.buffer().equals(data), r.int()]).toEqual([1, big, true, 2]);
+    expect(r.offset).toBe(f.length);
+  });
+
   it('reads a Stat with 64-bit fields as bigint', () => {
     const b = Buffer.alloc(68);
     b.writeBigInt64BE(0x100000001n, 0);

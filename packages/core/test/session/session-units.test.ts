@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PendingCalls } from '../../src/session/pendingCalls.js';
 import { WatchRegistry } from '../../src/session/watchRegistry.js';
-import { fromZkCode, toZkError, WireReplyError } from '../../src/session/errorMapping.js';
+import { fromZkCode, toZkError, ReplyCode } from '../../src/session/errorMapping.js';
 import { parseZkSessionOptions, ZK_SESSION_DEFAULTS } from '../../src/session/options.js';
 import { InvalidArgumentError, SessionLostError, ZooKeeperError } from '../../src/errors.js';
 import { WIRE_CLIENT_VERSION } from '../../src/session/wire.js';
@@ -63,8 +63,8 @@ describe('error mapping', () => {
     expect(fromZkCode(-112, 'create', '/y')).toBeInstanceOf(SessionLostError);
   });
   it('maps unknown codes to ZOOKEEPER_ERROR with the raw code', () => {
-    expect(toZkError(new WireReplyError(-999), 'create', '/q')).toMatchObject({ code: 'ZOOKEEPER_ERROR', zkCode: -999 });
-    expect(toZkError(new WireReplyError(-125), 'create', '/q').message).toMatch(/QUOTA_EXCEEDED/);
+    expect(toZkError(new ReplyCode(-999), 'create', '/q')).toMatchObject({ code: 'ZOOKEEPER_ERROR', zkCode: -999 });
+    expect(toZkError(new ReplyCode(-125), 'create', '/q').message).toMatch(/QUOTA_EXCEEDED/);
   });
   it("maps the wire client's own Exception objects (numeric code)", () => {
     expect(toZkError({ code: -4, getCode: () => -4 }, 'exists', '/')).toMatchObject({ code: 'CONNECTION_LOSS', zkCode: -4 });
