@@ -11,13 +11,13 @@ import { PendingCalls } from './pendingCalls.js';
 import { readRequest } from './requests.js';
 import { OP } from './frames.js';
 import type { WatchEvent, WatchEventType, Watcher } from './types.js';
-import { CM_STATES, forgetWireWatcher, type ConnectionManager, type WireClient, type WireEvent } from './wire.js';
+import { CM_STATES, type ConnectionManager, type WireClient } from './wire.js';
 import { WireClock } from './wireClock.js';
-import { WatchRegistry, type WatchClass, type WatchKind } from './watchRegistry.js';
+import { WatchRegistry, WireWatchTable, type WatchClass, type WatchKind } from './watchRegistry.js';
 import { PING_REQUEST } from './wireHardening.js';
 
 /** Watch event types on the wire (Watcher.Event.EventType); others are dropped by the hardening. */
-const WIRE_EVENT_TYPES: Record<number, WatchEventType> = {
+const WIRE_EVENT_TYPES: Readonly<Record<number, WatchEventType | undefined>> = {
   1: 'created',
   2: 'deleted',
   3: 'dataChanged',
@@ -50,6 +50,8 @@ export class Generation {
     this.cm = client.connectionManager;
     this.chroot = this.cm.chrootPath;
     this.watches = new WatchRegistry(onWatcherError);
+    // The watches the wire client sets again after a reconnection are ours (see WireWatchTable).
+    this.cm.watcherManager = new WireWatchTable(this.watches);
     const now = performance.now();
     this.clock = new WireClock(now, this.cm.sessionTimeout);
     this.socketSince = now;
@@ -73,32 +75,30 @@ export class Generation {
     return new WatchingRead(body, decode, decodesErrors, this, type, path, watcher);
   }
 
-  /** @internal Registers `watcher`: on the wire (once per kind and path; see `watchRegistry.ts`) and in ours. */
+  /** @internal Registers `watcher` (the server set the watch: see `watchRegistry.ts`). */
   addWatch(kind: WatchKind, path: string, watcher: Watcher): void {
     if (this.retired) return;
-    const entry = this.watches.add(kind, path, watcher);
-    if (!entry) return;
-    const wireWatcher = (event: WireEvent): void => {
-      const type = WIRE_EVENT_TYPES[event.getType()];
-      if (type) this.watches.fire(entry, { type, path } satisfies WatchEvent);
-    };
-    entry.wire = wireWatcher;
-    if (kind === 'data') this.cm.registerDataWatcher(path, wireWatcher);
-    else if (kind === 'child') this.cm.registerChildWatcher(path, wireWatcher);
-    else this.cm.registerExistenceWatcher(path, wireWatcher);
+    this.watches.add(kind, path, watcher);
   }
 
   /**
-   * Forgets `watcher` on `path`, and in the wire client each watch no other watcher of ours still
-   * needs (so no reconnection sets it again). Returns the classes of server-side watch that are
-   * now ours to remove from the server (see `WatchRegistry.takeIfIdle`).
+   * A watch notification read off the wire (`type` as ZooKeeper numbers it, `path` without the
+   * chroot), while the frame is being handled: the watches it ends are told (their `onArrival` at
+   * once, the watchers a turn later, see `WatchRegistry`).
+   */
+  notified(type: number, path: string): void {
+    const eventType = WIRE_EVENT_TYPES[type];
+    if (eventType !== undefined && !this.retired) this.watches.notified({ type: eventType, path } satisfies WatchEvent);
+  }
+
+  /**
+   * Forgets `watcher` on `path`, and each watch no other watcher of ours still needs (so no
+   * reconnection sets it again). Returns the classes of server-side watch that are now ours to
+   * remove from the server (see `WatchRegistry.takeIfIdle`).
    */
   forgetIdleWatches(path: string, watcher: Watcher): WatchClass[] {
     const classes: WatchClass[] = [];
-    for (const { watchClass, entries } of this.watches.takeIfIdle(path, watcher)) {
-      for (const { kind, entry } of entries) if (entry.wire !== undefined) forgetWireWatcher(this.cm, kind, path, entry.wire);
-      classes.push(watchClass);
-    }
+    for (const { watchClass } of this.watches.takeIfIdle(path, watcher)) classes.push(watchClass);
     return classes;
   }
 

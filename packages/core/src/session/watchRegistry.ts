@@ -1,13 +1,17 @@
 /**
  * Watch multiplexing. The wire client keeps one Node EventEmitter per watched path and adds one
  * listener per registration, so 10,000 waiters on one node would stack 10,000 listeners (and trip
- * MaxListeners). We register ONE wire-level watcher per (kind, path) and fan out to our own sets.
+ * MaxListeners). We keep ONE entry per (kind, path) for the server's one watch, and fan out to our
+ * own sets. The wire client is left out altogether: notifications are decoded by the hardening
+ * (`wireHardening.ts`) and handed to {@link WatchRegistry.notified}, and the table it keeps for
+ * setting watches again after a reconnection is ours ({@link WireWatchTable}), so a watch costs
+ * no emitter, no listener and no event object of the wire client's.
  * Callbacks are delivered outside the wire client's socket handler, and a throwing callback is
  * caught and reported (never an uncaught exception).
  */
 import { SmallSet } from '../util/SmallSet.js';
 import type { WatchEvent, Watcher } from './types.js';
-import type { WireEvent } from './wire.js';
+import type { WireWatcherManager } from './wire.js';
 
 /** data: getData / exists on an existing node; exist: exists on a missing node; child: getChildren. */
 export type WatchKind = 'data' | 'exist' | 'child';
@@ -25,12 +29,26 @@ const CLASS_KINDS: ReadonlyArray<[WatchClass, readonly WatchKind[]]> = [
 
 /** The user watchers of one (kind, path): usually one (a waiter watching its predecessor). */
 export class WatchEntry extends SmallSet<Watcher> {
-  /** The one wire-level watcher registered for this key (set by the session). */
-  wire: ((event: WireEvent) => void) | undefined;
-  constructor(readonly key: string) {
+  constructor(
+    readonly key: string,
+    readonly kind: WatchKind,
+    readonly path: string,
+  ) {
     super();
   }
 }
+
+/**
+ * Which of a path's watches an event fires, as the server (and the wire client's WatcherManager)
+ * fires them: a creation or a data change the data and existence watches, a deletion the data and
+ * child watches, a change of children the child watch.
+ */
+const FIRED_BY: Readonly<Record<WatchEvent['type'], readonly WatchKind[]>> = {
+  created: ['data', 'exist'],
+  dataChanged: ['data', 'exist'],
+  deleted: ['data', 'child'],
+  childrenChanged: ['child'],
+};
 
 export class WatchRegistry {
   private readonly entries = new Map<string, WatchEntry>();
@@ -44,28 +62,34 @@ export class WatchRegistry {
   constructor(private readonly onError: (err: Error) => void) {}
 
   /**
-   * Adds a watcher for (kind, path). Returns the new entry when this is the first watcher of that
-   * key (the caller registers ONE wire-level watcher that calls {@link fire} with it), or null when
-   * the key already has one registered.
+   * Adds a watcher for (kind, path): the server set (or already had) that watch. The entry of a
+   * key stands for the server's one watch until it fires.
    */
-  add(kind: WatchKind, path: string, watcher: Watcher): WatchEntry | null {
-    if (this.dropped) return null;
+  add(kind: WatchKind, path: string, watcher: Watcher): void {
+    if (this.dropped) return;
     const key = keyOf(kind, path);
     const existing = this.entries.get(key);
     if (existing) {
       existing.add(watcher);
-      return null;
+      return;
     }
-    const entry = new WatchEntry(key);
+    const entry = new WatchEntry(key, kind, path);
     entry.add(watcher);
     this.entries.set(key, entry);
-    return entry;
   }
 
-  /** The wire-level watch of `entry` fired (each registration fires once). */
-  fire(entry: WatchEntry, event: WatchEvent): void {
+  /** The server sent `event` (on `event.path`, without the chroot): fires the watches it ends. */
+  notified(event: WatchEvent): void {
+    for (const kind of FIRED_BY[event.type]) {
+      const entry = this.entries.get(keyOf(kind, event.path));
+      if (entry !== undefined) this.fire(entry, event);
+    }
+  }
+
+  /** The server's watch of `entry` fired (each fires once). */
+  private fire(entry: WatchEntry, event: WatchEvent): void {
     // Take this key's entry so later adds start afresh.
-    if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
+    this.entries.delete(entry.key);
     if (this.dropped) return;
     // Noted at once: a waiter granted on an event read in the same chunk as its own node's
     // deletion must already see that deletion when it decides (see OwnNodeWatch).
@@ -156,6 +180,13 @@ export class WatchRegistry {
     return this.entries.size;
   }
 
+  /** The paths with a watch of `kind` on the server (set again after a reconnection). */
+  pathsOf(kind: WatchKind): string[] {
+    const paths: string[] = [];
+    for (const entry of this.entries.values()) if (entry.kind === kind) paths.push(entry.path);
+    return paths;
+  }
+
   /** Number of user watchers outstanding. */
   get watchers(): number {
     let n = 0;
@@ -173,4 +204,27 @@ export class WatchRegistry {
 
 function keyOf(kind: WatchKind | WatchClass, path: string): string {
   return `${kind}\u0000${path}`;
+}
+
+/**
+ * The wire client's `watcherManager`, replaced (ConnectionManager 1.1.3 asks it, when a new
+ * connection is made, which watches to set again with SetWatches): the registry's entries, which
+ * stand for the server's watches until they fire or are removed. Paths are without the chroot;
+ * the wire client adds it when it writes SetWatches.
+ */
+export class WireWatchTable implements WireWatcherManager {
+  constructor(private readonly registry: WatchRegistry) {}
+
+  isEmpty(): boolean {
+    return this.registry.keys === 0;
+  }
+  getDataWatcherPaths(): string[] {
+    return this.registry.pathsOf('data');
+  }
+  getExistenceWatcherPaths(): string[] {
+    return this.registry.pathsOf('exist');
+  }
+  getChildWatcherPaths(): string[] {
+    return this.registry.pathsOf('child');
+  }
 }

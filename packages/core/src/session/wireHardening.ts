@@ -54,6 +54,12 @@ export interface HardeningHooks {
   /** The wire client was retired: refuse all further traffic. */
   isDisposed(): boolean;
   /**
+   * A watch notification (`type` 1-4: created, deleted, data changed, children changed) on
+   * `serverPath` (the chroot included), told while its frame is handled, before the next frame
+   * is read.
+   */
+  notified(type: number, serverPath: string): void;
+  /**
    * Sees each frame read while the wire client waits for its connect response, before anything
    * else does, and returns the frame to go on with, if any: the SASL exchange holds the connect
    * response back until the server has authenticated us (`sasl/saslHandshake.ts`).
@@ -108,7 +114,7 @@ export function installHardening(cm: ConnectionManager, hooks: HardeningHooks): 
       this.pendingBuffer = null;
       if (counts) timeReply(this, frame, clock, hooks.now());
       try {
-        if (!handleOwnReply(this, frame)) original.call(this, frame);
+        if (!handleOwnReply(this, frame, hooks)) original.call(this, frame);
       } catch (err) {
         hooks.onError(asError(err, 'wire client failed on a server frame; reconnecting'));
         current?.destroy();
@@ -139,16 +145,21 @@ function timeReply(cm: ConnectionManager, frame: Buffer, clock: WireClock, now: 
 }
 
 /** Returns true when the frame answered one of our own requests (and was fully handled). */
-function handleOwnReply(cm: ConnectionManager, frame: Buffer): boolean {
+function handleOwnReply(cm: ConnectionManager, frame: Buffer, hooks: HardeningHooks): boolean {
   // The connect response (first frame while CONNECTING) is the original's business.
   if (cm.state === CM_STATES.CONNECTING) return false;
-  const header = readReplyHeader(frame);
-  if (header.xid === XID.notification && frame.length >= 24) {
-    // The original's WatcherManager throws on event types it does not know (watch-removed,
-    // persistent-watch events of newer servers): drop those, we never ask for them.
-    const type = frame.readInt32BE(20);
-    return !(type >= 1 && type <= 4);
+  if (frame.length >= 8 && frame.readInt32BE(4) === XID.notification) {
+    // Notifications are ours too (the watches are: see watchRegistry.ts). Event types other than
+    // the four we set watches for (watch-removed, persistent-watch events of newer servers) are
+    // dropped: the original's WatcherManager threw on them.
+    const reader = new JuteReader(frame, 20);
+    const type = reader.int();
+    reader.int(); // the connection state: always SyncConnected for a watch event
+    const path = reader.ustring();
+    if (type >= 1 && type <= 4 && path !== null) hooks.notified(type, path);
+    return true;
   }
+  const header = readReplyHeader(frame);
   // Notifications (-1), pings (-2) and auth replies (-4) are the original's business.
   if (header.xid < 0) return false;
   const head = cm.pendingQueue[0];
