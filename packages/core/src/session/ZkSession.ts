@@ -15,7 +15,6 @@ import { ConnectFailFast } from './connectFailFast.js';
 import { ConnectedWaiters, isConnectedState } from './connectedWaiters.js';
 import { digestAuthFailed } from './digestAuthFailure.js';
 import { closedCallError, expiredReason, lostCallError, noReplyReason } from './endReasons.js';
-import { toZkError } from './errorMapping.js';
 import { OP } from './frames.js';
 import type { Generation } from './generation.js';
 import { LivenessWatchdog } from './livenessWatchdog.js';
@@ -349,15 +348,10 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       const gen = this.gen;
       const request = build(gen);
       assertRequestFits(op, path, request, this.options.maxRequestBytes);
+      const call = gen.pending.track<T>(op, path, resolve, reject);
       // A request that sets a watch: removeWatches must not remove that watch while it is out.
-      let onResolve: (value: T) => void = resolve;
-      let onReject: (error: Error) => void = reject;
-      if (arms !== undefined && path !== undefined) ({ resolve: onResolve, reject: onReject } = gen.watches.arming(arms, path, resolve, reject));
-      const settle = gen.pending.track<T>(op, path, onResolve, onReject);
-      gen.cm.queue(request, (error, response) => {
-        if (error) settle.reject(toZkError(error, op, path));
-        else settle.resolve(response as T);
-      });
+      if (arms !== undefined && path !== undefined) call.arm(gen.watches, gen.watches.arming(arms, path));
+      gen.send(request, call.callback);
     });
   }
 

@@ -182,6 +182,7 @@ export class JuteReader {
 
 export interface ReplyHeader {
   xid: number;
+  /** The 8 bytes of the zxid, a view into the frame (frames are never written to). */
   zxid: Buffer;
   err: number;
 }
@@ -191,9 +192,15 @@ export function readReplyHeader(frame: Buffer): ReplyHeader {
   if (frame.length < 4 + 16) throw new RangeError('jute: reply frame shorter than its header');
   return {
     xid: frame.readInt32BE(4),
-    zxid: Buffer.from(frame.subarray(8, 16)),
+    zxid: frame.subarray(8, 16),
     err: frame.readInt32BE(16),
   };
+}
+
+/** Whether the zxid of a reply header (`ReplyHeader.zxid`) is positive, without making a bigint. */
+export function isPositiveZxid(zxid: Buffer): boolean {
+  const high = zxid.readInt32BE(0);
+  return high > 0 || (high === 0 && zxid.readUInt32BE(4) > 0);
 }
 
 /**

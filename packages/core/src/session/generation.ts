@@ -11,7 +11,7 @@ import { PendingCalls } from './pendingCalls.js';
 import { readRequest } from './requests.js';
 import { OP } from './frames.js';
 import type { WatchEvent, WatchEventType, Watcher } from './types.js';
-import { CM_STATES, type ConnectionManager, type WireClient } from './wire.js';
+import { CM_STATES, type ConnectionManager, type WireCallback, type WireClient } from './wire.js';
 import { WireClock } from './wireClock.js';
 import { WatchRegistry, WireWatchTable, type WatchClass, type WatchKind } from './watchRegistry.js';
 import { PING_REQUEST } from './wireHardening.js';
@@ -55,6 +55,25 @@ export class Generation {
     const now = performance.now();
     this.clock = new WireClock(now, this.cm.sessionTimeout);
     this.socketSince = now;
+  }
+
+  /**
+   * Hands `request` to the wire client. While connected with nothing queued before it, it is
+   * written here, as the wire client's `onPacketQueueReadable` (1.1.3) would write it: the next
+   * xid, then the pending queue, then the socket (its packet queue and the event it emits per
+   * request are skipped). Otherwise it is queued, and the wire client writes it once it can.
+   */
+  send(request: OwnRequest, callback: WireCallback): void {
+    const cm = this.cm;
+    const socket = cm.socket;
+    if (this.wireConnected && cm.packetQueue.queue.length === 0 && socket !== undefined && !socket.destroyed) {
+      request.header.xid = cm.xid;
+      cm.xid += 1;
+      cm.pendingQueue.push({ request, callback });
+      socket.write(request.toBuffer());
+    } else {
+      cm.queue(request, callback);
+    }
   }
 
   /** Whether the wire client has a connection with the session on it (read-only servers included). */

@@ -127,28 +127,21 @@ export class WatchRegistry {
   }
 
   /**
-   * Wraps the `resolve` and `reject` of a request that may set a watch of `watchClass` on `path`:
-   * until it settles, {@link takeIfIdle} leaves that watch alone (the reply would set it again
-   * after a removal, and its waiter would never be told).
+   * A request that may set a watch of `watchClass` on `path` is out: until it settles (then
+   * {@link disarm} with the key returned), {@link takeIfIdle} leaves that watch alone (the reply
+   * would set it again after a removal, and its waiter would never be told).
    */
-  arming<T>(watchClass: WatchClass, path: string, resolve: (value: T) => void, reject: (error: Error) => void): { resolve(value: T): void; reject(error: Error): void } {
+  arming(watchClass: WatchClass, path: string): string {
     const key = keyOf(watchClass, path);
     this.arms.set(key, (this.arms.get(key) ?? 0) + 1);
-    const ended = (): void => {
-      const left = (this.arms.get(key) ?? 1) - 1;
-      if (left > 0) this.arms.set(key, left);
-      else this.arms.delete(key);
-    };
-    return {
-      resolve: (value) => {
-        ended();
-        resolve(value);
-      },
-      reject: (error) => {
-        ended();
-        reject(error);
-      },
-    };
+    return key;
+  }
+
+  /** The request of an {@link arming} (its key) settled. */
+  disarm(key: string): void {
+    const left = (this.arms.get(key) ?? 1) - 1;
+    if (left > 0) this.arms.set(key, left);
+    else this.arms.delete(key);
   }
 
   /**

@@ -23,7 +23,7 @@
 import type { Socket } from 'node:net';
 import { CM_STATES, type ConnectionManager, type WireRequest } from './wire.js';
 import { ReplyCode } from './errorMapping.js';
-import { FrameSplitter, JuteReader, OP, XID, readReplyHeader } from './frames.js';
+import { FrameSplitter, JuteReader, OP, XID, isPositiveZxid, readReplyHeader } from './frames.js';
 import { OwnRequest } from './ownRequest.js';
 import { logSocketWrites, type WireClock } from './wireClock.js';
 import { installWriteBatching } from './writeBatching.js';
@@ -171,7 +171,7 @@ function handleOwnReply(cm: ConnectionManager, frame: Buffer, hooks: HardeningHo
   }
   cm.pendingQueue.shift();
   // As ZooKeeper's Java client: only a positive zxid advances the last-seen zxid.
-  if (header.zxid.readBigInt64BE(0) > 0n) cm.zxid = header.zxid;
+  if (isPositiveZxid(header.zxid)) cm.zxid = header.zxid;
   const request = head.request;
   // An error code goes on as a ReplyCode, not an Error: the session builds its error only if the
   // call rejects with it (docs/architecture.md, "The session").

@@ -7,6 +7,7 @@ import {
   OP,
   decodeMulti,
   encodeMulti,
+  isPositiveZxid,
   readReplyHeader,
   withChroot,
   withoutChroot,
@@ -91,6 +92,16 @@ describe('jute codec', () => {
     expect(h.xid).toBe(42);
     expect(h.zxid.readBigInt64BE(0)).toBe(99n);
     expect(h.err).toBe(-125);
+  });
+
+  it('tells a positive zxid (the only kind that advances the last one seen) without a bigint', () => {
+    const zxid = (v: bigint) => {
+      const b = Buffer.alloc(8);
+      b.writeBigInt64BE(v);
+      return b;
+    };
+    for (const v of [1n, 0xffffffffn, 0x100000000n, 0x7fffffffffffffffn]) expect(isPositiveZxid(zxid(v)), String(v)).toBe(true);
+    for (const v of [0n, -1n, -0x100000000n, -0x8000000000000000n]) expect(isPositiveZxid(zxid(v)), String(v)).toBe(false);
   });
 
   it('encodes multi ops with version 0 as 0 and containers as CREATE_CONTAINER', () => {
