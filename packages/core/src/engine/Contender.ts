@@ -326,8 +326,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       this.fail(this.stop.reason ?? new SessionLostError(`${this.queue.what}: the ZooKeeper session was lost`, { cause: this.sessionSignal.reason }));
       return;
     }
-    const signal = this.queue.hold(this.seat!.path, this.sessionSignal, this.options.onRevoke);
-    const seat: QueueSeat = { ...this.seat!, signal, grantedAt };
+    const seat = this.queue.holdSeat(this.seat!, this.sessionSignal, this.options.onRevoke, grantedAt);
     this.seat = seat;
     debugGranted(seat.path, seat.fencingToken);
     this.finish();

@@ -11,7 +11,7 @@ import { AnyOfWait, type AnyOfSink } from './AnyOfWait.js';
 import type { EngineScope } from './EngineScope.js';
 import { agreeOnRecord, checkDirectoryAcl, checksDirectoryAcl, createLockDirectory, createRecordedDirectory, type DirectoryRecord } from './lockDirectory.js';
 import { ObstacleWait, type NodeDecision, type WaitResult, type WaitSink } from './ObstacleWait.js';
-import { assertLockNodeFits, beginHolding, OwnNodeWatch, type OwnNodeSink, type QueueNode } from './ownNode.js';
+import { assertLockNodeFits, beginHolding, heldSeat, isSeatLost, OwnNodeWatch, type OwnNodeSink, type QueueNode, type QueueSeat } from './ownNode.js';
 
 /** What one `LockQueue.enter` call asks for. */
 export interface EnterOptions {
@@ -71,6 +71,8 @@ export interface QueueOps {
   seat(path: string, sink: OwnNodeSink, revocable: boolean): OwnNodeWatch;
   /** Our seat at `path` holds from now on; returns the holder's signal (see `beginHolding`). */
   hold(path: string, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined): AbortSignal;
+  /** Our seat `node` holds from now on, granted at `grantedAt`: its seat, whose signal is made on first use. */
+  holdSeat(node: QueueNode, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined, grantedAt: number): QueueSeat;
   /** Whether `name` in our directory is a node of this process (this session). */
   isLocal(name: string): boolean;
   /** Lists the queue once connected (shared with the other contenders asking now). */
@@ -149,7 +151,12 @@ export class ZkQueueOps implements QueueOps {
 
   hold(path: string, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined): AbortSignal {
     const state = this.scope.seats.get(path)!;
-    return beginHolding(state, state.own!, this.scope.fanOut, sessionSignal, onRevoke);
+    return beginHolding(state, state.own!, this.scope.fanOut, sessionSignal, onRevoke).signal;
+  }
+
+  holdSeat(node: QueueNode, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined, grantedAt: number): QueueSeat {
+    const state = this.scope.seats.get(node.path)!;
+    return heldSeat(node, beginHolding(state, state.own!, this.scope.fanOut, sessionSignal, onRevoke), grantedAt);
   }
 
   isLocal(name: string): boolean {
@@ -220,7 +227,7 @@ export class ZkQueueOps implements QueueOps {
     const startedAt = performance.now();
     let retries: RetryBudget | undefined; // made at the first failure: none on the common path
     for (;;) {
-      if (seat.signal.aborted || session.generation !== seat.generation) return;
+      if (isSeatLost(seat) || session.generation !== seat.generation) return;
       try {
         await session.delete(seat.path);
         return;
