@@ -81,7 +81,7 @@ export function beginHolding(state: LocalSeatState, own: OwnNodeWatch, fanOut: A
   const holding = new Holding(fanOut, sessionSignal, onRevoke);
   state.endHolding = holding.end;
   own.held(holding);
-  fanOut.follow(sessionSignal, holding);
+  fanOut.follow(sessionSignal, holding, true);
   return holding;
 }
 

@@ -350,7 +350,10 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       assertRequestFits(op, path, request, this.options.maxRequestBytes);
       const call = gen.pending.track<T>(op, path, resolve, reject);
       // A request that sets a watch: removeWatches must not remove that watch while it is out.
-      if (arms !== undefined && path !== undefined) call.arm(gen.watches, gen.watches.arming(arms, path));
+      if (arms !== undefined && path !== undefined) {
+        gen.watches.arming(arms, path);
+        call.arm(gen.watches, arms);
+      }
       gen.send(request, call.callback);
     });
   }

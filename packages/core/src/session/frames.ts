@@ -81,11 +81,12 @@ export class JuteWriter {
   }
   ustring(v: string | null): this {
     if (v === null) return this.int(-1);
-    const n = Buffer.byteLength(v, 'utf8');
-    this.int(n);
-    this.ensure(n);
-    this.buf.write(v, this.length, n, 'utf8');
-    this.length += n;
+    // One pass: room for the longest encoding (3 bytes per UTF-16 unit), then the length written.
+    const at = this.length;
+    this.ensure(4 + 3 * v.length);
+    const n = this.buf.write(v, at + 4, 'utf8');
+    this.buf.writeInt32BE(n, at);
+    this.length = at + 4 + n;
     return this;
   }
   buffer(v: Uint8Array | null | undefined): this {

@@ -7,7 +7,7 @@ import { toZkError } from './errorMapping.js';
 
 /** Told when a call that sets a watch settles (see `WatchRegistry.arming`). */
 export interface Disarm {
-  disarm(key: string): void;
+  disarm(watchClass: 'data' | 'child', path: string): void;
 }
 
 /**
@@ -16,8 +16,9 @@ export interface Disarm {
  */
 export class PendingCall<T = unknown> {
   private done = false;
-  /** The watch this call's request sets, if any: its registry is told when the call settles. */
-  private armed: { registry: Disarm; key: string } | undefined;
+  /** The registry of the watch this call's request sets, if any: told when the call settles. */
+  private armed: Disarm | undefined;
+  private armedClass: 'data' | 'child' = 'data';
 
   constructor(
     readonly op: string,
@@ -33,9 +34,10 @@ export class PendingCall<T = unknown> {
     else this.resolve(response as T);
   };
 
-  /** While this call is out, the watch `key` of `registry` is being set (see `WatchRegistry.arming`). */
-  arm(registry: Disarm, key: string): void {
-    this.armed = { registry, key };
+  /** While this call is out, it sets a watch of `watchClass` on its path in `registry` (see `WatchRegistry.arming`). */
+  arm(registry: Disarm, watchClass: 'data' | 'child'): void {
+    this.armed = registry;
+    this.armedClass = watchClass;
   }
 
   resolve(value: T): void {
@@ -60,7 +62,7 @@ export class PendingCall<T = unknown> {
     const armed = this.armed;
     if (armed !== undefined) {
       this.armed = undefined;
-      armed.registry.disarm(armed.key);
+      armed.disarm(this.armedClass, this.path!);
     }
     return true;
   }

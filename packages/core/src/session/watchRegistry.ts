@@ -30,7 +30,6 @@ const CLASS_KINDS: ReadonlyArray<[WatchClass, readonly WatchKind[]]> = [
 /** The user watchers of one (kind, path): usually one (a waiter watching its predecessor). */
 export class WatchEntry extends SmallSet<Watcher> {
   constructor(
-    readonly key: string,
     readonly kind: WatchKind,
     readonly path: string,
   ) {
@@ -50,10 +49,24 @@ const FIRED_BY: Readonly<Record<WatchEvent['type'], readonly WatchKind[]>> = {
   childrenChanged: ['child'],
 };
 
+/** What one path has: its watches by kind, and the requests out that set one (see {@link WatchRegistry.arming}). */
+class PathWatches {
+  data: WatchEntry | undefined;
+  exist: WatchEntry | undefined;
+  child: WatchEntry | undefined;
+  dataArms = 0;
+  childArms = 0;
+
+  get idle(): boolean {
+    return this.data === undefined && this.exist === undefined && this.child === undefined && this.dataArms === 0 && this.childArms === 0;
+  }
+}
+
 export class WatchRegistry {
-  private readonly entries = new Map<string, WatchEntry>();
-  /** Requests in flight that will set a watch on a key (see {@link arming}). */
-  private readonly arms = new Map<string, number>();
+  /** By path (one lookup, no key built per call). */
+  private readonly paths = new Map<string, PathWatches>();
+  /** How many (kind, path) entries there are. */
+  private entryCount = 0;
   private dropped = false;
 
   /**
@@ -67,30 +80,38 @@ export class WatchRegistry {
    */
   add(kind: WatchKind, path: string, watcher: Watcher): void {
     if (this.dropped) return;
-    const key = keyOf(kind, path);
-    const existing = this.entries.get(key);
-    if (existing) {
-      existing.add(watcher);
-      return;
+    let watches = this.paths.get(path);
+    if (watches === undefined) {
+      watches = new PathWatches();
+      this.paths.set(path, watches);
     }
-    const entry = new WatchEntry(key, kind, path);
+    let entry = watches[kind];
+    if (entry === undefined) {
+      entry = new WatchEntry(kind, path);
+      watches[kind] = entry;
+      this.entryCount++;
+    }
     entry.add(watcher);
-    this.entries.set(key, entry);
   }
 
   /** The server sent `event` (on `event.path`, without the chroot): fires the watches it ends. */
   notified(event: WatchEvent): void {
+    const watches = this.paths.get(event.path);
+    if (watches === undefined) return;
     for (const kind of FIRED_BY[event.type]) {
-      const entry = this.entries.get(keyOf(kind, event.path));
-      if (entry !== undefined) this.fire(entry, event);
+      const entry = watches[kind];
+      if (entry === undefined) continue;
+      // Taken, so later adds start afresh.
+      watches[kind] = undefined;
+      this.entryCount--;
+      this.fire(entry, event);
     }
+    this.prune(event.path, watches);
   }
 
   /** The server's watch of `entry` fired (each fires once). */
   private fire(entry: WatchEntry, event: WatchEvent): void {
-    // Take this key's entry so later adds start afresh.
-    this.entries.delete(entry.key);
-    if (this.dropped) return;
+    if (this.dropped || entry.size === 0) return; // nobody left to tell (a wait given up, or ours deleted)
     // Noted at once: a waiter granted on an event read in the same chunk as its own node's
     // deletion must already see that deletion when it decides (see OwnNodeWatch).
     for (const w of entry.toArray()) {
@@ -123,25 +144,36 @@ export class WatchRegistry {
    * nothing that grows.
    */
   remove(path: string, watcher: Watcher): void {
-    for (const kind of ['data', 'exist', 'child'] as const) this.entries.get(keyOf(kind, path))?.delete(watcher);
+    const watches = this.paths.get(path);
+    if (watches === undefined) return;
+    watches.data?.delete(watcher);
+    watches.exist?.delete(watcher);
+    watches.child?.delete(watcher);
   }
 
   /**
    * A request that may set a watch of `watchClass` on `path` is out: until it settles (then
-   * {@link disarm} with the key returned), {@link takeIfIdle} leaves that watch alone (the reply
-   * would set it again after a removal, and its waiter would never be told).
+   * {@link disarm}), {@link takeIfIdle} leaves that watch alone (the reply would set it again after
+   * a removal, and its waiter would never be told).
    */
-  arming(watchClass: WatchClass, path: string): string {
-    const key = keyOf(watchClass, path);
-    this.arms.set(key, (this.arms.get(key) ?? 0) + 1);
-    return key;
+  arming(watchClass: WatchClass, path: string): void {
+    if (this.dropped) return;
+    let watches = this.paths.get(path);
+    if (watches === undefined) {
+      watches = new PathWatches();
+      this.paths.set(path, watches);
+    }
+    if (watchClass === 'data') watches.dataArms++;
+    else watches.childArms++;
   }
 
-  /** The request of an {@link arming} (its key) settled. */
-  disarm(key: string): void {
-    const left = (this.arms.get(key) ?? 1) - 1;
-    if (left > 0) this.arms.set(key, left);
-    else this.arms.delete(key);
+  /** The request of an {@link arming} settled. */
+  disarm(watchClass: WatchClass, path: string): void {
+    const watches = this.paths.get(path);
+    if (watches === undefined) return;
+    if (watchClass === 'data') watches.dataArms = Math.max(0, watches.dataArms - 1);
+    else watches.childArms = Math.max(0, watches.childArms - 1);
+    this.prune(path, watches);
   }
 
   /**
@@ -151,52 +183,59 @@ export class WatchRegistry {
    * (a request in flight would set the watch again after the removal, and its waiter would then
    * never be told).
    */
-  takeIfIdle(path: string, watcher: Watcher): Array<{ watchClass: WatchClass; entries: Array<{ kind: WatchKind; entry: WatchEntry }> }> {
-    const idle: Array<{ watchClass: WatchClass; entries: Array<{ kind: WatchKind; entry: WatchEntry }> }> = [];
+  takeIfIdle(path: string, watcher: Watcher): Array<{ watchClass: WatchClass; entries: WatchEntry[] }> {
+    const idle: Array<{ watchClass: WatchClass; entries: WatchEntry[] }> = [];
+    const watches = this.paths.get(path);
+    if (watches === undefined) return idle;
     for (const [watchClass, kinds] of CLASS_KINDS) {
-      const found: Array<{ kind: WatchKind; entry: WatchEntry }> = [];
+      const found: WatchEntry[] = [];
       for (const kind of kinds) {
-        const entry = this.entries.get(keyOf(kind, path));
+        const entry = watches[kind];
         if (entry === undefined) continue;
         entry.delete(watcher);
-        found.push({ kind, entry });
+        found.push(entry);
       }
-      if (found.length === 0 || found.some(({ entry }) => entry.size > 0) || this.arms.has(keyOf(watchClass, path))) continue;
-      for (const { entry } of found) this.entries.delete(entry.key);
+      const arms = watchClass === 'data' ? watches.dataArms : watches.childArms;
+      if (found.length === 0 || found.some((entry) => entry.size > 0) || arms > 0) continue;
+      for (const entry of found) {
+        watches[entry.kind] = undefined;
+        this.entryCount--;
+      }
       idle.push({ watchClass, entries: found });
     }
+    this.prune(path, watches);
     return idle;
   }
 
   /** Number of (kind, path) keys with a wire-level watcher outstanding. */
   get keys(): number {
-    return this.entries.size;
+    return this.entryCount;
   }
 
   /** The paths with a watch of `kind` on the server (set again after a reconnection). */
   pathsOf(kind: WatchKind): string[] {
     const paths: string[] = [];
-    for (const entry of this.entries.values()) if (entry.kind === kind) paths.push(entry.path);
+    for (const [path, watches] of this.paths) if (watches[kind] !== undefined) paths.push(path);
     return paths;
   }
 
   /** Number of user watchers outstanding. */
   get watchers(): number {
     let n = 0;
-    for (const e of this.entries.values()) n += e.size;
+    for (const watches of this.paths.values()) n += (watches.data?.size ?? 0) + (watches.exist?.size ?? 0) + (watches.child?.size ?? 0);
     return n;
   }
 
   /** Drops every watch (on `lost`: callers rely on the session signal instead). */
   dropAll(): void {
     this.dropped = true;
-    this.entries.clear();
-    this.arms.clear();
+    this.paths.clear();
+    this.entryCount = 0;
   }
-}
 
-function keyOf(kind: WatchKind | WatchClass, path: string): string {
-  return `${kind}\u0000${path}`;
+  private prune(path: string, watches: PathWatches): void {
+    if (watches.idle) this.paths.delete(path);
+  }
 }
 
 /**
