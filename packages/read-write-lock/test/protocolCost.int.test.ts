@@ -20,11 +20,11 @@ import {
 } from '@zk-recipes/testing';
 
 /**
- * One uncontended acquire + release, read lock or write lock (exact: the same every cycle). Today:
- * create2 + getChildren2 pipelined, getChildren2 (the watch on our own node), delete; the
- * notification is our own node's deletion reaching that watch.
+ * One uncontended acquire + release, read lock or write lock, released at once (exact: the same
+ * every cycle): create2 + getChildren2 pipelined, delete (a holder granted on a fresh listing sets
+ * the watch on its own node a turn later: one released before then sends none).
  */
-const UNCONTENDED: CostPer = { requests: 4, writes: 2, notifications: 1 };
+const UNCONTENDED: CostPer = { requests: 3, writes: 2, notifications: 0 };
 /**
  * Per section (read or write) of 1 writer and 3 readers, each its own session, looping acquire →
  * release (hold 0) over 300 sections: readers queue behind the writer and the writer behind

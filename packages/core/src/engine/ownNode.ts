@@ -105,7 +105,7 @@ export class Holding implements StopListener, OwnNodeSink {
   private lostReason: unknown;
   private listeners: HoldingListener[] | undefined;
   /** Stops following the session's signal (`LocalSeatState.endHolding`). */
-  readonly end = (): void => this.fanOut.unfollow(this.sessionSignal, this);
+  readonly end: () => void = unfollowing(this);
 
   constructor(
     private readonly fanOut: AbortFanOut,
@@ -150,6 +150,11 @@ export class Holding implements StopListener, OwnNodeSink {
     this.tell();
   }
 
+  /** @internal Stops following the session's signal. */
+  unfollow(): void {
+    this.fanOut.unfollow(this.sessionSignal, this);
+  }
+
   /** @internal The session's signal aborted (through the session's fan-out). */
   stopped(): void {
     this.abort(this.sessionSignal.reason);
@@ -180,6 +185,11 @@ export class Holding implements StopListener, OwnNodeSink {
     this.listeners = undefined;
     if (listeners !== undefined) for (const listener of listeners) listener.holdingLost(this.lostReason);
   }
+}
+
+/** {@link Holding.end}, made apart so that it captures the holding alone. */
+function unfollowing(holding: Holding): () => void {
+  return () => holding.unfollow();
 }
 
 /** A granted seat whose signal is its holding's, made on first use (see {@link Holding}). */
@@ -274,6 +284,8 @@ export class OwnNodeWatch {
   private ended = false;
   /** Our own delete of the node is on its way (see {@link leavingNow}): its deletion is ours. */
   private leaving = false;
+  /** A holder's watch is to be set a turn after its grant (see {@link held}). */
+  private armScheduled = false;
   private readonly watcher: Watcher;
   private dataWatcher: Watcher | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -352,12 +364,26 @@ export class OwnNodeWatch {
     if (this.revocable && this.dataWatcher === undefined) this.watchData();
   }
 
-  /** We hold now: suspensions no longer matter (the node's deletion is still told). */
+  /**
+   * We hold now: suspensions no longer matter (the node's deletion is still told). A holder granted
+   * on a fresh listing has no watch yet: it is set a turn after the grant, unless we left by then
+   * (a holder that releases at once, the common uncontended case, sends none). Safe: the listing
+   * proved the node when it was served; a deletion by someone else since is told when the watch's
+   * reply comes (NO_NODE) or its event, one turn later than if it had been sent with the grant,
+   * and a release before then finds the node gone (its delete answers NO_NODE) as before.
+   */
   held(sink: OwnNodeSink): void {
     this.sink = sink;
     this.holding = true;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    if (this.current === 'unknown' && !this.arming && !this.armScheduled) {
+      this.armScheduled = true;
+      setImmediate(() => {
+        this.armScheduled = false;
+        if (!this.ended && !this.leaving) this.arm();
+      });
+    }
     if (this.revocationPending) {
       this.revocationPending = false;
       this.tellRevocation();

@@ -29,10 +29,7 @@ export class PendingCall<T = unknown> {
   ) {}
 
   /** What the wire client calls back with: its error (or our reply code), or the decoded reply. */
-  readonly callback = (error: unknown, response?: unknown): void => {
-    if (error) this.reject(toZkError(error, this.op, this.path));
-    else this.resolve(response as T);
-  };
+  readonly callback: (error: unknown, response?: unknown) => void = wireCallbackOf(this);
 
   /** While this call is out, it sets a watch of `watchClass` on its path in `registry` (see `WatchRegistry.arming`). */
   arm(registry: Disarm, watchClass: 'data' | 'child'): void {
@@ -66,6 +63,14 @@ export class PendingCall<T = unknown> {
     }
     return true;
   }
+}
+
+/** The one closure of a call (made apart so that nothing else of the call's is captured). */
+function wireCallbackOf<T>(call: PendingCall<T>): (error: unknown, response?: unknown) => void {
+  return (error, response) => {
+    if (error) call.reject(toZkError(error, call.op, call.path));
+    else call.resolve(response as T);
+  };
 }
 
 export class PendingCalls {

@@ -268,15 +268,15 @@ export class StopSignal implements StopListener {
       return Promise.reject(this.stopReason);
     }
     return new Promise<T>((resolve, reject) => {
-      const listener: StopListener = { stopped: () => reject(this.stopReason) };
-      this.addStopListener(listener);
+      const racer = new Racer(this, reject);
+      this.addStopListener(racer);
       promise.then(
         (value) => {
-          this.removeStopListener(listener);
+          this.removeStopListener(racer);
           resolve(value);
         },
         (err: unknown) => {
-          this.removeStopListener(listener);
+          this.removeStopListener(racer);
           reject(err);
         },
       );
@@ -310,3 +310,15 @@ export class StopSignal implements StopListener {
 }
 
 function ignore(): void {}
+
+/** What {@link StopSignal.race} listens with: rejects the race with the stop's reason. */
+class Racer implements StopListener {
+  constructor(
+    private readonly stop: StopSignal,
+    private readonly reject: (reason: unknown) => void,
+  ) {}
+
+  stopped(): void {
+    this.reject(this.stop.reason);
+  }
+}
