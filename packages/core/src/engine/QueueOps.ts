@@ -11,7 +11,8 @@ import { AnyOfWait, type AnyOfSink } from './AnyOfWait.js';
 import type { EngineScope } from './EngineScope.js';
 import { agreeOnRecord, checkDirectoryAcl, checksDirectoryAcl, createLockDirectory, createRecordedDirectory, type DirectoryRecord } from './lockDirectory.js';
 import { ObstacleWait, type NodeDecision, type WaitResult, type WaitSink } from './ObstacleWait.js';
-import { assertLockNodeFits, beginHolding, heldSeat, isSeatLost, OwnNodeWatch, type OwnNodeSink, type QueueNode, type QueueSeat } from './ownNode.js';
+import { beginHolding, heldSeat, isSeatLost } from './holding.js';
+import { assertLockNodeFits, OwnNodeWatch, type OwnNodeSink, type QueueNode, type QueueSeat } from './ownNode.js';
 
 /** What one `LockQueue.enter` call asks for. */
 export interface EnterOptions {

@@ -3,7 +3,8 @@ import { AbortedError, isZkError, NotOwnerError, SessionClosedError, SessionLost
 import { currentFrame, OwnerFrame, OwnerHoldings } from '../context/ownerContext.js';
 import { joinPath, validateLockPath } from '../nodes/index.js';
 import type { LockQueue } from '../engine/LockQueue.js';
-import { isSeatLost, onSeatLost, type HoldingListener, type QueueSeat } from '../engine/ownNode.js';
+import { isSeatLost, onSeatLost, type HoldingListener } from '../engine/holding.js';
+import type { QueueSeat } from '../engine/ownNode.js';
 import type { OrderingRule } from '../engine/OrderingRule.js';
 import { acquireVia, tryAcquireVia, withLockVia, type AcquireSource, type Started } from './acquireFrontEnd.js';
 import { lostChannel, publishLost, publishRelease, releaseChannel, type DiagnosticsRecipe } from '../diagnostics/channels.js';
