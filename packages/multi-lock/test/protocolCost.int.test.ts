@@ -12,7 +12,9 @@ import { connectTallied, costOfCycles, costPer, describeTally, overBudget, uniqu
 /**
  * One uncontended acquire + release of a multi-lock of two mutexes (exact: the same every cycle):
  * twice a mutex's cycle (create2 + getChildren2 pipelined, getChildren2 for the watch on our own
- * node, delete) and its own-node deletion notification.
+ * node, delete) and its own-node deletion notification. The members are acquired one after the
+ * other, so the first holds across a turn and sets its watch (engine/ownNode.ts,
+ * `OwnNodeWatch.held`); the second may be released before it sets its own.
  */
 const UNCONTENDED_TWO_MUTEXES: CostPer = { requests: 8, writes: 4, notifications: 2 };
 const CYCLES = 20;

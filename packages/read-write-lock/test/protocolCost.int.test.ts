@@ -21,12 +21,11 @@ import {
 } from '@zk-recipes/testing';
 
 /**
- * One uncontended acquire + release, read lock or write lock (exact: the same every cycle):
- * create2 + getChildren2 (the listing pipelined behind it), getChildren2 (the deletion watch on our
- * own node), delete; the writes are the create and the delete; the notification is our own node's
- * deletion reaching that watch.
+ * One uncontended acquire + release, read lock or write lock, released at once (exact: the same
+ * every cycle): create2 + getChildren2 pipelined, delete (a holder granted on a fresh listing sets
+ * the watch on its own node a turn later: one released before then sends none).
  */
-const UNCONTENDED: CostPer = { requests: 4, writes: 2, notifications: 1 };
+const UNCONTENDED: CostPer = { requests: 3, writes: 2, notifications: 0 };
 /**
  * One uncontended downgrade cycle: acquire the write lock, acquire the read lock (the downgrade),
  * release both (exact). The write lock's four requests as above; the downgrade's multi (a check

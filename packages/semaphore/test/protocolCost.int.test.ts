@@ -23,14 +23,17 @@ import {
 const LEASES = 3;
 const CONTENDERS = 6;
 /**
- * One uncontended acquire + release of one lease (exact: the same every cycle). `queue`: create2 +
- * getChildren2 pipelined, getChildren2 (the watch on our own node), delete (the maxLeases record is
- * read once per incarnation of the directory, not per cycle). `curator`: the internal lock's cycle
- * and the lease node's (2 x create2, 4 x getChildren2, 2 x delete); one own-node deletion
- * notification for each.
+ * One uncontended acquire + release of one lease, released at once (exact: the same every cycle).
+ * `queue`: create2 + getChildren2 pipelined, delete (the maxLeases record is read once per
+ * incarnation of the directory, not per cycle; a holder granted on a fresh listing sets the watch
+ * on its own node a turn later, and one released before then sends none: engine/ownNode.ts,
+ * `OwnNodeWatch.held`). `curator`: the internal lock's cycle and the lease node's (2 x create2,
+ * 3 or 4 x getChildren2, 2 x delete): the internal lock is held across the lease's round trip, so
+ * it sets its own-node watch (one notification when it goes), and the lease node sets its own when
+ * a turn passes before its release (which follows scheduling).
  */
 const UNCONTENDED: Record<SemaphoreLayout, CostPer> = {
-  queue: { requests: 4, writes: 2, notifications: 1 },
+  queue: { requests: 3, writes: 2, notifications: 0 },
   curator: { requests: 8, writes: 4, notifications: 2 },
 };
 /**

@@ -31,7 +31,8 @@ function countWakeUps(session: ZkSession): WakeUps {
   const counter: WakeUps = { count: 0, watchesSet: [] };
   // The engine's watchers → the counting wrappers given to the session in their place.
   const wrapped = new Map<unknown, (event: unknown) => void>();
-  for (const method of ['getChildren', 'getData', 'exists'] as const) {
+  // The engine sets its node watches with the `...IfExists` reads (a node already gone answers null).
+  for (const method of ['getChildren', 'getData', 'exists', 'getChildrenIfExists', 'getDataIfExists'] as const) {
     const original = session[method].bind(session) as (path: string, watcher?: (event: unknown) => void) => Promise<unknown>;
     (session as unknown as Record<string, unknown>)[method] = (path: string, watcher?: (event: unknown) => void) => {
       let counting: ((event: unknown) => void) | undefined;
@@ -44,7 +45,7 @@ function countWakeUps(session: ZkSession): WakeUps {
       }
       const reply = original(path, counting);
       // A node's watch: a data watch (getData) or a deletion-only child watch (getChildren).
-      if (method !== 'exists' && watcher !== undefined) void reply.then(() => counter.watchesSet.push(path), () => undefined);
+      if (method !== 'exists' && watcher !== undefined) void reply.then((value) => value !== null && counter.watchesSet.push(path), () => undefined);
       return reply;
     };
   }

@@ -29,6 +29,7 @@ export class OwnerFrame {
    *   ever longer ownership checks.
    */
   constructor(parent: OwnerFrame | undefined) {
+    propagateFrames();
     this.parent = OwnerFrame.nearestHolding(parent);
   }
 
@@ -55,7 +56,7 @@ const forget = new FinalizationRegistry<number>((asyncId) => continuationFrames.
 let frameForNextPromise: OwnerFrame | undefined;
 let lastTaggedAsyncId = -1;
 
-createHook({
+const propagation = createHook({
   init(asyncId, type, triggerAsyncId, resource) {
     if (frameForNextPromise !== undefined && type === 'PROMISE') {
       continuationFrames.set(asyncId, frameForNextPromise);
@@ -65,10 +66,25 @@ createHook({
     const inherited = continuationFrames.get(triggerAsyncId) ?? (executionAsyncResource() as Carrier)[FRAME];
     if (inherited !== undefined) (resource as Carrier)[FRAME] = inherited;
   },
-}).enable();
+});
+let propagating = false;
+
+/**
+ * Starts propagating frames, on first use of this module (a frame made, or the current one asked
+ * for): until then no frame exists, so there is nothing to propagate, and a process that never
+ * uses a lock owned by async context (a semaphore's leases, a non-reentrant mutex) pays nothing for
+ * the hook: an init hook is called for every promise, and reading the current resource makes Node
+ * call every native callback through its JavaScript trampoline.
+ */
+function propagateFrames(): void {
+  if (propagating) return;
+  propagating = true;
+  propagation.enable();
+}
 
 /** The owner frame of the running code, if any acquire marked it. */
 export function currentFrame(): OwnerFrame | undefined {
+  if (!propagating) return undefined; // no frame was ever made
   return (executionAsyncResource() as Carrier)[FRAME];
 }
 
@@ -96,6 +112,7 @@ function identity<T>(value: T): T {
 
 /** Runs `fn` with `frame` as the owner context of everything it does. */
 export function runInFrame<T>(frame: OwnerFrame, fn: () => T): T {
+  propagateFrames();
   const resource = executionAsyncResource() as Carrier;
   const previous = resource[FRAME];
   resource[FRAME] = frame;

@@ -1,4 +1,3 @@
-import { isZkError } from '../errors.js';
 import { joinPath } from '../nodes/index.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Watcher } from '../session/types.js';
@@ -126,21 +125,24 @@ export class AnyOfWait implements StopListener, CreationSink {
       if (event.type === 'deleted') this.gone(name);
     };
     this.watching.set(name, watcher);
-    this.session.getChildren(path, watcher).then(
-      () => {
+    // `...IfExists`: a node already gone is an answer (null), which builds no error.
+    this.session.getChildrenIfExists(path, watcher).then(
+      (listing) => {
+        if (listing === null) {
+          // Already gone, and no watch was set, so nothing but the end can have replaced or
+          // removed this one: told like the deletion event it stands for.
+          if (this.ended) return;
+          tellAsEvent(() => {
+            if (!this.ended) this.gone(name);
+          });
+          return;
+        }
         // Ended while the request was out: the watch it set has nobody to tell.
         if (this.ended) this.session.removeWatches(path, watcher);
       },
       (err: unknown) => {
         // No watch was set, so nothing but the end can have replaced or removed this one.
         if (this.ended) return;
-        if (isZkError(err, 'NO_NODE')) {
-          // Already gone: told like the deletion event it stands for.
-          tellAsEvent(() => {
-            if (!this.ended) this.gone(name);
-          });
-          return;
-        }
         this.cancel();
         this.sink.anyOfFailed(err);
       },

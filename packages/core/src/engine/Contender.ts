@@ -132,7 +132,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   }
 
   private seated(created: Created): void {
-    // Watched before anything we wait for: its deletion, if first, is read first.
+    // Its watch is set at the first decision that waits (see decideOn).
     const own = this.queue.seat(created.path, this, this.options.onRevoke !== undefined);
     this.own = own;
     this.seat = {
@@ -143,7 +143,6 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       signal: this.sessionSignal,
       ghostGuid: created.ghostGuid,
     };
-    own.arm();
     debugEnqueued(created.path);
     this.decide(created.children, undefined);
   }
@@ -208,8 +207,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
    */
   private decide(children: string[], armed: WatchedListing | undefined): void {
     if (this.finished) return;
-    // A fresh listing proves our node; a watch on it, set now if it is not, tells us if it goes.
-    this.own!.arm();
+    // A fresh listing proves our node (a watch on it is set in decideOn if we wait).
     let place: { queue: QueueEntry[]; ownIndex: number };
     try {
       place = this.queue.placeIn(children, this.seat!, this.stop);
@@ -238,6 +236,11 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       return;
     }
     debugDecision(seat!.path, decision);
+    // Our node's watch (docs/architecture.md, "A grant requires our node"), set now if it is not:
+    // before any wait begins, so that its deletion, if first, is read first. A grant on a fresh
+    // listing, which proved the node, needs it only while held: the holding sets it a turn after
+    // the grant, unless released by then (OwnNodeWatch.held).
+    if (!(decision.held && fresh)) this.own!.arm();
     if ('waitForAnyOf' in decision && this.anyOf?.wait.covers(decision.waitForAnyOf, decision.relistIfCreated) === true) {
       return; // still waiting for the nodes we watch
     }
@@ -318,8 +321,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       this.fail(this.stop.reason ?? new SessionLostError(`${this.queue.what}: the ZooKeeper session was lost`, { cause: this.sessionSignal.reason }));
       return;
     }
-    const signal = this.queue.hold(this.seat!.path, this.sessionSignal, this.options.onRevoke);
-    const seat: QueueSeat = { ...this.seat!, signal, grantedAt };
+    const seat = this.queue.holdSeat(this.seat!, this.sessionSignal, this.options.onRevoke, grantedAt);
     this.seat = seat;
     debugGranted(seat.path, seat.fencingToken);
     this.finish();

@@ -97,8 +97,10 @@ export class EngineScope {
   sortedQueueOf(children: readonly string[]): SortedQueue {
     let sorted = this.sorted.get(children);
     if (sorted === undefined) {
-      const queue = sortedChildren([...children]);
-      sorted = { queue, indexOf: new Map(queue.map((entry, index) => [entry.name, index])) };
+      const queue = sortedChildren(children);
+      const indexOf = new Map<string, number>();
+      for (let i = 0; i < queue.length; i++) indexOf.set(queue[i]!.name, i);
+      sorted = { queue, indexOf };
       this.sorted.set(children, sorted);
     }
     return sorted;

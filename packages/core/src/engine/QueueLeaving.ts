@@ -4,6 +4,7 @@ import type { RetryBudget } from '../retry/RetryBudget.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { EngineScope } from './EngineScope.js';
 import { GhostSweeps } from './GhostSweeps.js';
+import { isSeatLost } from './holding.js';
 import type { QueueNode } from './ownNode.js';
 import type { StepRetries } from './StepRetries.js';
 
@@ -90,7 +91,7 @@ export class QueueLeaving {
     const startedAt = performance.now();
     let retries: RetryBudget | undefined; // made at the first failure: none on the common path
     for (;;) {
-      if (seat.signal.aborted || session.generation !== seat.generation) return;
+      if (isSeatLost(seat) || session.generation !== seat.generation) return;
       try {
         await session.delete(seat.path);
         return;

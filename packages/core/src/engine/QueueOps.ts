@@ -68,6 +68,8 @@ export interface QueueOps {
   seat(path: string, sink: OwnNodeSink, revocable: boolean): OwnNodeWatch;
   /** Our seat at `path` holds from now on; returns the holder's signal (see `beginHolding`). */
   hold(path: string, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined): AbortSignal;
+  /** Our seat `node` holds from now on, granted at `grantedAt`: its seat, whose signal is made on first use. */
+  holdSeat(node: QueueNode, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined, grantedAt: number): QueueSeat;
   /** Lists the queue once connected (shared with the other contenders asking now: in this turn, or in this run). */
   list(stop: StopSignal, window?: ListingWindow): Promise<string[]>;
   /** Our place in a listing, sorted by sequence. Throws if our node is not in it. */

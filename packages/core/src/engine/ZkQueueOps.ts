@@ -10,7 +10,8 @@ import type { EngineScope } from './EngineScope.js';
 import type { DirectoryRecord } from './lockDirectory.js';
 import { NodeCreation, ownNodeDeleted } from './NodeCreation.js';
 import { ObstacleWait, type NodeDecision, type WaitResult, type WaitSink } from './ObstacleWait.js';
-import { beginHolding, OwnNodeWatch, type OwnNodeSink, type QueueNode } from './ownNode.js';
+import { beginHolding, heldSeat } from './holding.js';
+import { OwnNodeWatch, type OwnNodeSink, type QueueNode, type QueueSeat } from './ownNode.js';
 import { QueueLeaving } from './QueueLeaving.js';
 import type { Created, EnterOptions, QueueOps } from './QueueOps.js';
 import { StepRetries } from './StepRetries.js';
@@ -76,7 +77,12 @@ export class ZkQueueOps implements QueueOps {
 
   hold(path: string, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined): AbortSignal {
     const state = this.scope.seats.get(path)!;
-    return beginHolding(state, state.own!, this.scope.fanOut, sessionSignal, onRevoke);
+    return beginHolding(state, state.own!, this.scope.fanOut, sessionSignal, onRevoke).signal;
+  }
+
+  holdSeat(node: QueueNode, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined, grantedAt: number): QueueSeat {
+    const state = this.scope.seats.get(node.path)!;
+    return heldSeat(node, beginHolding(state, state.own!, this.scope.fanOut, sessionSignal, onRevoke), grantedAt);
   }
 
   leave(seat: QueueNode): Promise<void> {

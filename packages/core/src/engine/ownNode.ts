@@ -4,7 +4,6 @@ import { createRequest } from '../session/requests.js';
 import { isRevocationRequest, revocationRequest } from '../nodes/nodeData.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { AclEntry, Stat, WatchEvent, Watcher } from '../session/types.js';
-import type { AbortFanOut } from '../signals/StopSignal.js';
 import type { Suspensions } from '../watch/NodeWatch.js';
 
 /*
@@ -71,27 +70,6 @@ export function leavesAsHolder(state: LocalSeatState): boolean {
 }
 
 
-/**
- * Starts holding the node `state` describes and returns the holder's signal: aborted when the
- * ZooKeeper session is lost (its signal's reason) or when someone else deletes our node (a
- * `NodeDeletedError`). The lock is not ours in either case. `LockQueue.leave` ends it.
- */
-export function beginHolding(state: LocalSeatState, own: OwnNodeWatch, fanOut: AbortFanOut, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined): AbortSignal {
-  state.held = true;
-  const holding = new AbortController();
-  const unfollow = fanOut.onAbort(sessionSignal, () => holding.abort(sessionSignal.reason));
-  state.endHolding = unfollow;
-  own.held({
-    ownNodeGone: (error) => {
-      unfollow();
-      holding.abort(error);
-    },
-    revocationRequested: () => onRevoke?.(),
-  });
-  return holding.signal;
-}
-
-
 /** What an {@link OwnNodeWatch} uses of the engine's per-session state (`EngineScope`). */
 export interface SeatScope {
   readonly suspensions: Suspensions;
@@ -129,12 +107,18 @@ export type OwnNodeState = 'unknown' | 'present' | 'gone';
  */
 export class OwnNodeWatch {
   private current: OwnNodeState = 'unknown';
-  /** Our node's deletion, as soon as it is read (before it is told: see the watcher's `onArrival`). */
+  /** Our node's deletion was read off the wire (before it is told: see the watcher's `onArrival`). */
+  private deletionRead = false;
+  /** Why the node is gone, built the first time someone asks (see {@link deletedBy}). */
   private deletion: NodeDeletedError | undefined;
   /** The sink was told of the deletion. */
   private told = false;
   private arming = false;
   private ended = false;
+  /** Our own delete of the node is on its way (see {@link leavingNow}): its deletion is ours. */
+  private leaving = false;
+  /** A holder's watch is to be set a turn after its grant (see {@link held}). */
+  private armScheduled = false;
   private readonly watcher: Watcher;
   private dataWatcher: Watcher | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -166,21 +150,25 @@ export class OwnNodeWatch {
       },
       {
         // Read off the wire: from now on no grant may rely on our node, even one decided on an
-        // event read just before it and acted on first. The holder is told in a later turn.
+        // event read just before it and acted on first. The holder is told in a later turn. Noted
+        // as a flag, at the same moment as before: the error is built only if a caller is told
+        // (our own delete fires this watch on every release when its registration came in the
+        // same reply batch as the delete; nobody is told then, so nothing is built).
         onArrival: (event: WatchEvent) => {
-          if (event.type === 'deleted' && !this.ended) this.deletion ??= this.deletedError();
+          if (event.type === 'deleted' && !this.ended && !this.leaving) this.deletionRead = true;
         },
       },
     );
   }
 
   get state(): OwnNodeState {
-    return this.deletion !== undefined ? 'gone' : this.current;
+    return this.deletionRead ? 'gone' : this.current;
   }
 
   /** Why the state is `gone`: someone else deleted our node (undefined while it is not). */
   get deletedBy(): NodeDeletedError | undefined {
-    return this.deletion;
+    if (!this.deletionRead) return undefined;
+    return (this.deletion ??= this.deletedError());
   }
 
   /**
@@ -191,20 +179,21 @@ export class OwnNodeWatch {
     if (this.ended || this.current !== 'unknown' || this.arming) return;
     this.unsubscribe ??= this.scope.suspensions.onSuspended(() => this.suspended());
     this.arming = true;
-    this.session.getChildren(this.path, this.watcher).then(
-      () => {
+    // `...IfExists`: a node already gone is an answer (null), which builds no error until told.
+    this.session.getChildrenIfExists(this.path, this.watcher).then(
+      (listing) => {
         this.arming = false;
-        if (this.ended) this.session.unwatch(this.path, this.watcher);
+        // Gone before the watch was set.
+        if (listing === null) this.gone();
+        else if (this.ended || this.leaving) this.session.unwatch(this.path, this.watcher);
         else if (this.current === 'unknown') this.current = 'present';
       },
       (err: unknown) => {
         this.arming = false;
-        // Gone before the watch was set. A lost connection leaves it `unknown` (no shortcut grants
-        // meanwhile) and the wire client never registered the watch, so nothing would set it
-        // again: we do, once connected, holder or not (a fresh listing would too, but a holder
-        // never lists).
-        if (isZkError(err, 'NO_NODE')) this.gone();
-        else if (isZkError(err, 'CONNECTION_LOSS')) this.whenConnected(() => this.arm());
+        // A lost connection leaves it `unknown` (no shortcut grants meanwhile) and the wire client
+        // never registered the watch, so nothing would set it again: we do, once connected, holder
+        // or not (a fresh listing would too, but a holder never lists).
+        if (isZkError(err, 'CONNECTION_LOSS')) this.whenConnected(() => this.arm());
       },
     );
     if (this.revocable && this.dataWatcher === undefined) this.watchData();
@@ -240,12 +229,26 @@ export class OwnNodeWatch {
     });
   }
 
-  /** We hold now: suspensions no longer matter (the node's deletion is still told). */
+  /**
+   * We hold now: suspensions no longer matter (the node's deletion is still told). A holder granted
+   * on a fresh listing has no watch yet: it is set a turn after the grant, unless we left by then
+   * (a holder that releases at once, the common uncontended case, sends none). Safe: the listing
+   * proved the node when it was served; a deletion by someone else since is told when the watch's
+   * reply comes (NO_NODE) or its event, one turn later than if it had been sent with the grant,
+   * and a release before then finds the node gone (its delete answers NO_NODE) as before.
+   */
   held(sink: OwnNodeSink): void {
     this.sink = sink;
     this.holding = true;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    if (this.current === 'unknown' && !this.arming && !this.armScheduled) {
+      this.armScheduled = true;
+      setImmediate(() => {
+        this.armScheduled = false;
+        if (!this.ended && !this.leaving) this.arm();
+      });
+    }
     if (this.revocationPending) {
       this.revocationPending = false;
       this.tellRevocation();
@@ -258,6 +261,9 @@ export class OwnNodeWatch {
    * refuses the delete (NO_AUTH...), {@link leaveRefused}.
    */
   leavingNow(): void {
+    // A watch whose reply is still on its way is registered after this unwatch: `leaving` keeps
+    // its firing (our own delete's) from being read or told as someone else's.
+    this.leaving = true;
     this.session.unwatch(this.path, this.watcher);
   }
 
@@ -267,11 +273,13 @@ export class OwnNodeWatch {
    */
   leaveRefused(): void {
     if (this.ended) return;
-    this.session.getChildren(this.path, this.watcher).then(
-      () => undefined,
+    this.leaving = false;
+    this.session.getChildrenIfExists(this.path, this.watcher).then(
+      (listing) => {
+        if (listing === null) this.gone();
+      },
       (err: unknown) => {
-        if (isZkError(err, 'NO_NODE')) this.gone();
-        else if (isZkError(err, 'CONNECTION_LOSS')) this.whenConnected(() => this.leaveRefused());
+        if (isZkError(err, 'CONNECTION_LOSS')) this.whenConnected(() => this.leaveRefused());
       },
     );
   }
@@ -298,11 +306,11 @@ export class OwnNodeWatch {
   }
 
   private gone(): void {
-    if (this.ended || this.told) return;
+    if (this.ended || this.told || this.leaving) return;
     this.told = true;
     this.current = 'gone';
-    this.deletion ??= this.deletedError();
-    this.sink.ownNodeGone(this.deletion);
+    this.deletionRead = true;
+    this.sink.ownNodeGone(this.deletedBy!);
   }
 
   private deletedError(): NodeDeletedError {

@@ -3,6 +3,7 @@ import { AbortedError, isZkError, NotOwnerError, SessionClosedError, SessionLost
 import { currentFrame, OwnerFrame, OwnerHoldings } from '../context/ownerContext.js';
 import { joinPath, validateLockPath } from '../nodes/index.js';
 import type { LockQueue } from '../engine/LockQueue.js';
+import { isSeatLost, onSeatLost, type HoldingListener } from '../engine/holding.js';
 import type { QueueSeat } from '../engine/ownNode.js';
 import type { OrderingRule } from '../engine/OrderingRule.js';
 import { acquireVia, tryAcquireVia, withLockVia, type AcquireSource, type Started } from './acquireFrontEnd.js';
@@ -249,13 +250,16 @@ export class QueueLock extends EventEmitter<LockEvents> {
   /** Records a new holding and starts telling the holder about its connection. */
   protected hold(frame: OwnerFrame, seat: QueueSeat): LockHandle {
     // The session's loss is told through the session's own event; a node deleted by someone else
-    // is this holding's alone. The lost channel hears every loss.
-    const onNodeLost = (): void => {
-      if (lostChannel.hasSubscribers) publishLost(this.config.recipe, this.path, seat, this.config.queue.session.sessionId);
-      if (isZkError(seat.signal.reason, 'NODE_DELETED')) this.emit('lost', seat.signal.reason);
+    // is this holding's alone. The lost channel hears every loss. Followed without making the
+    // seat's signal (see `onSeatLost`).
+    const lock = this;
+    const onLost: HoldingListener = {
+      holdingLost(reason) {
+        if (lostChannel.hasSubscribers) publishLost(lock.config.recipe, lock.path, seat, lock.config.queue.session.sessionId);
+        if (isZkError(reason, 'NODE_DELETED')) lock.emit('lost', reason);
+      },
     };
-    seat.signal.addEventListener('abort', onNodeLost, { once: true });
-    const holding: Holding = { frame, seat, handles: [], unlisten: () => seat.signal.removeEventListener('abort', onNodeLost) };
+    const holding: Holding = { frame, seat, handles: [], unlisten: onSeatLost(seat, onLost) };
     const handle = new Handle(this, holding);
     holding.handles.push(handle);
     if (this.holdings.add(holding)) this.listen(true);
@@ -276,7 +280,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
       if (holding.releasing === true) throw new NotOwnerError(`${this.config.name}.release: this handle of ${this.path} is being released`);
       holding.releasing = true;
       // A lost holding's release deletes nothing (its node is gone): only a real one is told.
-      const deletes = !holding.seat.signal.aborted;
+      const deletes = !isSeatLost(holding.seat);
       try {
         await this.leave(holding.seat);
       } catch (err) {
@@ -301,9 +305,15 @@ export class QueueLock extends EventEmitter<LockEvents> {
 
   private listen(on: boolean): void {
     const session = this.config.queue.session;
-    for (const [event, listener] of Object.entries(this.forward) as Array<[keyof LockEvents, () => void]>) {
-      if (on) session.on(event, listener);
-      else session.off(event, listener);
+    const forward = this.forward;
+    if (on) {
+      session.on('suspended', forward.suspended);
+      session.on('reconnected', forward.reconnected);
+      session.on('lost', forward.lost);
+    } else {
+      session.off('suspended', forward.suspended);
+      session.off('reconnected', forward.reconnected);
+      session.off('lost', forward.lost);
     }
   }
 }

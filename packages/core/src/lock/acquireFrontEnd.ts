@@ -15,7 +15,8 @@ import type { AcquireOptions, AcquireSource, AcquireStep, Started } from './acqu
 
 export type { AcquireOptions, AcquireSource, AcquireStep, Started } from './acquireTypes.js';
 
-const acquireOptionsSchema = z
+/** @internal The schema of {@link AcquireOptions} (exported for its tests). */
+export const acquireOptionsSchema = z
   .object({
     timeoutMs: z
       .number()
@@ -33,12 +34,44 @@ const acquireOptionsSchema = z
 type _SchemaMatchesAcquireOptions = AssertTrue<TypesEqual<z.input<typeof acquireOptionsSchema>, AcquireOptions>>;
 type _SchemaGivesAcquireOptions = AssertTrue<TypesEqual<z.output<typeof acquireOptionsSchema>, AcquireOptions>>;
 
-/** Validates acquire options at the public boundary (omitted options need no validating). */
+/**
+ * Validates acquire options at the public boundary. Omitted options need no validating, and a
+ * plain object the schema is sure to accept as it is (see {@link plainlyValid}) is taken without
+ * running the schema: every acquisition passes here. Anything else is the schema's to judge (and
+ * to explain).
+ */
 export function parseAcquireOptions(options: unknown, where: string): AcquireOptions {
-  return options === undefined ? NO_OPTIONS : parseOptions(acquireOptionsSchema, options, where);
+  if (options === undefined) return NO_OPTIONS;
+  if (plainlyValid(options)) return copyOf(options);
+  return parseOptions(acquireOptionsSchema, options, where);
 }
 
 const NO_OPTIONS: AcquireOptions = Object.freeze({});
+
+/** The known keys `options` has, as the schema would give them back (symbol keys left out, as it leaves them). */
+function copyOf(options: AcquireOptions): AcquireOptions {
+  const copy: AcquireOptions = {};
+  if (Object.hasOwn(options, 'timeoutMs')) copy.timeoutMs = options.timeoutMs;
+  if (Object.hasOwn(options, 'signal')) copy.signal = options.signal;
+  if (Object.hasOwn(options, 'onRevoke')) copy.onRevoke = options.onRevoke;
+  return copy;
+}
+
+/**
+ * Whether `options` is a plain object whose own keys are all known and whose values all satisfy
+ * {@link acquireOptionsSchema}: the schema accepts it, and gives back these same values. False
+ * says nothing: the schema decides.
+ */
+function plainlyValid(options: unknown): options is AcquireOptions {
+  if (typeof options !== 'object' || options === null || Object.getPrototypeOf(options) !== Object.prototype) return false;
+  for (const key in options) {
+    if (key !== 'timeoutMs' && key !== 'signal' && key !== 'onRevoke') return false;
+  }
+  const { timeoutMs, signal, onRevoke } = options as Record<string, unknown>;
+  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs >= 0 && timeoutMs <= MAX_TIMER_MS)) return false;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) return false;
+  return onRevoke === undefined || typeof onRevoke === 'function';
+}
 
 /**
  * `acquire(options)`: validates `options` (`INVALID_ARGUMENT` naming `where`), starts `step`, and

@@ -33,6 +33,45 @@ function describeChar(s: string, i: number): string {
  * @throws InvalidArgumentError naming `what` and the rule broken
  */
 export function validatePath(path: unknown, what = 'path'): string {
+  // Every lock step joins and checks paths: a valid one is checked in one pass, allocating nothing.
+  if (typeof path === 'string' && isValidPath(path)) return path;
+  return explainInvalidPath(path, what);
+}
+
+/** One pass over `path`: what {@link explainInvalidPath} checks rule by rule, true when none is broken. */
+function isValidPath(path: string): boolean {
+  const n = path.length;
+  if (n === 0 || path.charCodeAt(0) !== 0x2f) return false;
+  if (n === 1) return true;
+  let segmentStart = 1;
+  for (let i = 1; i <= n; i++) {
+    const c = i < n ? path.charCodeAt(i) : 0x2f;
+    if (c === 0x2f) {
+      const length = i - segmentStart;
+      // Empty (also a trailing "/"), "." or "..".
+      if (length === 0) return false;
+      if (path.charCodeAt(segmentStart) === 0x2e && (length === 1 || (length === 2 && path.charCodeAt(segmentStart + 1) === 0x2e))) return false;
+      segmentStart = i + 1;
+    } else if (c <= 0x1f || (c >= 0x7f && c <= 0x9f) || (c >= 0xd800 && c <= 0xf8ff) || c >= 0xfff0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Whether `name` can be one segment of a path, in one pass (see {@link validateNodeName}). */
+function isValidName(name: string): boolean {
+  const n = name.length;
+  if (n === 0 || name === '.' || name === '..') return false;
+  for (let i = 0; i < n; i++) {
+    const c = name.charCodeAt(i);
+    if (c === 0x2f || c <= 0x1f || (c >= 0x7f && c <= 0x9f) || (c >= 0xd800 && c <= 0xf8ff) || c >= 0xfff0) return false;
+  }
+  return true;
+}
+
+/** The rule `path` breaks, thrown (or `path` itself, should it break none). */
+function explainInvalidPath(path: unknown, what: string): string {
   const fail = (rule: string): never => {
     throw new InvalidArgumentError(`${what} ${rule}: ${JSON.stringify(path)}`, {
       ...(typeof path === 'string' ? { path } : {}),
@@ -78,6 +117,7 @@ export function validateLockPath(path: unknown, what = 'lock path'): string {
  * @throws InvalidArgumentError naming `what`
  */
 export function validateNodeName(name: unknown, what = 'name'): string {
+  if (typeof name === 'string' && isValidName(name)) return name;
   if (typeof name !== 'string' || name.length === 0) {
     throw new InvalidArgumentError(`${what} must be a non-empty string: ${JSON.stringify(name)}`);
   }

@@ -11,8 +11,22 @@ export const PROTECTED_PREFIX = '_c_';
 /** Length of `_c_<uuid>-`, the part a protected name adds in front of the recipe's prefix. */
 export const PROTECTED_HEADER_LENGTH = PROTECTED_PREFIX.length + 36 + 1;
 
-// Canonical textual UUID; case-insensitive because other writers may use upper case.
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * Whether the 36 characters of `s` from `at` are a canonical textual UUID (8-4-4-4-12 hex digits;
+ * either case, because other writers may use upper case). A scan, not a regular expression on a
+ * slice: every listing checks every child's name.
+ */
+function isUuidAt(s: string, at: number): boolean {
+  for (let i = 0; i < 36; i++) {
+    const c = s.charCodeAt(at + i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 0x2d) return false;
+    } else if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46))) {
+      return false;
+    }
+  }
+  return true;
+}
 
 /** A fresh protected node name and the GUID it carries. */
 export interface ProtectedName {
@@ -46,8 +60,7 @@ export function protectionGuidOf(name: string): string | null {
   if (name.length <= PROTECTED_HEADER_LENGTH) return null;
   if (!name.startsWith(PROTECTED_PREFIX)) return null;
   if (name.charCodeAt(PROTECTED_HEADER_LENGTH - 1) !== 0x2d /* '-' */) return null;
-  const guid = name.slice(PROTECTED_PREFIX.length, PROTECTED_HEADER_LENGTH - 1);
-  return UUID_RE.test(guid) ? guid : null;
+  return isUuidAt(name, PROTECTED_PREFIX.length) ? name.slice(PROTECTED_PREFIX.length, PROTECTED_HEADER_LENGTH - 1) : null;
 }
 
 /** True when `name` is a protected name carrying exactly `guid`. */

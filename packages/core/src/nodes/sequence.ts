@@ -15,11 +15,19 @@ export interface QueueEntry {
   guid: string | null;
 }
 
-const POSITIVE_RE = /(\d{10})$/;
-// `%010d` of -1..-999999999: a sign and nine digits, ten characters in all.
-const SHORT_NEGATIVE_RE = /-(\d{9})$/;
-// `%010d` of -1000000000..-2147483648 grows to eleven characters.
-const LONG_NEGATIVE_RE = /-([12]\d{9})$/;
+/**
+ * The number written in the `count` decimal digits of `s` from `at`, or -1 if any is not a digit.
+ * (Scanned, not matched: every listing parses every child's name.)
+ */
+function digitsAt(s: string, at: number, count: number): number {
+  let value = 0;
+  for (let i = at; i < at + count; i++) {
+    const d = s.charCodeAt(i) - 0x30;
+    if (d < 0 || d > 9) return -1;
+    value = value * 10 + d;
+  }
+  return value;
+}
 
 /**
  * Splits a sequential name into the text before the sequence and the sequence, or `null`.
@@ -33,24 +41,25 @@ const LONG_NEGATIVE_RE = /-([12]\d{9})$/;
  * `lock-` node).
  */
 function splitSequence(name: string): { head: string; sequence: number } | null {
-  const longNeg = LONG_NEGATIVE_RE.exec(name);
-  if (longNeg !== null) {
-    const magnitude = Number(longNeg[1]);
-    const head = name.slice(0, name.length - 11);
-    if (magnitude <= MAX_SEQUENCE + 1 && (magnitude > MAX_SEQUENCE || head.endsWith('-'))) {
-      return { head, sequence: -magnitude };
+  const n = name.length;
+  // `%010d` of -1000000000..-2147483648 grows to eleven characters: a sign, 1 or 2, nine digits.
+  if (n >= 11 && name.charCodeAt(n - 11) === 0x2d && (name.charCodeAt(n - 10) === 0x31 || name.charCodeAt(n - 10) === 0x32)) {
+    const magnitude = digitsAt(name, n - 10, 10);
+    if (magnitude >= 0) {
+      const head = name.slice(0, n - 11);
+      if (magnitude <= MAX_SEQUENCE + 1 && (magnitude > MAX_SEQUENCE || head.endsWith('-'))) {
+        return { head, sequence: -magnitude };
+      }
     }
   }
-  const pos = POSITIVE_RE.exec(name);
-  if (pos !== null) {
-    const value = Number(pos[1]);
-    return value <= MAX_SEQUENCE ? { head: name.slice(0, name.length - 10), sequence: value } : null;
-  }
-  const shortNeg = SHORT_NEGATIVE_RE.exec(name);
-  if (shortNeg !== null) {
-    const value = -Number(shortNeg[1]);
+  if (n < 10) return null;
+  const value = digitsAt(name, n - 10, 10);
+  if (value >= 0) return value <= MAX_SEQUENCE ? { head: name.slice(0, n - 10), sequence: value } : null;
+  // `%010d` of -1..-999999999: a sign and nine digits, ten characters in all.
+  if (name.charCodeAt(n - 10) === 0x2d) {
+    const magnitude = digitsAt(name, n - 9, 9);
     // "-000000000" is not something %010d writes.
-    return value === 0 ? null : { head: name.slice(0, name.length - 10), sequence: value };
+    if (magnitude >= 0) return magnitude === 0 ? null : { head: name.slice(0, n - 10), sequence: -magnitude };
   }
   return null;
 }

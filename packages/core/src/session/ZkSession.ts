@@ -15,7 +15,6 @@ import { ConnectFailFast } from './connectFailFast.js';
 import { ConnectedWaiters, isConnectedState } from './connectedWaiters.js';
 import { digestAuthFailed } from './digestAuthFailure.js';
 import { closedCallError, expiredReason, lostCallError, noReplyReason } from './endReasons.js';
-import { toZkError } from './errorMapping.js';
 import { OP } from './frames.js';
 import type { Generation } from './generation.js';
 import { LivenessWatchdog } from './livenessWatchdog.js';
@@ -23,7 +22,7 @@ import { mkdirp } from './mkdirp.js';
 import { openGeneration, type GenerationListener } from './openGeneration.js';
 import { ZK_SESSION_DEFAULTS, parseZkSessionOptions, type ZkSessionOptions, type ZkSessionOptionsInput } from './options.js';
 import { assertRequestFits, type OwnRequest } from './ownRequest.js';
-import { assertPath, createRequest, decodeChildren, decodeData, decodeExists, deleteRequest, getAclRequest } from './requests.js';
+import { assertPath, createRequest, decodeChildren, decodeChildrenIfExists, decodeData, decodeDataIfExists, decodeExists, deleteRequest, getAclRequest } from './requests.js';
 import { removeWatchesRequest, setAclRequest, setDataRequest, transactionRequest } from './requests.js';
 import { closeGeneration, retireGeneration } from './retireGeneration.js';
 import { SessionEvents } from './sessionEvents.js';
@@ -228,6 +227,20 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   }
 
   /**
+   * {@link getChildren}, but a missing node is an answer, `null`, not a `NO_NODE` error (and no
+   * watch is set then): for callers to whom a node already gone is an expected outcome, which then
+   * costs no error object.
+   */
+  getChildrenIfExists(path: string, watcher?: Watcher): Promise<{ children: string[]; stat: Stat } | null> {
+    return this.call('getChildren', path, (gen) => gen.read(OP.getChildren2, path, decodeChildrenIfExists, watcher, true), watcher ? 'child' : undefined);
+  }
+
+  /** {@link getData}, but a missing node is an answer, `null` (see {@link getChildrenIfExists}). */
+  getDataIfExists(path: string, watcher?: Watcher): Promise<{ data: Buffer; stat: Stat } | null> {
+    return this.call('getData', path, (gen) => gen.read(OP.getData, path, decodeDataIfExists, watcher, true), watcher ? 'data' : undefined);
+  }
+
+  /**
    * Stops calling `watcher` for `path` (every kind of watch) and removes from the server (REMOVE_WATCHES,
    * ZooKeeper 3.5+, not awaited) and from the wire client (so no reconnection sets it again) each
    * watch that no other watcher of this session still needs, unless a request that sets such a
@@ -242,7 +255,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       // reconnection's SetWatches no longer names it).
       if (gen.retired || this.closing || this._state === 'suspended') continue;
       this.call<void>('removeWatches', path, (g) => removeWatchesRequest(g.chroot, path, watchClass))
-        // NO_WATCHER: it fired meanwhile; a lost connection: forgotten anyway
+        // NO_WATCHER (it fired meanwhile) answers it; a lost connection: forgotten anyway
         .catch(() => undefined);
     }
   }
@@ -335,15 +348,13 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       const gen = this.gen;
       const request = build(gen);
       assertRequestFits(op, path, request, this.options.maxRequestBytes);
+      const call = gen.pending.track<T>(op, path, resolve, reject);
       // A request that sets a watch: removeWatches must not remove that watch while it is out.
-      let onResolve: (value: T) => void = resolve;
-      let onReject: (error: Error) => void = reject;
-      if (arms !== undefined && path !== undefined) ({ resolve: onResolve, reject: onReject } = gen.watches.arming(arms, path, resolve, reject));
-      const settle = gen.pending.track<T>(op, path, onResolve, onReject);
-      gen.cm.queue(request, (error, response) => {
-        if (error) settle.reject(toZkError(error, op, path));
-        else settle.resolve(response as T);
-      });
+      if (arms !== undefined && path !== undefined) {
+        gen.watches.arming(arms, path);
+        call.arm(gen.watches, arms);
+      }
+      gen.send(request, call.callback);
     });
   }
 

@@ -49,16 +49,19 @@ export const ZK_CODES: Readonly<Record<number, { name: string; code: ErrorCode }
   [-127]: { name: 'THROTTLED_OP', code: 'ZOOKEEPER_ERROR' },
 };
 
-/** Raw error code carried from our frame decoder to the call's callback. */
-export class WireReplyError extends Error {
-  constructor(readonly zkCode: number) {
-    super(`ZooKeeper error ${zkCode}`);
-  }
+/**
+ * The error code of a reply, carried from our frame decoder to the call's callback. Not an `Error`
+ * (no stack trace is captured): the session turns it into one of ours only when the call rejects,
+ * and a reply that is an answer, not a failure (NO_NODE to an `exists` or an `...IfExists` read),
+ * builds no error at all.
+ */
+export class ReplyCode {
+  constructor(readonly zkCode: number) {}
 }
 
 /** Extracts a numeric ZooKeeper code from whatever the wire client handed us, if any. */
 export function zkCodeOf(error: unknown): number | undefined {
-  if (error instanceof WireReplyError) return error.zkCode;
+  if (error instanceof ReplyCode) return error.zkCode;
   // node-zookeeper-client's Exception: numeric `code` and getCode().
   if (typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'number') {
     return (error as { code: number }).code;
@@ -69,6 +72,8 @@ export function zkCodeOf(error: unknown): number | undefined {
 /** Turns a failure of `op` on `path` into one of our errors. */
 export function toZkError(error: unknown, op: string, path: string | undefined): ZkRecipesError {
   if (error instanceof ZkRecipesError) return error;
+  // A reply's code: the error we build is the first one (nothing to keep as its cause).
+  if (error instanceof ReplyCode) return fromZkCode(error.zkCode, op, path);
   const zkCode = zkCodeOf(error);
   if (zkCode === undefined) {
     return new ZooKeeperError('ZOOKEEPER_ERROR', 0, `${op}${path ? ` ${path}` : ''} failed: ${String(error)}`, {

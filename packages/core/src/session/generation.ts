@@ -4,18 +4,20 @@
  * `retireGeneration.ts` (docs/architecture.md, "The session").
  */
 import type { WatchdogInput, WirePhase } from './livenessWatchdog.js';
-import { OwnRequest, type ReplyDecoder } from './ownRequest.js';
+import { ReplyCode } from './errorMapping.js';
+import type { JuteReader, ReplyHeader } from './frames.js';
+import { OwnRequest, type ReplyDecoder, type RequestBody } from './ownRequest.js';
 import { PendingCalls } from './pendingCalls.js';
 import { readRequest } from './requests.js';
 import { OP } from './frames.js';
 import type { WatchEvent, WatchEventType, Watcher } from './types.js';
-import { CM_STATES, forgetWireWatcher, type ConnectionManager, type WireClient, type WireEvent } from './wire.js';
+import { CM_STATES, type ConnectionManager, type WireCallback, type WireClient } from './wire.js';
 import { WireClock } from './wireClock.js';
-import { WatchRegistry, type WatchClass, type WatchKind } from './watchRegistry.js';
+import { WatchRegistry, WireWatchTable, type WatchClass, type WatchKind } from './watchRegistry.js';
 import { PING_REQUEST } from './wireHardening.js';
 
 /** Watch event types on the wire (Watcher.Event.EventType); others are dropped by the hardening. */
-const WIRE_EVENT_TYPES: Record<number, WatchEventType> = {
+const WIRE_EVENT_TYPES: Readonly<Record<number, WatchEventType | undefined>> = {
   1: 'created',
   2: 'deleted',
   3: 'dataChanged',
@@ -48,9 +50,30 @@ export class Generation {
     this.cm = client.connectionManager;
     this.chroot = this.cm.chrootPath;
     this.watches = new WatchRegistry(onWatcherError);
+    // The watches the wire client sets again after a reconnection are ours (see WireWatchTable).
+    this.cm.watcherManager = new WireWatchTable(this.watches);
     const now = performance.now();
     this.clock = new WireClock(now, this.cm.sessionTimeout);
     this.socketSince = now;
+  }
+
+  /**
+   * Hands `request` to the wire client. While connected with nothing queued before it, it is
+   * written here, as the wire client's `onPacketQueueReadable` (1.1.3) would write it: the next
+   * xid, then the pending queue, then the socket (its packet queue and the event it emits per
+   * request are skipped). Otherwise it is queued, and the wire client writes it once it can.
+   */
+  send(request: OwnRequest, callback: WireCallback): void {
+    const cm = this.cm;
+    const socket = cm.socket;
+    if (this.wireConnected && cm.packetQueue.queue.length === 0 && socket !== undefined && !socket.destroyed) {
+      request.header.xid = cm.xid;
+      cm.xid += 1;
+      cm.pendingQueue.push({ request, callback });
+      socket.write(request.toBuffer());
+    } else {
+      cm.queue(request, callback);
+    }
   }
 
   /** Whether the wire client has a connection with the session on it (read-only servers included). */
@@ -59,54 +82,42 @@ export class Generation {
   }
 
   /**
-   * A GET_CHILDREN2, GET_DATA or EXISTS of `path`, its reply read by `decode` (an EXISTS's error
-   * replies too: NO_NODE answers it). With a `watcher`, the server sets a watch, and the decoder
-   * registers ours at once (in the socket handler, before any event the server sends after that
-   * reply can be read): on the children, on the data, or (an EXISTS of a missing node) on the
-   * node's creation.
+   * A GET_CHILDREN2, GET_DATA or EXISTS of `path`, its reply read by `decode` (its error replies
+   * too with `decodesErrors`: NO_NODE answers an EXISTS, or an `...IfExists` read, with null). With
+   * a `watcher`, the server sets a watch, and the reply registers ours at once (in the socket
+   * handler, before any event the server sends after that reply can be read): on the children, on
+   * the data, or (an EXISTS of a missing node) on the node's creation.
    */
-  read<T>(type: typeof OP.getChildren2 | typeof OP.getData | typeof OP.exists, path: string, decode: ReplyDecoder<T>, watcher: Watcher | undefined): OwnRequest {
+  read<T>(type: ReadOp, path: string, decode: ReplyDecoder<T>, watcher: Watcher | undefined, decodesErrors = type === OP.exists): OwnRequest {
     const body = readRequest(type, this.chroot, path, watcher !== undefined);
-    const decodesErrors = type === OP.exists;
     if (watcher === undefined) return new OwnRequest(body, decode, decodesErrors);
-    return new OwnRequest(
-      body,
-      (r, header) => {
-        const reply = decode(r, header);
-        if (reply instanceof Error) return reply;
-        this.addWatch(type === OP.getChildren2 ? 'child' : type === OP.exists && reply === null ? 'exist' : 'data', path, watcher);
-        return reply;
-      },
-      decodesErrors,
-    );
+    return new WatchingRead(body, decode, decodesErrors, this, type, path, watcher);
   }
 
-  /** Registers `watcher`: on the wire (once per kind and path; see `watchRegistry.ts`) and in ours. */
-  private addWatch(kind: WatchKind, path: string, watcher: Watcher): void {
+  /** @internal Registers `watcher` (the server set the watch: see `watchRegistry.ts`). */
+  addWatch(kind: WatchKind, path: string, watcher: Watcher): void {
     if (this.retired) return;
-    const entry = this.watches.add(kind, path, watcher);
-    if (!entry) return;
-    const wireWatcher = (event: WireEvent): void => {
-      const type = WIRE_EVENT_TYPES[event.getType()];
-      if (type) this.watches.fire(entry, { type, path } satisfies WatchEvent);
-    };
-    entry.wire = wireWatcher;
-    if (kind === 'data') this.cm.registerDataWatcher(path, wireWatcher);
-    else if (kind === 'child') this.cm.registerChildWatcher(path, wireWatcher);
-    else this.cm.registerExistenceWatcher(path, wireWatcher);
+    this.watches.add(kind, path, watcher);
   }
 
   /**
-   * Forgets `watcher` on `path`, and in the wire client each watch no other watcher of ours still
-   * needs (so no reconnection sets it again). Returns the classes of server-side watch that are
-   * now ours to remove from the server (see `WatchRegistry.takeIfIdle`).
+   * A watch notification read off the wire (`type` as ZooKeeper numbers it, `path` without the
+   * chroot), while the frame is being handled: the watches it ends are told (their `onArrival` at
+   * once, the watchers a turn later, see `WatchRegistry`).
+   */
+  notified(type: number, path: string): void {
+    const eventType = WIRE_EVENT_TYPES[type];
+    if (eventType !== undefined && !this.retired) this.watches.notified({ type: eventType, path } satisfies WatchEvent);
+  }
+
+  /**
+   * Forgets `watcher` on `path`, and each watch no other watcher of ours still needs (so no
+   * reconnection sets it again). Returns the classes of server-side watch that are now ours to
+   * remove from the server (see `WatchRegistry.takeIfIdle`).
    */
   forgetIdleWatches(path: string, watcher: Watcher): WatchClass[] {
     const classes: WatchClass[] = [];
-    for (const { watchClass, entries } of this.watches.takeIfIdle(path, watcher)) {
-      for (const { kind, entry } of entries) if (entry.wire !== undefined) forgetWireWatcher(this.cm, kind, path, entry.wire);
-      classes.push(watchClass);
-    }
+    for (const { watchClass } of this.watches.takeIfIdle(path, watcher)) classes.push(watchClass);
     return classes;
   }
 
@@ -150,3 +161,30 @@ export class Generation {
 }
 
 function noop(): void {}
+
+type ReadOp = typeof OP.getChildren2 | typeof OP.getData | typeof OP.exists;
+
+/** A read that sets a watch: registered as its reply is read, if the server set one. */
+class WatchingRead extends OwnRequest {
+  constructor(
+    body: RequestBody,
+    decode: ReplyDecoder,
+    decodesErrors: boolean,
+    private readonly gen: Generation,
+    private readonly op: ReadOp,
+    private readonly path: string,
+    private readonly watcher: Watcher,
+  ) {
+    super(body, decode, decodesErrors);
+  }
+
+  override read(reader: JuteReader, header: ReplyHeader): unknown {
+    const reply = this.decode(reader, header);
+    if (reply instanceof Error || reply instanceof ReplyCode) return reply;
+    const op = this.op;
+    // A missing node: an EXISTS sets a watch for its creation, the other reads set none.
+    if (reply === null && op !== OP.exists) return reply;
+    this.gen.addWatch(op === OP.getChildren2 ? 'child' : op === OP.exists && reply === null ? 'exist' : 'data', this.path, this.watcher);
+    return reply;
+  }
+}

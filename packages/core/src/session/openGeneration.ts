@@ -4,7 +4,7 @@
  * connect (docs/architecture.md, "The session"; docs/security.md).
  */
 import { TlsHandshakeError, type AuthFailedError } from '../errors.js';
-import { WireReplyError } from './errorMapping.js';
+import { withoutChroot } from './frames.js';
 import { Generation } from './generation.js';
 import type { ZkSessionOptions } from './options.js';
 import { SaslHandshake } from './sasl/saslHandshake.js';
@@ -43,7 +43,7 @@ export function openGeneration(n: number, options: ZkSessionOptions, listener: G
     now: () => performance.now(),
     onError: onWireError,
     isDisposed: () => gen.retired,
-    replyError: (zkCode) => new WireReplyError(zkCode),
+    notified: (type, serverPath) => gen.notified(type, withoutChroot(gen.chroot, serverPath)),
     // SASL on every connection, before the wire client may send anything else (docs/security.md).
     connecting:
       options.sasl === undefined

@@ -4,20 +4,46 @@
  * (docs/architecture.md, "The session").
  */
 import { InvalidArgumentError } from '../errors.js';
-import type { JuteReader, ReplyHeader } from './frames.js';
+import type { ReplyCode } from './errorMapping.js';
+import { JuteWriter, type JuteReader, type ReplyHeader } from './frames.js';
 import type { WireRequest } from './wire.js';
 
-/** A request's opcode and body (without the length prefix and xid that the wire adds). */
-export interface RequestBody {
-  type: number;
-  body: Buffer;
+/** Bytes in front of a request's body: its length prefix, xid and opcode. */
+const PREFIX = 12;
+
+/**
+ * A request's opcode and body, the body written after room for the prefix the wire adds (length,
+ * xid, opcode), so that sending it copies nothing.
+ */
+export class RequestBody {
+  constructor(
+    readonly type: number,
+    /** {@link PREFIX} bytes of room, then the body. */
+    readonly frame: Buffer,
+  ) {}
+
+  /** What follows the xid and the opcode. */
+  get body(): Buffer {
+    return this.frame.subarray(PREFIX);
+  }
+
+  /** A writer for a request's body, with room for its prefix in front. */
+  static writer(): JuteWriter {
+    return new JuteWriter(PREFIX);
+  }
+
+  /** The request `writer` (from {@link writer}) wrote. */
+  static of(type: number, writer: JuteWriter): RequestBody {
+    return new RequestBody(type, writer.written());
+  }
 }
 
 /**
  * Reads a reply body (the reader positioned after the ReplyHeader) into the call's result; an
- * `Error` returned rejects the call with it (mapped to our errors by the session).
+ * `Error` or a {@link ReplyCode} returned rejects the call with it (mapped to our errors by the
+ * session).
  */
-export type ReplyDecoder<T = unknown> = (reader: JuteReader, header: ReplyHeader) => T | Error;
+export type ReplyDecoder<T = unknown> = (reader: JuteReader, header: ReplyHeader) => T | Error | ReplyCode;
 
 export class OwnRequest implements WireRequest {
   readonly header: { xid: number; type: number };
@@ -25,8 +51,8 @@ export class OwnRequest implements WireRequest {
   readonly payload = null;
   /** The opcode. */
   readonly type: number;
-  /** The body: what follows the xid and the opcode. */
-  readonly body: Buffer;
+  /** Room for the prefix, then the body (see {@link RequestBody}). */
+  private readonly frame: Buffer;
 
   constructor(
     request: RequestBody,
@@ -36,23 +62,39 @@ export class OwnRequest implements WireRequest {
     readonly decodesErrors = false,
   ) {
     this.type = request.type;
-    this.body = request.body;
+    this.frame = request.frame;
     this.header = { xid: 0, type: request.type };
+  }
+
+  /** The body: what follows the xid and the opcode. */
+  get body(): Buffer {
+    return this.frame.subarray(PREFIX);
   }
 
   /** The frame's length as its 4-byte prefix states it (what the server checks against jute.maxbuffer). */
   get frameLength(): number {
-    return 8 + this.body.length;
+    return this.frame.length - 4;
   }
 
+  /**
+   * Reads the reply to this request into the call's result (see {@link ReplyDecoder}). A request
+   * that sets a watch registers it here, once the reply says the server set it.
+   */
+  read(reader: JuteReader, header: ReplyHeader): unknown {
+    return this.decode(reader, header);
+  }
+
+  /**
+   * The whole frame, written in place: the wire client assigns the xid right before it calls this,
+   * and a request is sent again (after a reconnection, with a new xid) only once the socket that
+   * had it is gone.
+   */
   toBuffer(): Buffer {
-    // xid is assigned by the wire client right before this is called.
-    const out = Buffer.allocUnsafe(4 + 8 + this.body.length);
-    out.writeInt32BE(8 + this.body.length, 0);
-    out.writeInt32BE(this.header.xid, 4);
-    out.writeInt32BE(this.header.type, 8);
-    this.body.copy(out, 12);
-    return out;
+    const frame = this.frame;
+    frame.writeInt32BE(frame.length - 4, 0);
+    frame.writeInt32BE(this.header.xid, 4);
+    frame.writeInt32BE(this.header.type, 8);
+    return frame;
   }
 }
 

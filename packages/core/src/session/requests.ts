@@ -7,8 +7,8 @@
  * Paths arrive without the chroot and leave with it; created paths come back without it.
  */
 import { InvalidArgumentError, type ZkRecipesError } from '../errors.js';
-import { WireReplyError, fromZkCode } from './errorMapping.js';
-import { OwnRequest, type RequestBody } from './ownRequest.js';
+import { ReplyCode, fromZkCode } from './errorMapping.js';
+import { OwnRequest, RequestBody } from './ownRequest.js';
 import {
   CREATE_FLAGS,
   JuteWriter,
@@ -25,13 +25,15 @@ import type { AclEntry, CreateMode, CreateResult, Stat, TransactionOp, Transacti
 
 /** Code.NONODE. */
 const ZK_NO_NODE = -101;
+/** Code.NOWATCHER. */
+const ZK_NO_WATCHER = -121;
 
 /** RemoveWatchesRequest types (Watcher.WatcherType in ZooKeeper: Children 1, Data 2). */
 export const WATCHER_TYPES = { child: 1, data: 2 } as const;
 
-/** The body of a request writer without its length prefix. */
-function bodyOf(w: JuteWriter): Buffer {
-  return w.frame().subarray(4);
+/** A writer for one request's body (room left in front for the prefix the wire adds). */
+function writer(): JuteWriter {
+  return RequestBody.writer();
 }
 
 /** @throws InvalidArgumentError unless `path` is an absolute znode path */
@@ -52,8 +54,8 @@ export function assertVersion(op: string, version: unknown): asserts version is 
 export function createRequest(chroot: string | undefined, path: string, data: Uint8Array | null | undefined, acl: readonly AclEntry[], mode: CreateMode): OwnRequest {
   const flags = CREATE_FLAGS[mode];
   if (flags === undefined) throw new InvalidArgumentError(`create: unknown mode ${String(mode)}`, { op: 'create', path });
-  const w = new JuteWriter().ustring(withChroot(chroot, path)).buffer(data ?? null).acl(acl).int(flags);
-  return new OwnRequest({ type: mode === 'container' ? OP.createContainer : OP.create2, body: bodyOf(w) }, (r) => decodeCreated(r, chroot));
+  const w = writer().ustring(withChroot(chroot, path)).buffer(data ?? null).acl(acl).int(flags);
+  return new OwnRequest(RequestBody.of(mode === 'container' ? OP.createContainer : OP.create2, w), chroot === undefined ? decodeCreatedNoChroot : (r) => decodeCreated(r, chroot));
 }
 
 /** The reply to {@link createRequest}: the node's path (with its sequence) and stat. */
@@ -61,9 +63,14 @@ export function decodeCreated(r: JuteReader, chroot: string | undefined): Create
   return { path: withoutChroot(chroot, r.ustring() ?? ''), stat: r.stat() };
 }
 
+/** {@link decodeCreated} without a chroot: one decoder for every create, no closure each. */
+function decodeCreatedNoChroot(r: JuteReader): CreateResult {
+  return decodeCreated(r, undefined);
+}
+
 /** GET_CHILDREN2, GET_DATA or EXISTS: a path and whether to set a watch. */
 export function readRequest(type: typeof OP.getChildren2 | typeof OP.getData | typeof OP.exists, chroot: string | undefined, path: string, watch: boolean): RequestBody {
-  return { type, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path)).bool(watch)) };
+  return RequestBody.of(type, writer().ustring(withChroot(chroot, path)).bool(watch));
 }
 
 /** The reply to a GET_CHILDREN2: the names (unsorted, as the server keeps them) and the stat. */
@@ -78,10 +85,27 @@ export function decodeChildren(r: JuteReader): { children: string[]; stat: Stat 
  * The reply to an EXISTS (decoded on error replies too): the stat, or null for a missing node,
  * which is an answer here, not an error. Any other error code is the call's error.
  */
-export function decodeExists(r: JuteReader, header: ReplyHeader): Stat | null | WireReplyError {
+export function decodeExists(r: JuteReader, header: ReplyHeader): Stat | null | ReplyCode {
   if (header.err === ZK_NO_NODE) return null;
-  if (header.err !== 0) return new WireReplyError(header.err);
+  if (header.err !== 0) return new ReplyCode(header.err);
   return r.stat();
+}
+
+/**
+ * The reply to a GET_CHILDREN2 sent by `getChildrenIfExists` (decoded on error replies too): the
+ * listing, or null for a missing node, which is an answer there, not an error.
+ */
+export function decodeChildrenIfExists(r: JuteReader, header: ReplyHeader): { children: string[]; stat: Stat } | null | ReplyCode {
+  if (header.err === ZK_NO_NODE) return null;
+  if (header.err !== 0) return new ReplyCode(header.err);
+  return decodeChildren(r);
+}
+
+/** The reply to a GET_DATA sent by `getDataIfExists`: as {@link decodeChildrenIfExists}. */
+export function decodeDataIfExists(r: JuteReader, header: ReplyHeader): { data: Buffer; stat: Stat } | null | ReplyCode {
+  if (header.err === ZK_NO_NODE) return null;
+  if (header.err !== 0) return new ReplyCode(header.err);
+  return decodeData(r);
 }
 
 /** The reply to a SET_DATA or SET_ACL: the node's new stat. */
@@ -103,18 +127,18 @@ export function decodeData(r: JuteReader): { data: Buffer; stat: Stat } {
 /** DELETE of `version` (-1: any). */
 export function deleteRequest(chroot: string | undefined, path: string, version: number): OwnRequest {
   assertVersion('delete', version);
-  return new OwnRequest({ type: OP.delete, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path)).int(version)) }, decodeNothing);
+  return new OwnRequest(RequestBody.of(OP.delete, writer().ustring(withChroot(chroot, path)).int(version)), decodeNothing);
 }
 
 /** SET_DATA at `version` (-1: any); the reply is the new stat. */
 export function setDataRequest(chroot: string | undefined, path: string, data: Uint8Array, version: number): OwnRequest {
   assertVersion('setData', version);
-  return new OwnRequest({ type: OP.setData, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path)).buffer(data).int(version)) }, decodeStat);
+  return new OwnRequest(RequestBody.of(OP.setData, writer().ustring(withChroot(chroot, path)).buffer(data).int(version)), decodeStat);
 }
 
 /** GET_ACL: the node's ACL and stat. */
 export function getAclRequest(chroot: string | undefined, path: string): OwnRequest {
-  return new OwnRequest({ type: OP.getACL, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path))) }, decodeAcl);
+  return new OwnRequest(RequestBody.of(OP.getACL, writer().ustring(withChroot(chroot, path))), decodeAcl);
 }
 
 /** The reply to {@link getAclRequest}. */
@@ -127,12 +151,20 @@ export function decodeAcl(r: JuteReader): { acl: AclEntry[]; stat: Stat } {
 export function setAclRequest(chroot: string | undefined, path: string, acl: readonly AclEntry[], version: number): OwnRequest {
   assertVersion('setACL', version);
   if (!Array.isArray(acl) || acl.length === 0) throw new InvalidArgumentError('setACL: acl must be a non-empty array', { op: 'setACL', path });
-  return new OwnRequest({ type: OP.setACL, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path)).acl(acl).int(version)) }, decodeStat);
+  return new OwnRequest(RequestBody.of(OP.setACL, writer().ustring(withChroot(chroot, path)).acl(acl).int(version)), decodeStat);
 }
 
-/** REMOVE_WATCHES of one class of watch on `path` (ZooKeeper 3.5+). */
+/**
+ * REMOVE_WATCHES of one class of watch on `path` (ZooKeeper 3.5+). NO_WATCHER (the watch fired
+ * meanwhile, or was never set) is an answer, not an error: what was asked for is done.
+ */
 export function removeWatchesRequest(chroot: string | undefined, path: string, watchClass: keyof typeof WATCHER_TYPES): OwnRequest {
-  return new OwnRequest({ type: OP.removeWatches, body: bodyOf(new JuteWriter().ustring(withChroot(chroot, path)).int(WATCHER_TYPES[watchClass])) }, decodeNothing);
+  return new OwnRequest(RequestBody.of(OP.removeWatches, writer().ustring(withChroot(chroot, path)).int(WATCHER_TYPES[watchClass])), decodeWatchesRemoved, true);
+}
+
+/** The reply to {@link removeWatchesRequest} (decoded on error replies too). */
+export function decodeWatchesRemoved(_r: JuteReader, header: ReplyHeader): undefined | ReplyCode {
+  return header.err === 0 || header.err === ZK_NO_WATCHER ? undefined : new ReplyCode(header.err);
 }
 
 /**
@@ -165,10 +197,10 @@ export function transactionRequest(ops: TransactionOp[], defaultAcl: readonly Ac
         throw new InvalidArgumentError(`transaction: unknown op ${JSON.stringify(op)}`, { op: 'transaction' });
     }
   });
-  const w = new JuteWriter();
+  const w = writer();
   encodeMulti(w, wire, chroot);
   // A failed multi still carries one result per op: its decoder sees error replies too.
-  return new OwnRequest({ type: OP.multi, body: bodyOf(w) }, (r, header) => decodeTransaction(r, header, ops, chroot), true);
+  return new OwnRequest(RequestBody.of(OP.multi, w), (r, header) => decodeTransaction(r, header, ops, chroot), true);
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { SessionClosedError, SessionLostError } from '../errors.js';
 import type { Generation } from './generation.js';
 import type { PendingCall } from './pendingCalls.js';
-import { CM_STATES, forgetAllWireWatchers, type ConnectionManager } from './wire.js';
+import { CM_STATES, type ConnectionManager } from './wire.js';
 
 /** How long close() waits for the server to confirm the session close before dropping the socket. */
 const CLOSE_WAIT_MS = 2_000;
@@ -20,7 +20,6 @@ export function retireGeneration(gen: Generation, reason: SessionLostError | Ses
   gen.retired = true;
   clearTimeout(gen.connectTimer);
   gen.watches.dropAll();
-  forgetAllWireWatchers(gen.cm);
   gen.abort.abort(reason);
   gen.pending.failAll(callError);
   const cm = gen.cm;
@@ -48,8 +47,8 @@ export function retireGeneration(gen: Generation, reason: SessionLostError | Ses
     // let the CLOSE_SESSION leave, so a server that does hear us ends the session (and deletes
     // its ephemeral nodes) now instead of a session timeout later. Safe: every signal of this
     // generation was aborted above, and nothing else of it is written any more (the queue was
-    // emptied, pings stop outside CONNECTED, reconnects are disabled). `end()` flushes the
-    // corked write and half-closes; the socket is destroyed shortly after in any case.
+    // emptied, pings stop outside CONNECTED, reconnects are disabled). `end()` hands over the
+    // writes still held (writeBatching.ts) and half-closes; the socket is destroyed shortly after in any case.
     socket.end();
     setTimeout(() => socket.destroy(), Math.min(CLOSE_WAIT_MS, Math.floor(cm.sessionTimeout / 3))).unref();
   } else {

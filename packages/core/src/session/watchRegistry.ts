@@ -1,13 +1,17 @@
 /**
  * Watch multiplexing. The wire client keeps one Node EventEmitter per watched path and adds one
  * listener per registration, so 10,000 waiters on one node would stack 10,000 listeners (and trip
- * MaxListeners). We register ONE wire-level watcher per (kind, path) and fan out to our own sets.
+ * MaxListeners). We keep ONE entry per (kind, path) for the server's one watch, and fan out to our
+ * own sets. The wire client is left out altogether: notifications are decoded by the hardening
+ * (`wireHardening.ts`) and handed to {@link WatchRegistry.notified}, and the table it keeps for
+ * setting watches again after a reconnection is ours ({@link WireWatchTable}), so a watch costs
+ * no emitter, no listener and no event object of the wire client's.
  * Callbacks are delivered outside the wire client's socket handler, and a throwing callback is
  * caught and reported (never an uncaught exception).
  */
 import { SmallSet } from '../util/SmallSet.js';
 import type { WatchEvent, Watcher } from './types.js';
-import type { WireEvent } from './wire.js';
+import type { WireWatcherManager } from './wire.js';
 
 /** data: getData / exists on an existing node; exist: exists on a missing node; child: getChildren. */
 export type WatchKind = 'data' | 'exist' | 'child';
@@ -25,17 +29,44 @@ const CLASS_KINDS: ReadonlyArray<[WatchClass, readonly WatchKind[]]> = [
 
 /** The user watchers of one (kind, path): usually one (a waiter watching its predecessor). */
 export class WatchEntry extends SmallSet<Watcher> {
-  /** The one wire-level watcher registered for this key (set by the session). */
-  wire: ((event: WireEvent) => void) | undefined;
-  constructor(readonly key: string) {
+  constructor(
+    readonly kind: WatchKind,
+    readonly path: string,
+  ) {
     super();
   }
 }
 
+/**
+ * Which of a path's watches an event fires, as the server (and the wire client's WatcherManager)
+ * fires them: a creation or a data change the data and existence watches, a deletion the data and
+ * child watches, a change of children the child watch.
+ */
+const FIRED_BY: Readonly<Record<WatchEvent['type'], readonly WatchKind[]>> = {
+  created: ['data', 'exist'],
+  dataChanged: ['data', 'exist'],
+  deleted: ['data', 'child'],
+  childrenChanged: ['child'],
+};
+
+/** What one path has: its watches by kind, and the requests out that set one (see {@link WatchRegistry.arming}). */
+class PathWatches {
+  data: WatchEntry | undefined;
+  exist: WatchEntry | undefined;
+  child: WatchEntry | undefined;
+  dataArms = 0;
+  childArms = 0;
+
+  get idle(): boolean {
+    return this.data === undefined && this.exist === undefined && this.child === undefined && this.dataArms === 0 && this.childArms === 0;
+  }
+}
+
 export class WatchRegistry {
-  private readonly entries = new Map<string, WatchEntry>();
-  /** Requests in flight that will set a watch on a key (see {@link arming}). */
-  private readonly arms = new Map<string, number>();
+  /** By path (one lookup, no key built per call). */
+  private readonly paths = new Map<string, PathWatches>();
+  /** How many (kind, path) entries there are. */
+  private entryCount = 0;
   private dropped = false;
 
   /**
@@ -44,29 +75,43 @@ export class WatchRegistry {
   constructor(private readonly onError: (err: Error) => void) {}
 
   /**
-   * Adds a watcher for (kind, path). Returns the new entry when this is the first watcher of that
-   * key (the caller registers ONE wire-level watcher that calls {@link fire} with it), or null when
-   * the key already has one registered.
+   * Adds a watcher for (kind, path): the server set (or already had) that watch. The entry of a
+   * key stands for the server's one watch until it fires.
    */
-  add(kind: WatchKind, path: string, watcher: Watcher): WatchEntry | null {
-    if (this.dropped) return null;
-    const key = keyOf(kind, path);
-    const existing = this.entries.get(key);
-    if (existing) {
-      existing.add(watcher);
-      return null;
+  add(kind: WatchKind, path: string, watcher: Watcher): void {
+    if (this.dropped) return;
+    let watches = this.paths.get(path);
+    if (watches === undefined) {
+      watches = new PathWatches();
+      this.paths.set(path, watches);
     }
-    const entry = new WatchEntry(key);
+    let entry = watches[kind];
+    if (entry === undefined) {
+      entry = new WatchEntry(kind, path);
+      watches[kind] = entry;
+      this.entryCount++;
+    }
     entry.add(watcher);
-    this.entries.set(key, entry);
-    return entry;
   }
 
-  /** The wire-level watch of `entry` fired (each registration fires once). */
-  fire(entry: WatchEntry, event: WatchEvent): void {
-    // Take this key's entry so later adds start afresh.
-    if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
-    if (this.dropped) return;
+  /** The server sent `event` (on `event.path`, without the chroot): fires the watches it ends. */
+  notified(event: WatchEvent): void {
+    const watches = this.paths.get(event.path);
+    if (watches === undefined) return;
+    for (const kind of FIRED_BY[event.type]) {
+      const entry = watches[kind];
+      if (entry === undefined) continue;
+      // Taken, so later adds start afresh.
+      watches[kind] = undefined;
+      this.entryCount--;
+      this.fire(entry, event);
+    }
+    this.prune(event.path, watches);
+  }
+
+  /** The server's watch of `entry` fired (each fires once). */
+  private fire(entry: WatchEntry, event: WatchEvent): void {
+    if (this.dropped || entry.size === 0) return; // nobody left to tell (a wait given up, or ours deleted)
     // Noted at once: a waiter granted on an event read in the same chunk as its own node's
     // deletion must already see that deletion when it decides (see OwnNodeWatch).
     for (const w of entry.toArray()) {
@@ -99,32 +144,36 @@ export class WatchRegistry {
    * nothing that grows.
    */
   remove(path: string, watcher: Watcher): void {
-    for (const kind of ['data', 'exist', 'child'] as const) this.entries.get(keyOf(kind, path))?.delete(watcher);
+    const watches = this.paths.get(path);
+    if (watches === undefined) return;
+    watches.data?.delete(watcher);
+    watches.exist?.delete(watcher);
+    watches.child?.delete(watcher);
   }
 
   /**
-   * Wraps the `resolve` and `reject` of a request that may set a watch of `watchClass` on `path`:
-   * until it settles, {@link takeIfIdle} leaves that watch alone (the reply would set it again
-   * after a removal, and its waiter would never be told).
+   * A request that may set a watch of `watchClass` on `path` is out: until it settles (then
+   * {@link disarm}), {@link takeIfIdle} leaves that watch alone (the reply would set it again after
+   * a removal, and its waiter would never be told).
    */
-  arming<T>(watchClass: WatchClass, path: string, resolve: (value: T) => void, reject: (error: Error) => void): { resolve(value: T): void; reject(error: Error): void } {
-    const key = keyOf(watchClass, path);
-    this.arms.set(key, (this.arms.get(key) ?? 0) + 1);
-    const ended = (): void => {
-      const left = (this.arms.get(key) ?? 1) - 1;
-      if (left > 0) this.arms.set(key, left);
-      else this.arms.delete(key);
-    };
-    return {
-      resolve: (value) => {
-        ended();
-        resolve(value);
-      },
-      reject: (error) => {
-        ended();
-        reject(error);
-      },
-    };
+  arming(watchClass: WatchClass, path: string): void {
+    if (this.dropped) return;
+    let watches = this.paths.get(path);
+    if (watches === undefined) {
+      watches = new PathWatches();
+      this.paths.set(path, watches);
+    }
+    if (watchClass === 'data') watches.dataArms++;
+    else watches.childArms++;
+  }
+
+  /** The request of an {@link arming} settled. */
+  disarm(watchClass: WatchClass, path: string): void {
+    const watches = this.paths.get(path);
+    if (watches === undefined) return;
+    if (watchClass === 'data') watches.dataArms = Math.max(0, watches.dataArms - 1);
+    else watches.childArms = Math.max(0, watches.childArms - 1);
+    this.prune(path, watches);
   }
 
   /**
@@ -134,43 +183,80 @@ export class WatchRegistry {
    * (a request in flight would set the watch again after the removal, and its waiter would then
    * never be told).
    */
-  takeIfIdle(path: string, watcher: Watcher): Array<{ watchClass: WatchClass; entries: Array<{ kind: WatchKind; entry: WatchEntry }> }> {
-    const idle: Array<{ watchClass: WatchClass; entries: Array<{ kind: WatchKind; entry: WatchEntry }> }> = [];
+  takeIfIdle(path: string, watcher: Watcher): Array<{ watchClass: WatchClass; entries: WatchEntry[] }> {
+    const idle: Array<{ watchClass: WatchClass; entries: WatchEntry[] }> = [];
+    const watches = this.paths.get(path);
+    if (watches === undefined) return idle;
     for (const [watchClass, kinds] of CLASS_KINDS) {
-      const found: Array<{ kind: WatchKind; entry: WatchEntry }> = [];
+      const found: WatchEntry[] = [];
       for (const kind of kinds) {
-        const entry = this.entries.get(keyOf(kind, path));
+        const entry = watches[kind];
         if (entry === undefined) continue;
         entry.delete(watcher);
-        found.push({ kind, entry });
+        found.push(entry);
       }
-      if (found.length === 0 || found.some(({ entry }) => entry.size > 0) || this.arms.has(keyOf(watchClass, path))) continue;
-      for (const { entry } of found) this.entries.delete(entry.key);
+      const arms = watchClass === 'data' ? watches.dataArms : watches.childArms;
+      if (found.length === 0 || found.some((entry) => entry.size > 0) || arms > 0) continue;
+      for (const entry of found) {
+        watches[entry.kind] = undefined;
+        this.entryCount--;
+      }
       idle.push({ watchClass, entries: found });
     }
+    this.prune(path, watches);
     return idle;
   }
 
   /** Number of (kind, path) keys with a wire-level watcher outstanding. */
   get keys(): number {
-    return this.entries.size;
+    return this.entryCount;
+  }
+
+  /** The paths with a watch of `kind` on the server (set again after a reconnection). */
+  pathsOf(kind: WatchKind): string[] {
+    const paths: string[] = [];
+    for (const [path, watches] of this.paths) if (watches[kind] !== undefined) paths.push(path);
+    return paths;
   }
 
   /** Number of user watchers outstanding. */
   get watchers(): number {
     let n = 0;
-    for (const e of this.entries.values()) n += e.size;
+    for (const watches of this.paths.values()) n += (watches.data?.size ?? 0) + (watches.exist?.size ?? 0) + (watches.child?.size ?? 0);
     return n;
   }
 
   /** Drops every watch (on `lost`: callers rely on the session signal instead). */
   dropAll(): void {
     this.dropped = true;
-    this.entries.clear();
-    this.arms.clear();
+    this.paths.clear();
+    this.entryCount = 0;
+  }
+
+  private prune(path: string, watches: PathWatches): void {
+    if (watches.idle) this.paths.delete(path);
   }
 }
 
-function keyOf(kind: WatchKind | WatchClass, path: string): string {
-  return `${kind}\u0000${path}`;
+/**
+ * The wire client's `watcherManager`, replaced (ConnectionManager 1.1.3 asks it, when a new
+ * connection is made, which watches to set again with SetWatches): the registry's entries, which
+ * stand for the server's watches until they fire or are removed. Paths are without the chroot;
+ * the wire client adds it when it writes SetWatches.
+ */
+export class WireWatchTable implements WireWatcherManager {
+  constructor(private readonly registry: WatchRegistry) {}
+
+  isEmpty(): boolean {
+    return this.registry.keys === 0;
+  }
+  getDataWatcherPaths(): string[] {
+    return this.registry.pathsOf('data');
+  }
+  getExistenceWatcherPaths(): string[] {
+    return this.registry.pathsOf('exist');
+  }
+  getChildWatcherPaths(): string[] {
+    return this.registry.pathsOf('child');
+  }
 }

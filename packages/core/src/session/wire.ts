@@ -39,7 +39,7 @@ export interface WireRequest {
   toBuffer(): Buffer;
 }
 
-/** What the wire client calls back with: its own Exception, or our WireReplyError, or a decoded reply. */
+/** What the wire client calls back with: its own Exception, or our ReplyCode, or a decoded reply. */
 export type WireCallback = (error: unknown, response?: unknown) => void;
 
 export interface PendingPacket {
@@ -69,42 +69,21 @@ export interface ConnectionManager {
   onSocketConnected(this: ConnectionManager): void;
   connect(): void;
   queue(request: WireRequest, callback: WireCallback): void;
-  registerDataWatcher(path: string, watcher: (event: WireEvent) => void): void;
-  registerChildWatcher(path: string, watcher: (event: WireEvent) => void): void;
-  registerExistenceWatcher(path: string, watcher: (event: WireEvent) => void): void;
-  /** lib/WatcherManager.js: one EventEmitter per watched path and kind, listeners on 'notification'. */
-  watcherManager: Record<'dataWatchers' | 'existenceWatchers' | 'childWatchers', Record<string, WireWatchEmitter | undefined>>;
+  /**
+   * lib/WatcherManager.js: the watches to set again after a reconnection (SetWatches, in
+   * `onSocketConnected`). We put our own in its place (`watchRegistry.ts`, `WireWatchTable`): what
+   * `onSocketConnected` asks of it is all the wire client still does with watches.
+   */
+  watcherManager: WireWatcherManager;
   on(event: 'state', listener: (state: number) => void): void;
 }
 
-/** The per-path emitter of the wire client's WatcherManager. */
-export interface WireWatchEmitter {
-  removeListener(event: 'notification', listener: (event: WireEvent) => void): void;
-  listenerCount(event: 'notification'): number;
-}
-
-/**
- * Forgets a watcher in the wire client, so it is not set again on the server (SetWatches) after a
- * reconnection. The wire client has no API for this; its WatcherManager is plain data.
- */
-export function forgetWireWatcher(cm: ConnectionManager, kind: 'data' | 'exist' | 'child', path: string, watcher: (event: WireEvent) => void): void {
-  const table = cm.watcherManager[kind === 'data' ? 'dataWatchers' : kind === 'exist' ? 'existenceWatchers' : 'childWatchers'];
-  const emitter = table[path];
-  if (emitter === undefined) return;
-  emitter.removeListener('notification', watcher);
-  if (emitter.listenerCount('notification') === 0) delete table[path];
-}
-
-/**
- * Forgets every watcher in the wire client (a retired generation's: see `retireGeneration`). Each
- * reaches one of our waits, and through it a waiter; anything that still reaches the retired wire
- * client (an error of the lost session keeps it on its stack) would otherwise keep them all.
- */
-export function forgetAllWireWatchers(cm: ConnectionManager): void {
-  const tables = cm.watcherManager;
-  tables.dataWatchers = {};
-  tables.existenceWatchers = {};
-  tables.childWatchers = {};
+/** What ConnectionManager 1.1.3 asks of its `watcherManager` once notifications are ours. */
+export interface WireWatcherManager {
+  isEmpty(): boolean;
+  getDataWatcherPaths(): string[];
+  getExistenceWatcherPaths(): string[];
+  getChildWatcherPaths(): string[];
 }
 
 /**

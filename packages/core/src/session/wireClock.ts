@@ -14,7 +14,7 @@
  * a connect response with a positive timeout proves the server read it and touched the session.
  *
  * The time recorded is when the frame was handed to `socket.write`, which is never after it left
- * (writes are corked until the end of the tick, see `writeBatching.ts`): an early time only moves
+ * (writes are held until the end of the tick, see `writeBatching.ts`): an early time only moves
  * our deadline earlier.
  */
 import type { Socket } from 'node:net';

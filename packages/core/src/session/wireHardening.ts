@@ -22,7 +22,8 @@
  */
 import type { Socket } from 'node:net';
 import { CM_STATES, type ConnectionManager, type WireRequest } from './wire.js';
-import { FrameSplitter, JuteReader, OP, XID, readReplyHeader } from './frames.js';
+import { ReplyCode } from './errorMapping.js';
+import { FrameSplitter, JuteReader, OP, XID, isPositiveZxid, readReplyHeader } from './frames.js';
 import { OwnRequest } from './ownRequest.js';
 import { logSocketWrites, type WireClock } from './wireClock.js';
 import { installWriteBatching } from './writeBatching.js';
@@ -52,8 +53,12 @@ export interface HardeningHooks {
   onError(err: Error): void;
   /** The wire client was retired: refuse all further traffic. */
   isDisposed(): boolean;
-  /** Builds the error for a non-zero reply code. */
-  replyError(zkCode: number): Error;
+  /**
+   * A watch notification (`type` 1-4: created, deleted, data changed, children changed) on
+   * `serverPath` (the chroot included), told while its frame is handled, before the next frame
+   * is read.
+   */
+  notified(type: number, serverPath: string): void;
   /**
    * Sees each frame read while the wire client waits for its connect response, before anything
    * else does, and returns the frame to go on with, if any: the SASL exchange holds the connect
@@ -143,13 +148,18 @@ function timeReply(cm: ConnectionManager, frame: Buffer, clock: WireClock, now: 
 function handleOwnReply(cm: ConnectionManager, frame: Buffer, hooks: HardeningHooks): boolean {
   // The connect response (first frame while CONNECTING) is the original's business.
   if (cm.state === CM_STATES.CONNECTING) return false;
-  const header = readReplyHeader(frame);
-  if (header.xid === XID.notification && frame.length >= 24) {
-    // The original's WatcherManager throws on event types it does not know (watch-removed,
-    // persistent-watch events of newer servers): drop those, we never ask for them.
-    const type = frame.readInt32BE(20);
-    return !(type >= 1 && type <= 4);
+  if (frame.length >= 8 && frame.readInt32BE(4) === XID.notification) {
+    // Notifications are ours too (the watches are: see watchRegistry.ts). Event types other than
+    // the four we set watches for (watch-removed, persistent-watch events of newer servers) are
+    // dropped: the original's WatcherManager threw on them.
+    const reader = new JuteReader(frame, 20);
+    const type = reader.int();
+    reader.int(); // the connection state: always SyncConnected for a watch event
+    const path = reader.ustring();
+    if (type >= 1 && type <= 4 && path !== null) hooks.notified(type, path);
+    return true;
   }
+  const header = readReplyHeader(frame);
   // Notifications (-1), pings (-2) and auth replies (-4) are the original's business.
   if (header.xid < 0) return false;
   const head = cm.pendingQueue[0];
@@ -161,21 +171,23 @@ function handleOwnReply(cm: ConnectionManager, frame: Buffer, hooks: HardeningHo
   }
   cm.pendingQueue.shift();
   // As ZooKeeper's Java client: only a positive zxid advances the last-seen zxid.
-  if (header.zxid.readBigInt64BE(0) > 0n) cm.zxid = header.zxid;
+  if (isPositiveZxid(header.zxid)) cm.zxid = header.zxid;
   const request = head.request;
+  // An error code goes on as a ReplyCode, not an Error: the session builds its error only if the
+  // call rejects with it (docs/architecture.md, "The session").
   if (header.err !== 0 && !request.decodesErrors) {
-    head.callback(hooks.replyError(header.err));
+    head.callback(new ReplyCode(header.err));
     return true;
   }
   let result: unknown;
   try {
-    result = request.decode(new JuteReader(frame, 20), header);
+    result = request.read(new JuteReader(frame, 20), header);
   } catch (err) {
-    head.callback(header.err !== 0 ? hooks.replyError(header.err) : asError(err, 'could not decode the reply'));
+    head.callback(header.err !== 0 ? new ReplyCode(header.err) : asError(err, 'could not decode the reply'));
     if (header.err !== 0) return true;
     throw err;
   }
-  if (result instanceof Error) head.callback(result);
+  if (result instanceof Error || result instanceof ReplyCode) head.callback(result);
   else head.callback(null, result);
   return true;
 }

@@ -16,10 +16,15 @@ export interface StopListener {
  * keeps one per session (docs/architecture.md, "The lock-queue engine"); nothing here is global.
  */
 export class AbortFanOut {
-  private readonly followed = new WeakMap<AbortSignal, { listeners: Set<StopListener>; onAbort: () => void }>();
+  private readonly followed = new WeakMap<AbortSignal, { listeners: Set<StopListener>; onAbort: () => void; kept: boolean }>();
 
-  /** Calls `listener.stopped()` once when `signal` aborts — at once if it already has. */
-  follow(signal: AbortSignal, listener: StopListener): void {
+  /**
+   * Calls `listener.stopped()` once when `signal` aborts — at once if it already has. `kept`: the
+   * real listener stays when the last one unfollows, for a signal followed again and again that
+   * lives as long as what it stands for (the session's: every acquisition follows it, and an
+   * EventTarget's add and remove are the costliest steps of an uncontended one).
+   */
+  follow(signal: AbortSignal, listener: StopListener, kept = false): void {
     if (signal.aborted) {
       listener.stopped();
       return;
@@ -31,23 +36,26 @@ export class AbortFanOut {
         this.followed.delete(signal);
         for (const each of [...listeners]) each.stopped();
       };
-      entry = { listeners, onAbort };
+      entry = { listeners, onAbort, kept };
       this.followed.set(signal, entry);
       signal.addEventListener('abort', onAbort, { once: true });
+    } else if (kept) {
+      entry.kept = true;
     }
     entry.listeners.add(listener);
   }
 
   /**
    * Stops following: `listener` will not be called for `signal`. The last one out removes the real
-   * listener: Node keeps a combined signal (`AbortSignal.any`) or a timeout signal alive while it
-   * has 'abort' listeners, so a caller's per-acquisition signal would otherwise stay for ever.
+   * listener (unless it is `kept`): Node keeps a combined signal (`AbortSignal.any`) or a timeout
+   * signal alive while it has 'abort' listeners, so a caller's per-acquisition signal would
+   * otherwise stay for ever.
    */
   unfollow(signal: AbortSignal, listener: StopListener): void {
     const entry = this.followed.get(signal);
     if (entry === undefined) return;
     entry.listeners.delete(listener);
-    if (entry.listeners.size > 0) return;
+    if (entry.listeners.size > 0 || entry.kept) return;
     this.followed.delete(signal);
     signal.removeEventListener('abort', entry.onAbort);
   }
@@ -137,7 +145,8 @@ export class StopSignal implements StopListener {
     this.callerSignal = signal;
     this.what = what;
     this.fanOut = options.fanOut ?? new AbortFanOut();
-    if (sessionSignal !== undefined) this.fanOut.follow(sessionSignal, this);
+    // The session's signal lives as long as its ZooKeeper session: its real listener is kept.
+    if (sessionSignal !== undefined) this.fanOut.follow(sessionSignal, this, true);
     if (signal !== undefined && !this.aborted) this.fanOut.follow(signal, this);
     if (timeoutMs !== undefined && !this.aborted) {
       // The slack counts from the deadline itself, not from a timer that a busy loop made late.
@@ -254,15 +263,15 @@ export class StopSignal implements StopListener {
       return Promise.reject(this.stopReason);
     }
     return new Promise<T>((resolve, reject) => {
-      const listener: StopListener = { stopped: () => reject(this.stopReason) };
-      this.addStopListener(listener);
+      const racer = new Racer(this, reject);
+      this.addStopListener(racer);
       promise.then(
         (value) => {
-          this.removeStopListener(listener);
+          this.removeStopListener(racer);
           resolve(value);
         },
         (err: unknown) => {
-          this.removeStopListener(listener);
+          this.removeStopListener(racer);
           reject(err);
         },
       );
@@ -297,3 +306,15 @@ export class StopSignal implements StopListener {
 }
 
 function ignore(): void {}
+
+/** What {@link StopSignal.race} listens with: rejects the race with the stop's reason. */
+class Racer implements StopListener {
+  constructor(
+    private readonly stop: StopSignal,
+    private readonly reject: (reason: unknown) => void,
+  ) {}
+
+  stopped(): void {
+    this.reject(this.stop.reason);
+  }
+}

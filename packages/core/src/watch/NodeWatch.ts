@@ -1,4 +1,3 @@
-import { isZkError } from '../errors.js';
 import { abortFanOutOf, StopSignal, type StopListener } from '../signals/StopSignal.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Stat, Watcher, WatchEvent } from '../session/types.js';
@@ -99,22 +98,23 @@ export abstract class NodeWatch implements StopListener {
 
   /** Sets the watch (again, after a change used it up); a data watch's reply goes to {@link watched}. */
   protected arm(): void {
-    if (this.deletionOnly) this.onWatchReply(this.session.getChildren(this.path, this.watcher), noReply);
-    else this.onWatchReply(this.session.getData(this.path, this.watcher), ({ stat, data }) => this.watched(stat, data));
+    // `...IfExists`: a node already gone is an answer (null), which builds no error.
+    if (this.deletionOnly) this.onWatchReply(this.session.getChildrenIfExists(this.path, this.watcher), noReply);
+    else this.onWatchReply(this.session.getDataIfExists(this.path, this.watcher), ({ stat, data }) => this.watched(stat, data));
   }
 
   /** What every request that sets one of our watches does with its reply. */
-  private onWatchReply<T>(reply: Promise<T>, set: (value: T) => void): void {
+  private onWatchReply<T>(reply: Promise<T | null>, set: (value: T) => void): void {
     reply.then(
       (value) => {
+        // Already gone (no watch was set): told like the deletion event it stands for.
+        if (value === null) tellAsEvent(() => this.ended || this.goneAtRead());
         // Ended before the reply registered the watch: unregister it now.
-        if (this.ended) this.forget();
+        else if (this.ended) this.forget();
         else set(value);
       },
       (err: unknown) => {
-        // Already gone: told like the deletion event it stands for.
-        if (isZkError(err, 'NO_NODE')) tellAsEvent(() => this.ended || this.goneAtRead());
-        else if (this.end(false)) this.failed(err);
+        if (this.end(false)) this.failed(err);
       },
     );
   }

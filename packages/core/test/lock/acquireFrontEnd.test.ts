@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { currentFrame, OwnerFrame } from '../../src/context/ownerContext.js';
 import { AbortedError, isZkError, LockTimeoutError, ZooKeeperError } from '../../src/errors.js';
-import { acquireVia, tryAcquireVia, withLockVia, type AcquireSource, type AcquireStep } from '../../src/lock/acquireFrontEnd.js';
+import { acquireOptionsSchema, acquireVia, parseAcquireOptions, tryAcquireVia, withLockVia, type AcquireSource, type AcquireStep } from '../../src/lock/acquireFrontEnd.js';
+import { MAX_TIMER_MS } from '../../src/retry/timerLimit.js';
 import type { AcquireOptions } from '../../src/lock/acquireFrontEnd.js';
 
 /** What the acquire channel would say about these acquisitions. */
@@ -22,6 +23,37 @@ function stepThat(outcome: () => Promise<FakeHandle>, frame?: OwnerFrame): { ste
   const seen: AcquireOptions[] = [];
   return { seen, step: (options) => (seen.push(options), { frame, granted: outcome() }) };
 }
+
+describe('parseAcquireOptions', () => {
+  it('accepts exactly what the schema accepts, giving what it gives (plain objects skip the schema)', () => {
+    class Options {
+      timeoutMs = 5;
+    }
+    const inherited = Object.create({ timeoutMs: 5 }) as object;
+    const signal = new AbortController().signal;
+    const values = {
+      timeoutMs: [undefined, 0, -0, 1, 1.5, MAX_TIMER_MS, MAX_TIMER_MS + 1, -1, Number.NaN, Infinity, '5', null],
+      signal: [undefined, signal, AbortSignal.abort(), {}, null],
+      onRevoke: [undefined, () => undefined, 'f', null],
+    };
+    const inputs: unknown[] = [undefined, null, 5, 'x', [], {}, new Options(), inherited, { bogus: 1 }, { timeoutMs: 1, extra: undefined }, { [Symbol('s')]: 1 }];
+    for (const timeoutMs of values.timeoutMs) for (const s of values.signal) for (const onRevoke of values.onRevoke) inputs.push({ timeoutMs, signal: s, onRevoke });
+    for (const t of values.timeoutMs) inputs.push({ timeoutMs: t });
+    for (const input of inputs) {
+      const oracle = input === undefined ? { success: true as const, data: {} } : acquireOptionsSchema.safeParse(input);
+      let parsed: unknown;
+      let threw = false;
+      try {
+        parsed = parseAcquireOptions(input, 'Lock.acquire');
+      } catch (err) {
+        expect(isZkError(err, 'INVALID_ARGUMENT')).toBe(true);
+        threw = true;
+      }
+      expect(!threw, String(JSON.stringify(input) ?? input)).toBe(oracle.success);
+      if (oracle.success) expect(parsed, String(JSON.stringify(input) ?? input)).toStrictEqual(oracle.data);
+    }
+  });
+});
 
 describe('acquireVia', () => {
   it('rejects invalid options (INVALID_ARGUMENT naming the call) without starting the step', async () => {

@@ -51,6 +51,41 @@ describe('validatePath', () => {
     for (const c of accepted) expect(validatePath(`/a${String.fromCharCode(c)}b`)).toBeTypeOf('string');
   });
 
+  it('the one-pass check agrees with the rules on every short path of the characters that matter', () => {
+    // Every string of up to 5 characters over an alphabet of the characters the rules look at.
+    const alphabet = ['/', '.', 'a', '\u0000', '\u007f', '\ud800', '\ufff0', 'é'];
+    const byRules = (p: string): boolean => {
+      if (p.length === 0 || !p.startsWith('/')) return false;
+      if (p === '/') return true;
+      if (p.endsWith('/')) return false;
+      if ([...p].some((_, i) => { const c = p.charCodeAt(i); return c <= 0x1f || (c >= 0x7f && c <= 0x9f) || (c >= 0xd800 && c <= 0xf8ff) || c >= 0xfff0; })) return false;
+      return p.split('/').slice(1).every((s) => s !== '' && s !== '.' && s !== '..');
+    };
+    let paths = [''];
+    for (let length = 1; length <= 5; length++) {
+      paths = paths.flatMap((p) => alphabet.map((c) => p + c));
+      for (const p of paths) {
+        let accepted: boolean;
+        try {
+          accepted = validatePath(p) === p;
+        } catch (err) {
+          expect(err).toBeInstanceOf(InvalidArgumentError);
+          accepted = false;
+        }
+        expect(accepted, JSON.stringify(p)).toBe(byRules(p));
+        const name = p.slice(1);
+        let nameAccepted: boolean;
+        try {
+          nameAccepted = validateNodeName(name) === name;
+        } catch (err) {
+          expect(err).toBeInstanceOf(InvalidArgumentError);
+          nameAccepted = false;
+        }
+        expect(nameAccepted, `name ${JSON.stringify(name)}`).toBe(name.length > 0 && !name.includes('/') && byRules(`/${name}`));
+      }
+    }
+  });
+
   it('rejects characters outside the BMP (they are surrogate pairs)', () => {
     invalid(() => validatePath('/lock-😀'));
   });

@@ -74,3 +74,18 @@ describe('protectionGuidOf / hasGuid / withoutProtection', () => {
     expect(withoutProtection(`_c_${GUID}-x`)).toBe('x');
   });
 });
+
+describe('protectionGuidOf, scanned', () => {
+  const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+  it('agrees with the canonical UUID pattern (either case) at every position of the header', () => {
+    const guid = '3f0a3c6e-8b1d-4c5e-9f2a-7d6b5c4e3a21';
+    const variants = [guid, guid.toUpperCase()];
+    for (let i = 0; i < guid.length; i++) {
+      for (const c of ['-', 'g', 'G', '0', 'f', 'F', '/', ' ', 'é']) variants.push(guid.slice(0, i) + c + guid.slice(i + 1));
+    }
+    for (const candidate of variants) {
+      const name = `_c_${candidate}-lock-0000000001`;
+      expect(protectionGuidOf(name), candidate).toBe(UUID_RE.test(candidate) ? candidate : null);
+    }
+  });
+});

@@ -123,3 +123,38 @@ describe('sortedChildren', () => {
     expect(entries.at(-1)?.sequence).toBe(10_000);
   });
 });
+
+describe('sequenceOf and kindOf, scanned', () => {
+  /** The rules as regular expressions (how they read before names were scanned by hand). */
+  function byExpressions(name: string): { head: string; sequence: number } | null {
+    const longNeg = /-([12]\d{9})$/.exec(name);
+    if (longNeg !== null) {
+      const magnitude = Number(longNeg[1]);
+      const head = name.slice(0, name.length - 11);
+      if (magnitude <= MAX_SEQUENCE + 1 && (magnitude > MAX_SEQUENCE || head.endsWith('-'))) return { head, sequence: -magnitude };
+    }
+    const pos = /(\d{10})$/.exec(name);
+    if (pos !== null) {
+      const value = Number(pos[1]);
+      return value <= MAX_SEQUENCE ? { head: name.slice(0, name.length - 10), sequence: value } : null;
+    }
+    const shortNeg = /-(\d{9})$/.exec(name);
+    if (shortNeg !== null) {
+      const value = -Number(shortNeg[1]);
+      return value === 0 ? null : { head: name.slice(0, name.length - 10), sequence: value };
+    }
+    return null;
+  }
+
+  it('agree with the rules on names built from every tail that matters', () => {
+    const tails = ['0000000000', '0000000042', '2147483647', '2147483648', '9999999999', '-000000000', '-000000001', '-999999999', '-1000000000', '-2147483648', '-2147483649', '-3000000000', '--1500000000', '-1500000000', '1500000000', '00000000x1', 'x', '', '12345', '-12345678', '0-00000001'];
+    const heads = ['', 'lock-', 'lock', '__READ__', '-', 'a-', `_c_${G1}-lock-`];
+    for (const head of heads) {
+      for (const tail of tails) {
+        const name = head + tail;
+        const expected = byExpressions(name);
+        expect(sequenceOf(name), name).toBe(expected?.sequence ?? null);
+      }
+    }
+  });
+});

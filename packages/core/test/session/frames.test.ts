@@ -7,6 +7,7 @@ import {
   OP,
   decodeMulti,
   encodeMulti,
+  isPositiveZxid,
   readReplyHeader,
   withChroot,
   withoutChroot,
@@ -60,6 +61,16 @@ describe('jute codec', () => {
     expect(() => r.int()).toThrow(RangeError);
   });
 
+  it('grows past its first buffer without losing what it wrote; the length prefix counts the body', () => {
+    const big = 'é'.repeat(300); // 600 bytes, past the first 128
+    const data = Buffer.alloc(1000, 7);
+    const f = new JuteWriter().int(1).ustring(big).buffer(data).int(2).frame();
+    expect(f.readInt32BE(0)).toBe(f.length - 4);
+    const r = new JuteReader(f, 4);
+    expect([r.int(), r.ustring(), r.buffer().equals(data), r.int()]).toEqual([1, big, true, 2]);
+    expect(r.offset).toBe(f.length);
+  });
+
   it('reads a Stat with 64-bit fields as bigint', () => {
     const b = Buffer.alloc(68);
     b.writeBigInt64BE(0x100000001n, 0);
@@ -81,6 +92,16 @@ describe('jute codec', () => {
     expect(h.xid).toBe(42);
     expect(h.zxid.readBigInt64BE(0)).toBe(99n);
     expect(h.err).toBe(-125);
+  });
+
+  it('tells a positive zxid (the only kind that advances the last one seen) without a bigint', () => {
+    const zxid = (v: bigint) => {
+      const b = Buffer.alloc(8);
+      b.writeBigInt64BE(v);
+      return b;
+    };
+    for (const v of [1n, 0xffffffffn, 0x100000000n, 0x7fffffffffffffffn]) expect(isPositiveZxid(zxid(v)), String(v)).toBe(true);
+    for (const v of [0n, -1n, -0x100000000n, -0x8000000000000000n]) expect(isPositiveZxid(zxid(v)), String(v)).toBe(false);
   });
 
   it('encodes multi ops with version 0 as 0 and containers as CREATE_CONTAINER', () => {

@@ -6,7 +6,10 @@ import {
   decodeChildren,
   decodeCreated,
   decodeData,
+  decodeChildrenIfExists,
+  decodeDataIfExists,
   decodeExists,
+  decodeWatchesRemoved,
   decodeStat,
   decodeTransaction,
   deleteRequest,
@@ -17,7 +20,7 @@ import {
   setDataRequest,
   transactionRequest,
 } from '../../src/session/requests.js';
-import { WireReplyError } from '../../src/session/errorMapping.js';
+import { ReplyCode } from '../../src/session/errorMapping.js';
 import { assertRequestFits, type OwnRequest } from '../../src/session/ownRequest.js';
 import type { Stat } from '../../src/session/types.js';
 
@@ -238,8 +241,24 @@ describe('reply decoding, field by field', () => {
     expect(decodeExists(reader(bodyOf(writeStat(new JuteWriter()))), header())).toEqual(STAT);
     expect(decodeExists(reader(Buffer.alloc(0)), header(-101))).toBeNull();
     const refused = decodeExists(reader(Buffer.alloc(0)), header(-102));
-    expect(refused).toBeInstanceOf(WireReplyError);
-    expect((refused as WireReplyError).zkCode).toBe(-102);
+    expect(refused).toBeInstanceOf(ReplyCode);
+    expect((refused as ReplyCode).zkCode).toBe(-102);
+  });
+
+  it('getChildrenIfExists / getDataIfExists: NO_NODE is an answer (null), any other code the call\'s error', () => {
+    const listing = bodyOf(writeStat(new JuteWriter().int(1).ustring('a-1')));
+    expect(decodeChildrenIfExists(reader(listing), header())).toEqual({ children: ['a-1'], stat: STAT });
+    expect(decodeChildrenIfExists(reader(Buffer.alloc(0)), header(-101))).toBeNull();
+    expect(decodeChildrenIfExists(reader(Buffer.alloc(0)), header(-102))).toEqual(new ReplyCode(-102));
+    expect(decodeDataIfExists(reader(bodyOf(writeStat(new JuteWriter().buffer(Buffer.from('x'))))), header())).toMatchObject({ stat: STAT });
+    expect(decodeDataIfExists(reader(Buffer.alloc(0)), header(-101))).toBeNull();
+    expect(decodeDataIfExists(reader(Buffer.alloc(0)), header(-4))).toEqual(new ReplyCode(-4));
+  });
+
+  it('removeWatches: NO_WATCHER (the watch fired meanwhile) answers it; other codes are errors', () => {
+    expect(removeWatchesRequest(undefined, '/a', 'data').decodesErrors).toBe(true);
+    expect(decodeWatchesRemoved(reader(Buffer.alloc(0)), header(-121))).toBeUndefined();
+    expect(decodeWatchesRemoved(reader(Buffer.alloc(0)), header(-102))).toEqual(new ReplyCode(-102));
   });
 
   it('a truncated reply is a RangeError, not a made-up value', () => {

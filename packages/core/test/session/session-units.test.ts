@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PendingCalls } from '../../src/session/pendingCalls.js';
-import { WatchRegistry } from '../../src/session/watchRegistry.js';
-import { fromZkCode, toZkError, WireReplyError } from '../../src/session/errorMapping.js';
+import { WatchRegistry, WireWatchTable } from '../../src/session/watchRegistry.js';
+import { fromZkCode, toZkError, ReplyCode } from '../../src/session/errorMapping.js';
 import { parseZkSessionOptions, ZK_SESSION_DEFAULTS } from '../../src/session/options.js';
 import { InvalidArgumentError, SessionLostError, ZooKeeperError } from '../../src/errors.js';
 import { WIRE_CLIENT_VERSION } from '../../src/session/wire.js';
@@ -22,36 +22,76 @@ describe('PendingCalls', () => {
 });
 
 describe('WatchRegistry', () => {
-  it('one wire-level entry per (kind, path); fans out asynchronously; skips removed watchers; catches throws', async () => {
+  it('one entry per (kind, path); fans out asynchronously; skips removed watchers; catches throws', async () => {
     const errors: Error[] = [];
     const reg = new WatchRegistry((e) => errors.push(e));
     const seen: string[] = [];
-    const d1 = reg.add('data', '/p', () => seen.push('a'));
-    const d2 = reg.add('data', '/p', () => {
+    reg.add('data', '/p', () => seen.push('a'));
+    reg.add('data', '/p', () => {
       throw new Error('boom');
     });
-    const d3 = reg.add('data', '/p', () => seen.push('c'));
+    reg.add('data', '/p', () => seen.push('c'));
     const removed = () => seen.push('removed');
-    expect(reg.add('data', '/p', removed)).toBeNull();
-    const other = reg.add('child', '/p', () => seen.push('child'));
-    expect(d1).not.toBeNull();
-    expect(d2).toBeNull();
-    expect(d3).toBeNull();
-    expect(other).not.toBeNull();
+    reg.add('data', '/p', removed);
+    reg.add('child', '/p', () => seen.push('child'));
     expect(reg.keys).toBe(2);
     expect(reg.watchers).toBe(5);
     reg.remove('/p', removed);
     expect(reg.watchers).toBe(4);
-    reg.fire(d1!, { type: 'dataChanged', path: '/p' });
+    reg.notified({ type: 'dataChanged', path: '/p' });
     expect(seen).toEqual([]); // not synchronously
     await new Promise((r) => setImmediate(r));
     expect(seen).toEqual(['a', 'c']);
     expect(errors.map((e) => e.message)).toEqual(['boom']);
     expect(reg.keys).toBe(1);
     reg.dropAll();
-    reg.fire(other!, { type: 'childrenChanged', path: '/p' });
+    reg.notified({ type: 'childrenChanged', path: '/p' });
     await new Promise((r) => setImmediate(r));
     expect(seen).toEqual(['a', 'c']);
+  });
+
+  it('an event fires the watches the server fires for it: creation and data change the data and existence watches, deletion the data and child watches, a change of children the child watch', async () => {
+    const cases = [
+      ['created', ['data', 'exist']],
+      ['dataChanged', ['data', 'exist']],
+      ['deleted', ['data', 'child']],
+      ['childrenChanged', ['child']],
+    ] as const;
+    for (const [type, fired] of cases) {
+      const reg = new WatchRegistry((e) => {
+        throw e;
+      });
+      const seen: string[] = [];
+      const arrived: string[] = [];
+      for (const kind of ['data', 'exist', 'child'] as const) {
+        reg.add(kind, '/p', Object.assign(() => seen.push(kind), { onArrival: () => arrived.push(kind) }));
+        reg.add(kind, '/other', () => seen.push(`other ${kind}`));
+      }
+      reg.notified({ type, path: '/p' });
+      expect(arrived, type).toEqual([...fired]); // at once, while the frame is handled
+      await new Promise((r) => setImmediate(r));
+      expect(seen, type).toEqual([...fired]);
+      expect(reg.keys, type).toBe(6 - fired.length);
+    }
+  });
+
+  it('is the table the wire client sets watches again from after a reconnection: one path per watch the server holds', () => {
+    const reg = new WatchRegistry(() => undefined);
+    const table = new WireWatchTable(reg);
+    expect(table.isEmpty()).toBe(true);
+    const w = () => undefined;
+    reg.add('data', '/a', w);
+    reg.add('data', '/a', () => undefined);
+    reg.add('exist', '/b', w);
+    reg.add('child', '/c', w);
+    reg.add('child', '/d', w);
+    reg.remove('/d', w); // no watcher left, but the server's watch stays until it fires
+    expect(table.isEmpty()).toBe(false);
+    expect([table.getDataWatcherPaths(), table.getExistenceWatcherPaths(), table.getChildWatcherPaths().sort()]).toEqual([['/a'], ['/b'], ['/c', '/d']]);
+    reg.notified({ type: 'deleted', path: '/c' });
+    expect(table.getChildWatcherPaths()).toEqual(['/d']);
+    expect(reg.takeIfIdle('/d', w).map((t) => t.watchClass)).toEqual(['child']);
+    expect(table.getChildWatcherPaths()).toEqual([]);
   });
 });
 
@@ -63,8 +103,8 @@ describe('error mapping', () => {
     expect(fromZkCode(-112, 'create', '/y')).toBeInstanceOf(SessionLostError);
   });
   it('maps unknown codes to ZOOKEEPER_ERROR with the raw code', () => {
-    expect(toZkError(new WireReplyError(-999), 'create', '/q')).toMatchObject({ code: 'ZOOKEEPER_ERROR', zkCode: -999 });
-    expect(toZkError(new WireReplyError(-125), 'create', '/q').message).toMatch(/QUOTA_EXCEEDED/);
+    expect(toZkError(new ReplyCode(-999), 'create', '/q')).toMatchObject({ code: 'ZOOKEEPER_ERROR', zkCode: -999 });
+    expect(toZkError(new ReplyCode(-125), 'create', '/q').message).toMatch(/QUOTA_EXCEEDED/);
   });
   it("maps the wire client's own Exception objects (numeric code)", () => {
     expect(toZkError({ code: -4, getCode: () => -4 }, 'exists', '/')).toMatchObject({ code: 'CONNECTION_LOSS', zkCode: -4 });

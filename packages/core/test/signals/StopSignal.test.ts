@@ -10,7 +10,7 @@ function recorder() {
 }
 
 describe('StopSignal', () => {
-  it('leaves no listener on the caller\'s or the session\'s signal once disposed (Node keeps a combined signal with listeners alive)', () => {
+  it('leaves no listener on the caller\'s signal once disposed (Node keeps a combined signal with listeners alive), and one for good on the session\'s', () => {
     const session = new AbortController();
     const caller = AbortSignal.any([new AbortController().signal]);
     const fanOut = new AbortFanOut(); // a session's, shared by its stops
@@ -19,7 +19,11 @@ describe('StopSignal', () => {
     expect(getEventListeners(session.signal, 'abort')).toHaveLength(1);
     for (const stop of stops) stop.dispose();
     expect(getEventListeners(caller, 'abort')).toHaveLength(0);
-    expect(getEventListeners(session.signal, 'abort')).toHaveLength(0);
+    // The session's signal lives as long as its session, and every acquisition follows it: its one
+    // real listener stays rather than being removed and added again each time.
+    expect(getEventListeners(session.signal, 'abort')).toHaveLength(1);
+    for (let i = 0; i < 3; i++) new StopSignal({ sessionSignal: session.signal, what: 'lock /a', fanOut }).dispose();
+    expect(getEventListeners(session.signal, 'abort')).toHaveLength(1);
     // Following again after the last one left works as before.
     const again = new StopSignal({ sessionSignal: session.signal, signal: caller, what: 'lock /a', fanOut });
     const { calls, listener } = recorder();
