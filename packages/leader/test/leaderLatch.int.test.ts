@@ -218,7 +218,10 @@ describe('LeaderLatch', () => {
     const bLeads = b!.leadership();
     const aSession = a!.session;
     await expireSession(testConnectString(), sessionInternals(aSession).credentials);
-    const second = await bLeads;
+    // Expired from another connection, the session's end reaches A when it reconnects, which may
+    // come after B's grant (the server deleted A's node first): wait for both, then look.
+    const aborted = first.signal.aborted ? Promise.resolve() : new Promise((resolve) => first.signal.addEventListener('abort', resolve, { once: true }));
+    const [second] = await Promise.all([bLeads, aborted]);
     expect(first.signal.aborted).toBe(true);
     expect(first.signal.reason).toMatchObject({ code: 'SESSION_LOST' });
     expect(a!.hasLeadership()).toBe(false);

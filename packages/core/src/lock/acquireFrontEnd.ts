@@ -15,8 +15,7 @@ import type { AcquireOptions, AcquireSource, AcquireStep, Started } from './acqu
 
 export type { AcquireOptions, AcquireSource, AcquireStep, Started } from './acquireTypes.js';
 
-/** @internal The schema of {@link AcquireOptions} (exported for its tests). */
-export const acquireOptionsSchema = z
+const acquireOptionsSchema = z
   .object({
     timeoutMs: z
       .number()
@@ -47,6 +46,15 @@ export function parseAcquireOptions(options: unknown, where: string): AcquireOpt
 }
 
 const NO_OPTIONS: AcquireOptions = Object.freeze({});
+
+/**
+ * @internal What the schema alone makes of `options` (the fast path's oracle in its tests),
+ * typed on its own: a declaration naming the schema library would be type-checked in every consumer.
+ */
+export function acquireOptionsBySchema(options: unknown): { success: true; data: AcquireOptions } | { success: false } {
+  const result = acquireOptionsSchema.safeParse(options);
+  return result.success ? { success: true, data: result.data } : { success: false };
+}
 
 /** The known keys `options` has, as the schema would give them back (symbol keys left out, as it leaves them). */
 function copyOf(options: AcquireOptions): AcquireOptions {

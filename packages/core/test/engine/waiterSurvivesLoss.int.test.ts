@@ -17,6 +17,7 @@ import { childrenOf, untilChildCount } from '../../../testing/src/observeNodes.j
 import { expireSession, nextEvent, sharedServer, uniqueRoot } from '../session/support.js';
 
 const root = uniqueRoot('survive');
+const OP_EXISTS = 3;
 let server: ReturnType<typeof sharedServer>;
 let holderSession: ZkSession;
 let observer: ZkSession;
@@ -82,17 +83,20 @@ describe('a waiter whose session is lost', () => {
       const doomed = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
       opened.push(doomed);
       const waiting = enter(new LockQueue(doomed, path));
+      let settled = false;
       const outcome = waiting.then(
         (seat) => ({ seat }),
         (err: unknown) => ({ code: (err as { code?: string }).code }),
       );
+      void outcome.finally(() => (settled = true));
       const [, waiterNode] = (await untilChildCount(observer, path, 2, 5000), (await childrenOf(observer, path)).sort((x, y) => x.slice(-10).localeCompare(y.slice(-10))));
       await observer.exists(path);
       proxy.holdRequests();
-      const watching = sessionInternals(doomed).diagnostics.watchers;
+      const probes = proxy.requestsTo(OP_EXISTS, '/');
       await observer.delete(`${path}/${waiterNode!}`);
-      await pollUntil(() => sessionInternals(doomed).diagnostics.watchers < watching, 5000, 'its own node deletion read');
-      await new Promise((resolve) => setImmediate(resolve)); // ...and told
+      // The waiter has read its node's deletion once it asks whether its session still answers
+      // (an `exists` held at the proxy), or once it gave up.
+      await pollUntil(() => settled || proxy.requestsTo(OP_EXISTS, '/') > probes, 5000, 'its own node deletion read');
       const lost = nextEvent(doomed, 'lost');
       await expireSession(server.connectString, sessionInternals(doomed).credentials);
       proxy.heal();
