@@ -70,13 +70,15 @@ export function readTimeoutMs(sessionTimeoutMs: number): number {
 }
 
 /**
- * Nothing written for this long: send a ping. A sixth of the timeout (the Java client waits a
- * third): the last answered send is then never much more than a sixth old, so ordinary traffic
- * stays well inside {@link relayedWithinMs}, and a stall of ours has that much more room before
- * we must declare `lost`.
+ * Nothing written for this long: send a ping. A third of the timeout, as ZooKeeper's Java client:
+ * the last answered send is then never much more than a third old, so ordinary traffic stays well
+ * inside {@link relayedWithinMs}, and a stall of ours of up to about half the timeout leaves the
+ * session alive. Pinging more often would buy more room for stalls, but a process that dies keeps
+ * its session (and its locks, its leadership) on the server for the timeout after its last ping:
+ * the more recent that ping, the later its successor takes over.
  */
 export function pingIntervalMs(sessionTimeoutMs: number): number {
-  return Math.floor(sessionTimeoutMs / 6);
+  return Math.floor(sessionTimeoutMs / 3);
 }
 
 /**
