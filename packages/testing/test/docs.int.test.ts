@@ -1,0 +1,162 @@
+/**
+ * The docs a user reads hold: every relative link resolves (its file, and its heading when it names
+ * one), every code block marked `runnable` runs against a real server and exits by itself, and no
+ * page names one of the project's issue numbers (history belongs in changelogs and git).
+ *
+ * A runnable block is a fenced `ts` or `js` block whose info string says `runnable`
+ * (```ts runnable). It runs as written, with the sources of this repository, `ZK_CONNECT` naming
+ * the test server; it must exit with 0 on its own.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { nodeScriptArgs } from '../src/nodeScriptArgs.js';
+import { testConnectString } from '../src/testConnectString.js';
+
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+/** Where runnable blocks are written (inside the repository, so the workspace's packages resolve). */
+const runDir = join(repoRoot, 'packages', 'testing', '.docs-run');
+
+/** The pages users read: the README, docs/, and each package's npm page. */
+function pages(): string[] {
+  const docs = readdirSync(join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f));
+  const packages = readdirSync(join(repoRoot, 'packages'))
+    .map((name) => join('packages', name, 'README.md'))
+    .filter((path) => existsSync(join(repoRoot, path)));
+  return ['README.md', ...docs, ...packages];
+}
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
+function slug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/`/g, '')
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+    .replace(/ /g, '-');
+}
+
+/** Every anchor a page has: its headings' slugs (numbered when repeated) and explicit ids. */
+function anchorsOf(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  let fenced = false;
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('```')) fenced = !fenced;
+    if (fenced) continue;
+    const heading = /^#{1,6}\s+(.*)$/.exec(line);
+    if (heading !== null) {
+      const base = slug(heading[1]!);
+      const n = seen.get(base) ?? 0;
+      seen.set(base, n + 1);
+      anchors.add(n === 0 ? base : `${base}-${n}`);
+    }
+    for (const id of line.matchAll(/<a (?:id|name)="([^"]+)"/g)) anchors.add(id[1]!);
+  }
+  return anchors;
+}
+
+/** The Markdown outside fenced code blocks and inline code. */
+function prose(markdown: string): string {
+  let fenced = false;
+  return markdown
+    .split('\n')
+    .filter((line) => {
+      if (line.startsWith('```')) {
+        fenced = !fenced;
+        return false;
+      }
+      return !fenced;
+    })
+    .join('\n')
+    .replace(/`[^`\n]*`/g, '');
+}
+
+interface Runnable {
+  page: string;
+  line: number;
+  language: 'ts' | 'js';
+  code: string;
+}
+
+function runnableBlocks(page: string, markdown: string): Runnable[] {
+  const blocks: Runnable[] = [];
+  const lines = markdown.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(ts|js)\s+(.*)$/.exec(lines[i]!);
+    if (open === null || !open[2]!.split(/\s+/).includes('runnable')) continue;
+    const end = lines.findIndex((line, j) => j > i && /^```\s*$/.test(line));
+    if (end === -1) throw new Error(`${page}:${i + 1}: a runnable block that never closes`);
+    blocks.push({ page, line: i + 1, language: open[1] as 'ts' | 'js', code: lines.slice(i + 1, end).join('\n') + '\n' });
+    i = end;
+  }
+  return blocks;
+}
+
+const all = pages().map((page) => ({ page, markdown: readFileSync(join(repoRoot, page), 'utf8') }));
+
+afterAll(() => rmSync(runDir, { recursive: true, force: true }));
+
+describe('the docs', () => {
+  it('every relative link resolves: its file, and its heading when it names one', () => {
+    const broken: string[] = [];
+    for (const { page, markdown } of all) {
+      for (const match of prose(markdown).matchAll(/\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
+        const target = match[1]!;
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto:
+        const [file, anchor] = target.split('#') as [string, string | undefined];
+        const path = file === '' ? join(repoRoot, page) : resolve(dirname(join(repoRoot, page)), file);
+        if (!existsSync(path)) {
+          broken.push(`${page}: ${target} (no ${relative(repoRoot, path)})`);
+          continue;
+        }
+        if (anchor !== undefined && anchor !== '' && path.endsWith('.md') && !anchorsOf(readFileSync(path, 'utf8')).has(anchor)) {
+          broken.push(`${page}: ${target} (no heading #${anchor} in ${relative(repoRoot, path)})`);
+        }
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it("names none of the project's issue numbers", () => {
+    const found: string[] = [];
+    for (const { page, markdown } of all) {
+      markdown.split('\n').forEach((line, i) => {
+        if (/\bissues?\s+#?\d+\b/i.test(line) || /\b(?:PR|pull request)\s+#?\d+\b/i.test(line)) found.push(`${page}:${i + 1}: ${line.trim()}`);
+      });
+    }
+    expect(found).toEqual([]);
+  });
+
+  const blocks = all.flatMap(({ page, markdown }) => runnableBlocks(page, markdown));
+  it('has code blocks marked runnable', () => {
+    expect(blocks.length).toBeGreaterThan(0);
+  });
+  it.each(blocks.map((block) => [`${block.page}:${block.line}`, block] as const))('%s runs against a real server and exits by itself', async (_where, block) => {
+    mkdirSync(runDir, { recursive: true });
+    const file = join(runDir, `${block.page.replace(/[^a-z0-9]+/gi, '-')}-${block.line}.${block.language === 'ts' ? 'mts' : 'mjs'}`);
+    writeFileSync(file, block.code);
+    const result = await run(file, 60_000);
+    expect(result, `${block.page}:${block.line}\n${block.code}`).toMatchObject({ exitCode: 0 });
+  });
+});
+
+function run(file: string, boundMs: number): Promise<{ exitCode: number | null; output: string }> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, nodeScriptArgs(file), {
+      cwd: repoRoot,
+      env: { ...process.env, ZK_CONNECT: testConnectString() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), boundMs);
+    child.on('close', (exitCode) => {
+      clearTimeout(timer);
+      resolvePromise({ exitCode, output });
+    });
+  });
+}
