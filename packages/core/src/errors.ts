@@ -271,7 +271,7 @@ export interface RetriesExhaustedErrorOptions extends ZkRecipesErrorOptions {
  * The retry policy gave up: an operation (an acquisition, a release, a `runWithRetry` call) failed
  * `attempts` times with failures worth retrying (a lost connection, a lost session) and the
  * session's policy (or the loop's) said no more. `cause` is the last failure; `policy` names the
- * policy. See docs/errors.md, "Retries".
+ * policy. See docs/architecture.md, "Retries".
  */
 export class RetriesExhaustedError extends ZkRecipesError {
   readonly policy: string;

@@ -123,7 +123,8 @@ export class Generation {
 
   /**
    * The liveness watchdog's remedies short of `lost`: a ping, or dropping a silent connection so
-   * that the wire client moves to the next server (docs/architecture.md, "The session", sharp edge 3).
+   * that the wire client moves to the next server (docs/architecture.md,
+   * "The wire client's sharp edges", 3).
    */
   keepAlive(verdict: 'ping' | 'destroySocket'): void {
     if (verdict === 'ping') this.cm.queue(PING_REQUEST, noop);

@@ -2,7 +2,7 @@
  * How a `ZkSession` emits: outside the wire client's socket handler, in order, and catching what
  * listeners throw (reported as `error`; a throwing `error` listener, or an `error` nobody listens
  * to, as a process warning). Never an uncaught exception from a listener (docs/architecture.md,
- * "The session", sharp edge 7).
+ * "The wire client's sharp edges", 6).
  */
 import type { EventEmitter } from 'eventemitter3';
 import { SessionLostError } from '../errors.js';
