@@ -13,7 +13,9 @@
  *   rw           6 readers + 2 writers, 1 ms holds: sections/s (and the per-section costs)
  *   semaphore    12 processes, 3 leases, 2 ms holds: sections/s, most leases held at once
  *   ensemble     mutex8 on a 3-server ensemble (TestingCluster)
- * Every server is fresh, fsync on. `--standalone` runs all but `ensemble`, `--ensemble` only it.
+ *   ensemble-rw, ensemble-semaphore   rw and semaphore on that ensemble
+ * Every server is fresh, fsync on. `--standalone` runs the standalone ones, `--ensemble` the
+ * ensemble ones.
  *
  * Usage: npm run bench:compare -- [--base <rev>] [--reps N] [--quick] [--scenario a,b]
  *        [--standalone | --ensemble] [--dist] [--json]
@@ -35,7 +37,8 @@ import { machineInfo, zookeeperVersion } from './lib/machine.js';
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const WORKER = 'bench/compare/worker.ts';
 const STANDALONE: readonly ScenarioName[] = ['mutex8', 'uncontended', 'queue64', 'rw', 'semaphore'];
-const ALL: readonly ScenarioName[] = [...STANDALONE, 'ensemble'];
+const ENSEMBLE: readonly ScenarioName[] = ['ensemble', 'ensemble-rw', 'ensemble-semaphore'];
+const ALL: readonly ScenarioName[] = [...STANDALONE, ...ENSEMBLE];
 
 interface Sizes {
   reps: number;
@@ -66,8 +69,8 @@ function selectedScenarios(argv: readonly string[]): ScenarioName[] {
   let list: ScenarioName[] = named === undefined ? [...ALL] : (named.split(',') as ScenarioName[]);
   const unknown = list.filter((s) => !ALL.includes(s));
   if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${ALL.join(', ')}`);
-  if (argv.includes('--standalone')) list = list.filter((s) => s !== 'ensemble');
-  if (argv.includes('--ensemble')) list = list.filter((s) => s === 'ensemble');
+  if (argv.includes('--standalone')) list = list.filter((s) => STANDALONE.includes(s));
+  if (argv.includes('--ensemble')) list = list.filter((s) => ENSEMBLE.includes(s));
   return list;
 }
 
@@ -82,9 +85,13 @@ function titleOf(s: ScenarioName, z: Sizes): string {
     case 'queue64':
       return `${z.queueProcesses} processes queued behind a held lock, 20 ms holds: drain (ideal ${z.queueProcesses * 20} ms)`;
     case 'rw':
-      return `6 readers + 2 writers, 1 ms holds (${z.rwIterations} sections each)`;
+      return `6 readers + 2 writers, 1 ms holds (${z.rwIterations} sections each), standalone server`;
+    case 'ensemble-rw':
+      return `6 readers + 2 writers, 1 ms holds (${z.rwIterations} sections each), 3-server ensemble`;
     case 'semaphore':
-      return `12 processes, semaphore of 3 leases, 2 ms holds (${z.semaphoreIterations} sections each)`;
+      return `12 processes, semaphore of 3 leases, 2 ms holds (${z.semaphoreIterations} sections each), standalone server`;
+    case 'ensemble-semaphore':
+      return `12 processes, semaphore of 3 leases, 2 ms holds (${z.semaphoreIterations} sections each), 3-server ensemble`;
   }
 }
 
@@ -99,8 +106,10 @@ function runScenario(s: ScenarioName, c: Contender, session: ZkSession, connect:
     case 'queue64':
       return drainQueue(c, session, connect, path, { processes: z.queueProcesses, holdMs: 20 });
     case 'rw':
+    case 'ensemble-rw':
       return readWriteLoop(c, session, connect, path, { readers: 6, writers: 2, iterations: z.rwIterations, holdMs: 1 });
     case 'semaphore':
+    case 'ensemble-semaphore':
       return semaphoreLoop(c, session, connect, path, { processes: 12, leases: 3, iterations: z.semaphoreIterations, holdMs: 2 });
   }
 }
@@ -171,7 +180,8 @@ async function main(): Promise<void> {
     wallSeconds: 0,
   };
   try {
-    const standalone = scenarios.filter((s) => s !== 'ensemble');
+    const standalone = scenarios.filter((s) => STANDALONE.includes(s));
+    const ensemble = scenarios.filter((s) => ENSEMBLE.includes(s));
     if (standalone.length > 0) {
       const server = await TestingServer.start({ forceSync: true });
       try {
@@ -181,11 +191,11 @@ async function main(): Promise<void> {
         await server.stop();
       }
     }
-    if (scenarios.includes('ensemble')) {
+    if (ensemble.length > 0) {
       const cluster = await TestingCluster.start({ forceSync: true });
       try {
         report.zookeeper.ensemble = await zookeeperVersion(cluster.connectString);
-        await runOn(cluster.connectString, ['ensemble'], contenders, z, report);
+        await runOn(cluster.connectString, ensemble, contenders, z, report);
       } finally {
         await cluster.stop();
       }

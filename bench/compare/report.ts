@@ -7,7 +7,7 @@ import type { DrainRep, LoopRep, UncontendedRep } from './scenarios.js';
 export const CONTENDERS = ['base', 'head', 'curator'] as const;
 export type ContenderName = (typeof CONTENDERS)[number];
 
-export type ScenarioName = 'mutex8' | 'uncontended' | 'queue64' | 'rw' | 'semaphore' | 'ensemble';
+export type ScenarioName = 'mutex8' | 'uncontended' | 'queue64' | 'rw' | 'semaphore' | 'ensemble' | 'ensemble-rw' | 'ensemble-semaphore';
 export type Rep = LoopRep | UncontendedRep | DrainRep;
 
 export interface CompareReport {
@@ -41,11 +41,16 @@ const LOOP_METRICS: Metric[] = [
   { name: 'client CPU per section, all processes (ms)', of: (r) => (r as LoopRep).cpuMsPerSection, digits: 3 },
 ];
 
+const RW_METRICS: Metric[] = [...LOOP_METRICS, { name: 'most readers at once', of: (r) => (r as LoopRep).maxConcurrent, digits: 0, aggregate: 'max' }];
+const SEMAPHORE_METRICS: Metric[] = [...LOOP_METRICS, { name: 'most leases held at once', of: (r) => (r as LoopRep).maxConcurrent, digits: 0, aggregate: 'max' }];
+
 const METRICS: Record<ScenarioName, Metric[]> = {
   mutex8: LOOP_METRICS,
   ensemble: LOOP_METRICS,
-  rw: [...LOOP_METRICS, { name: 'most readers at once', of: (r) => (r as LoopRep).maxConcurrent, digits: 0, aggregate: 'max' }],
-  semaphore: [...LOOP_METRICS, { name: 'most leases held at once', of: (r) => (r as LoopRep).maxConcurrent, digits: 0, aggregate: 'max' }],
+  rw: RW_METRICS,
+  'ensemble-rw': RW_METRICS,
+  semaphore: SEMAPHORE_METRICS,
+  'ensemble-semaphore': SEMAPHORE_METRICS,
   uncontended: [
     { name: 'acquire p50 (µs)', of: (r) => (r as UncontendedRep).acquireP50Us, digits: 0 },
     { name: 'release p50 (µs)', of: (r) => (r as UncontendedRep).releaseP50Us, digits: 0 },
