@@ -329,6 +329,15 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     return this.closing;
   }
 
+  /**
+   * `await using session = await ZkSession.connect(...)`: closes the session at the end of the
+   * block, as {@link close} does (idempotent: a session already closed stays closed). An open
+   * session keeps the process running (its connection and timers), so close it one way or the other.
+   */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
   // ---------------------------------------------------------------- internals
 
   private async closeNow(): Promise<void> {
