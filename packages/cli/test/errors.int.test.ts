@@ -2,6 +2,7 @@
  * The CLI's errors: a code and a message on stderr, nothing on stdout, and an exit code that
  * tells them apart: 1 when ZooKeeper fails or nothing is there, 2 when the command line is wrong.
  */
+import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { testConnectString } from '@zk-recipes/testing';
 import { runCli } from './support/processes.js';
@@ -14,10 +15,24 @@ describe('CLI errors and exit codes', () => {
     expect(run.stderr).toContain('Run `zk-recipes inspect --help` for usage.');
   });
 
-  it('a server nobody answers at: CONNECTION_LOSS after --connection-timeout, failure (1)', async () => {
-    const run = await runCli(['ls', '/', '--connect', '127.0.0.1:1', '--connection-timeout', '500']);
+  it('a port nothing listens on: CONNECTION_LOSS at once, saying so, failure (1)', async () => {
+    const run = await runCli(['ls', '/', '--connect', '127.0.0.1:1', '--connection-timeout', '60000']);
     expect(run).toMatchObject({ exitCode: 1, stdout: '' });
-    expect(run.stderr).toBe('zk-recipes: CONNECTION_LOSS: could not connect to 127.0.0.1:1 within 500 ms\n');
+    expect(run.stderr).toBe('zk-recipes: CONNECTION_LOSS: could not connect to 127.0.0.1:1: 127.0.0.1:1 refused the connection (ECONNREFUSED: nothing listens on that port)\n');
+  });
+
+  it('a server that accepts and never answers: CONNECTION_LOSS after --connection-timeout, failure (1)', async () => {
+    const silent = createServer((socket) => socket.resume().on('error', () => undefined));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const address = `127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const run = await runCli(['ls', '/', '--connect', address, '--connection-timeout', '500']);
+      expect(run).toMatchObject({ exitCode: 1, stdout: '' });
+      expect(run.stderr).toBe(`zk-recipes: CONNECTION_LOSS: could not connect to ${address} within 500 ms: ${address} accepted the connection but never answered the ZooKeeper handshake\n`);
+    } finally {
+      // The CLI has exited: its connections are closed, and read to their end (resume).
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('ZK_CONNECT stands in for --connect; without either, a usage error (2)', async () => {

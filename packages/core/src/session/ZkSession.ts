@@ -65,6 +65,9 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
       if (!gen.established && this.failFast !== undefined) this.failFast.serverFailed(err, address);
       else this.delivery.emit('error', err);
     },
+    connectAttempt: (gen, address, state) => {
+      if (!gen.established) this.failFast?.attempted(address, state);
+    },
     saslFailed: (gen, err) => this.authFailed(gen, err),
     watcherFailed: (err) => this.delivery.emit('error', err),
     firstConnectPending: () => this.failFast !== undefined,
@@ -78,7 +81,12 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
    * - `TLS_HANDSHAKE` ({@link TlsHandshakeError}) when every server failed the TLS handshake in a
    *   way that would repeat (certificate, port), or the plaintext session reached TLS-only ports;
    * - `AUTH_FAILED` ({@link AuthFailedError}) as soon as a server refuses the SASL or digest credentials;
-   * - `CONNECTION_LOSS` ({@link ZooKeeperError}) when no server answered within `connectionTimeoutMs`;
+   * - `CONNECTION_LOSS` ({@link ZooKeeperError}) at once when every server is unreachable (its host
+   *   name does not resolve, `ENOTFOUND`, or it refused the connection, `ECONNREFUSED`), `cause`
+   *   being Node's error; otherwise when no session was established within `connectionTimeoutMs`,
+   *   the message saying what each server did (e.g. accepted the connection but never answered the
+   *   ZooKeeper handshake), `cause` the last socket error if there was one. Only the first connect
+   *   gives up early: once connected, the session reconnects for as long as it may live;
    * - the server's error when the missing chroot cannot be created (`NO_AUTH`...).
    * See docs/security.md.
    */
@@ -327,6 +335,15 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   close(): Promise<void> {
     this.closing ??= this.closeNow();
     return this.closing;
+  }
+
+  /**
+   * `await using session = await ZkSession.connect(...)`: closes the session at the end of the
+   * block, as {@link close} does (idempotent: a session already closed stays closed). An open
+   * session keeps the process running (its connection and timers), so close it one way or the other.
+   */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   // ---------------------------------------------------------------- internals

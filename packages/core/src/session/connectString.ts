@@ -51,7 +51,7 @@ export function chrootIssue(s: string): string | undefined {
   }
 }
 
-/** The distinct servers of a (valid) connect string. */
-export function distinctServers(s: string): number {
-  return new Set(splitConnectString(s).hosts).size;
+/** The distinct servers (`host:port`) of a (valid) connect string, in order. */
+export function distinctServers(s: string): string[] {
+  return [...new Set(splitConnectString(s).hosts)];
 }

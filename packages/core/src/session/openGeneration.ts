@@ -4,6 +4,7 @@
  * connect (docs/architecture.md, "The session"; docs/security.md).
  */
 import { TlsHandshakeError, type AuthFailedError } from '../errors.js';
+import { watchConnectAttempts, type AttemptState } from './connectAttempts.js';
 import { withoutChroot } from './frames.js';
 import { Generation } from './generation.js';
 import type { ZkSessionOptions } from './options.js';
@@ -26,6 +27,11 @@ export interface GenerationListener {
   saslFailed(gen: Generation, err: AuthFailedError): void;
   /** A watcher threw. */
   watcherFailed(err: Error): void;
+  /**
+   * A connection to the server at `address` got as far as `state`; told only while `connect()`
+   * waits for the first session (`firstConnectPending`).
+   */
+  connectAttempt(gen: Generation, address: string, state: AttemptState): void;
   /** Whether `connect()` still waits for the first session: a TLS-only port is then named at once. */
   firstConnectPending(): boolean;
 }
@@ -55,9 +61,11 @@ export function openGeneration(n: number, options: ZkSessionOptions, listener: G
             onFailed: (err) => listener.saslFailed(gen, err),
           }).onConnectingFrame,
   });
+  const firstConnectPending = (): boolean => !gen.retired && !gen.established && listener.firstConnectPending();
   // TLS on every connection of the generation; without it, a TLS-only port is named as such.
   if (options.tls !== undefined) connectOverTls(gen.cm, options.tls, onWireError);
-  else detectTlsPorts(gen.cm, () => !gen.retired && !gen.established && listener.firstConnectPending(), onWireError);
+  else detectTlsPorts(gen.cm, firstConnectPending, onWireError);
+  watchConnectAttempts(gen.cm, firstConnectPending, (address, state) => listener.connectAttempt(gen, address, state));
   gen.cm.on('state', (s) => listener.wireState(gen, s));
   for (const a of options.auth) client.addAuthInfo(a.scheme, Buffer.from(a.credentials));
   if (connectDelayMs > 0) gen.connectTimer = setTimeout(() => client.connect(), connectDelayMs);

@@ -364,6 +364,30 @@ describe('close', () => {
     await expect(c.waitForConnected()).rejects.toBeInstanceOf(SessionClosedError);
   });
 
+  it('await using closes the session at the end of the block, a throwing block too; disposing again is no error', async () => {
+    const made: Array<{ session: ZkSession; path: string }> = [];
+    {
+      await using c = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000 });
+      made.push({ session: c, path: (await c.create(`${root}/disposed-`, null, { mode: 'ephemeral_sequential' })).path });
+      expect(await s.exists(made[0]!.path)).not.toBeNull();
+    }
+    const thrown = new Error('the block failed');
+    const run = async (): Promise<void> => {
+      await using c = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 4000 });
+      made.push({ session: c, path: (await c.create(`${root}/disposed-`, null, { mode: 'ephemeral_sequential' })).path });
+      throw thrown;
+    };
+    await expect(run()).rejects.toBe(thrown);
+    expect(made).toHaveLength(2);
+    for (const { session, path } of made) {
+      expect(session.state).toBe('closed');
+      // The server ended the session: its ephemeral node is gone.
+      expect(await s.exists(path)).toBeNull();
+      await session[Symbol.asyncDispose]();
+      expect(session.state).toBe('closed');
+    }
+  });
+
   it('every pending call settles on close, even ones queued while disconnected', async () => {
     const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
     const c = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
