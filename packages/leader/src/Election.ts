@@ -1,14 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
-import {
-  exclusiveRule,
-  leadershipChannel,
-  LockQueue,
-  publishLeadership,
-  validateLockPath,
-  type LeadershipRecipe,
-  type QueueSeat,
-  type ZkSession,
-} from '@zk-recipes/core';
+import type { LeadershipRecipe, ZkSession } from '@zk-recipes/core';
+import { exclusiveRule, leadershipChannel, LockQueue, publishLeadership, validateLockPath, type QueueSeat } from '@zk-recipes/core/recipe-kit';
 import { Term, type Leadership } from './Leadership.js';
 import { readParticipants, type Participant } from './participants.js';
 

@@ -1,4 +1,4 @@
-import { MAX_ANY_OF_WATCHES, type Decision, type OrderingRule, type QueueEntry } from '@zk-recipes/core';
+import { MAX_ANY_OF_WATCHES, type Decision, type OrderingRule, type QueueEntry } from '@zk-recipes/core/recipe-kit';
 import { downgradeNameOf } from './downgradeName.js';
 import { readHints, writeHints } from './hints.js';
 import type { ReadWriteNaming } from './naming.js';

@@ -1,16 +1,7 @@
 import { EventEmitter } from 'eventemitter3';
 import { z } from 'zod';
-import {
-  checkSharedNodeAcl,
-  InvalidArgumentError,
-  isZkError,
-  parentOf,
-  parseOptions,
-  validatePath,
-  type AssertTrue,
-  type TypesEqual,
-  type ZkSession,
-} from '@zk-recipes/core';
+import { InvalidArgumentError, isZkError, type ZkSession } from '@zk-recipes/core';
+import { checkSharedNodeAcl, parentOf, parseOptions, validatePath, type AssertTrue, type TypesEqual } from '@zk-recipes/core/recipe-kit';
 
 /** Options of {@link SharedCount}. */
 export interface SharedCountOptions {

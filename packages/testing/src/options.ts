@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AssertTrue, OptionsSchema, ParsedBy, TypesEqual } from '@zk-recipes/core';
+import type { AssertTrue, OptionsSchema, ParsedBy, TypesEqual } from '@zk-recipes/core/recipe-kit';
 import type { ResolvedSaslOptions, TestingSaslOptions } from './sasl.js';
 import type { ResolvedTlsOption, TestingTlsOption } from './tls/testingTls.js';
 
