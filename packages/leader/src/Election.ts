@@ -27,6 +27,7 @@ export abstract class ElectionMember extends EventEmitter<LeaderEvents> {
   readonly path: string;
   /** This participant's id, written as its node's data. */
   readonly id: string;
+  /** The election directory's lock queue. */
   protected readonly queue: LockQueue;
   private readonly data: Uint8Array;
 

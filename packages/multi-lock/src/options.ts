@@ -23,6 +23,7 @@ export interface MultiLockOptions {
 
 /** {@link MultiLockOptions} as validated: the order decided. */
 export interface ParsedMultiLockOptions {
+  /** The order the members are taken in (default `canonical`). */
   order: MultiLockOrder;
 }
 

@@ -81,6 +81,7 @@ export interface SemaphoreEvents {
 export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   /** The semaphore's path. */
   readonly path: string;
+  /** The node layout: `queue` (ours) or `curator` (Curator's InterProcessSemaphoreV2). */
   readonly layout: SemaphoreLayout;
   private readonly fixedMax: number | undefined;
   private readonly count: SharedCount | undefined;
@@ -93,6 +94,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   private readonly source: AcquireSource;
 
   constructor(
+    /** The session the leases are taken in. */
     readonly session: ZkSession,
     path: string,
     options: SemaphoreOptions,

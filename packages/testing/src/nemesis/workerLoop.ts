@@ -81,7 +81,7 @@ export interface NemesisWorkerOptions {
    */
   giveUp?: { chance: number; afterMs: readonly [number, number] };
   /**
-   * Arm `exists` watches on {@link CHATTER_NODES} nodes `<chatterPath>/<worker>-<i>` (default: none),
+   * Arm `exists` watches on `CHATTER_NODES` nodes `<chatterPath>/<worker>-<i>` (default: none),
    * re-arming each after it fires. The nemesis creates and deletes them during a one-way partition
    * (requests held), so that watch events keep flowing to a client the server no longer hears — as
    * they do to a session that also waits on other, busy locks.
