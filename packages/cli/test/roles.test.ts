@@ -1,6 +1,6 @@
 /** Roles come from the recipes' own rules, applied to the queue up to each node. */
 import { describe, expect, it } from 'vitest';
-import { exclusiveRule, sortedChildren, type OrderingRule } from '@zk-recipes/core';
+import { exclusiveRule, sortedChildren, type OrderingRule } from '@zk-recipes/core/recipe-kit';
 import { CURATOR_NAMING, readRule, writeRule, ZK_RECIPES_NAMING } from '@zk-recipes/read-write-lock';
 import { curatorCountRule, leaseQueueRule } from '@zk-recipes/semaphore';
 import { familyOf } from '../src/lock/recipeOfKinds.js';

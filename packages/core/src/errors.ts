@@ -32,7 +32,9 @@ export type ErrorCode =
   | 'LEADERSHIP_TIMEOUT'
   | 'ELECTION_CLOSED';
 
+/** What an error carries beside its code and message. */
 export interface ZkRecipesErrorOptions {
+  /** The failure that caused this one (kept as the error's `cause`). */
   cause?: unknown;
   /** The ZooKeeper operation that failed, e.g. `create`. */
   op?: string;
@@ -42,9 +44,14 @@ export interface ZkRecipesErrorOptions {
 
 /** Base class of every error thrown by zk-recipes. */
 export class ZkRecipesError extends Error {
+  /** The stable code to branch on (docs/errors.md). */
   readonly code: ErrorCode;
+  /** The ZooKeeper operation that failed, e.g. `create`, when one did. */
   readonly op: string | undefined;
+  /** The znode path involved, if any. */
   readonly path: string | undefined;
+
+  /** Builds an error with its code; `options.cause` becomes the standard `cause`. */
 
   constructor(code: ErrorCode, message: string, options: ZkRecipesErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -131,6 +138,7 @@ export class InconsistentMaxLeasesError extends ZkRecipesError {
  * directory, `acl` is the ACL found there. See docs/security.md, "ACLs".
  */
 export class InsecureAclError extends ZkRecipesError {
+  /** The ACL found on the directory. */
   readonly acl: readonly AclEntry[];
   constructor(message: string, acl: readonly AclEntry[], options?: ZkRecipesErrorOptions) {
     super('INSECURE_ACL', message, options);
@@ -143,6 +151,7 @@ export class InsecureAclError extends ZkRecipesError {
  * ...); `zkCode` keeps the raw numeric code, including ones this library does not know.
  */
 export class ZooKeeperError extends ZkRecipesError {
+  /** The server's numeric error code, also the ones this library does not name. */
   readonly zkCode: number;
   constructor(code: ErrorCode, zkCode: number, message: string, options?: ZkRecipesErrorOptions) {
     super(code, message, options);
@@ -177,6 +186,7 @@ export class AuthFailedError extends ZkRecipesError {
  * `signal` aborts with this error: the multi-lock is no longer held as a whole).
  */
 export class MultiReleaseError extends ZkRecipesError {
+  /** Each member's failure, in release order. */
   readonly errors: readonly unknown[];
   /** Lock directories of the members this release gave back (empty for a failed acquisition's clean-up). */
   readonly released: readonly string[];
@@ -274,7 +284,9 @@ export interface RetriesExhaustedErrorOptions extends ZkRecipesErrorOptions {
  * policy. See docs/architecture.md, "Retries".
  */
 export class RetriesExhaustedError extends ZkRecipesError {
+  /** The policy that gave up, by its name (e.g. `retryNTimes(n: 3, sleepMs: 100)`). */
   readonly policy: string;
+  /** How many attempts failed, the last one included. */
   readonly attempts: number;
   constructor(message: string, options: RetriesExhaustedErrorOptions) {
     super('RETRIES_EXHAUSTED', message, options);

@@ -2,7 +2,9 @@ import { InvalidArgumentError } from './errors.js';
 
 /** One problem a schema found in an input: where (property names and indexes) and what. */
 export interface ValidationIssue {
+  /** Where: the property names and indexes from the input's root. */
   readonly path: readonly PropertyKey[];
+  /** What is wrong. */
   readonly message: string;
 }
 
@@ -12,17 +14,37 @@ export interface ValidationIssue {
  * no validation library's types are part of zk-recipes' declarations.
  */
 export interface OptionsSchema {
-  safeParse(input: unknown): { success: true; data: unknown } | { success: false; error: { issues: readonly ValidationIssue[] } };
+  /** Parses `input`: the value with its defaults applied, or every issue found. Never throws. */
+  safeParse(input: unknown):
+    | {
+        /** Valid. */
+        success: true;
+        /** The parsed value. */
+        data: unknown;
+      }
+    | {
+        /** Invalid. */
+        success: false;
+        /** What was found. */
+        error: {
+          /** Every issue, each with its place. */
+          issues: readonly ValidationIssue[];
+        };
+      };
 }
 
 /** The value `Schema` gives for a valid input (with its defaults applied). */
-export type ParsedBy<Schema extends OptionsSchema> = Extract<ReturnType<Schema['safeParse']>, { success: true }>['data'];
+export type ParsedBy<Schema extends OptionsSchema> = Extract<
+  ReturnType<Schema['safeParse']>,
+  {
+    /** The valid branch. */
+    success: true;
+  }
+>['data'];
 
 /**
  * Parses `input` with a schema at a public boundary; on failure throws an `InvalidArgumentError`
  * whose message lists every problem (`cause` holds the schema's error).
- *
- * @internal for zk-recipes packages; not part of the public API
  */
 export function parseOptions<Schema extends OptionsSchema>(schema: Schema, input: unknown, where: string): ParsedBy<Schema> {
   const result = schema.safeParse(input);

@@ -1,14 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
-import {
-  exclusiveRule,
-  leadershipChannel,
-  LockQueue,
-  publishLeadership,
-  validateLockPath,
-  type LeadershipRecipe,
-  type QueueSeat,
-  type ZkSession,
-} from '@zk-recipes/core';
+import type { LeadershipRecipe, ZkSession } from '@zk-recipes/core';
+import { exclusiveRule, leadershipChannel, LockQueue, publishLeadership, validateLockPath, type QueueSeat } from '@zk-recipes/core/recipe-kit';
 import { Term, type Leadership } from './Leadership.js';
 import { readParticipants, type Participant } from './participants.js';
 
@@ -35,6 +27,7 @@ export abstract class ElectionMember extends EventEmitter<LeaderEvents> {
   readonly path: string;
   /** This participant's id, written as its node's data. */
   readonly id: string;
+  /** The election directory's lock queue. */
   protected readonly queue: LockQueue;
   private readonly data: Uint8Array;
 

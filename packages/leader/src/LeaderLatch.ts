@@ -1,4 +1,5 @@
-import { isZkError, pauseAfterLostSession, RetryBudget, type QueueSeat, type ZkSession } from '@zk-recipes/core';
+import { isZkError, type ZkSession } from '@zk-recipes/core';
+import { pauseAfterLostSession, RetryBudget, type QueueSeat } from '@zk-recipes/core/recipe-kit';
 import { ElectionMember } from './Election.js';
 import { ElectionClosedError } from './errors.js';
 import { LATCH_KIND } from './kinds.js';

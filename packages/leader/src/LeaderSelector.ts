@@ -1,4 +1,5 @@
-import { AbortedError, followFirst, InvalidArgumentError, isZkError, pauseAfterLostSession, RetryBudget, type QueueSeat, type ZkSession } from '@zk-recipes/core';
+import { AbortedError, InvalidArgumentError, isZkError, type ZkSession } from '@zk-recipes/core';
+import { followFirst, pauseAfterLostSession, RetryBudget, type QueueSeat } from '@zk-recipes/core/recipe-kit';
 import { ElectionMember } from './Election.js';
 import { ElectionClosedError, LeadershipTimeoutError } from './errors.js';
 import { SELECTOR_KIND } from './kinds.js';

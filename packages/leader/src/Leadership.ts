@@ -1,4 +1,4 @@
-import type { LockQueue, QueueSeat } from '@zk-recipes/core';
+import type { LockQueue, QueueSeat } from '@zk-recipes/core/recipe-kit';
 
 /**
  * One term of leadership, as `LeaderLatch.leadership()`, the `isLeader` event and a

@@ -1,4 +1,5 @@
-import { isZkError, joinPath, parseOwnerData, type LockQueue, type NodeOwner } from '@zk-recipes/core';
+import { isZkError, parseOwnerData, type NodeOwner } from '@zk-recipes/core';
+import { joinPath, type LockQueue } from '@zk-recipes/core/recipe-kit';
 
 /** One participant of an election, as `getParticipants()` and `getLeader()` report it. */
 export interface Participant {

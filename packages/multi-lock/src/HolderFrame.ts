@@ -1,4 +1,4 @@
-import { OwnerFrame } from '@zk-recipes/core';
+import { OwnerFrame } from '@zk-recipes/core/recipe-kit';
 
 /**
  * The owner frame of one multi-lock acquisition.

@@ -1,30 +1,32 @@
 import {
   AbortedError,
+  isZkError,
+  LockTimeoutError,
+  MultiReleaseError,
+  NodeDeletedError,
+  NotOwnerError,
+  SessionClosedError,
+  SessionLostError,
+  type AcquireOptions,
+  type LockEvents,
+  type LockHandle,
+  type ZkSession,
+} from '@zk-recipes/core';
+import {
   acquireVia,
   currentFrame,
   Deadline,
   settleWithin,
   disposeHandle,
   followFirst,
-  isZkError,
-  LockTimeoutError,
-  MultiReleaseError,
-  NodeDeletedError,
-  NotOwnerError,
   OwnerHoldings,
-  SessionClosedError,
-  SessionLostError,
   tryAcquireVia,
   withLockVia,
-  type AcquireOptions,
   type AcquireSource,
-  type LockEvents,
   type LinkedSignal,
-  type LockHandle,
   type OwnerFrame,
   type Started,
-  type ZkSession,
-} from '@zk-recipes/core';
+} from '@zk-recipes/core/recipe-kit';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import { EventEmitter } from 'eventemitter3';
 import { acquisitionOrder } from './acquisitionOrder.js';

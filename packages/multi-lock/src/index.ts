@@ -7,6 +7,6 @@ export type { MultiLockHandle } from './MultiLockHandle.js';
 export { isMultiLockMember, type MultiLockMember } from './MultiLockMember.js';
 export type { MultiLockOptions, MultiLockOrder, ParsedMultiLockOptions } from './options.js';
 export { acquisitionOrder } from './acquisitionOrder.js';
-export { Deadline } from '@zk-recipes/core';
+export { Deadline } from '@zk-recipes/core/recipe-kit';
 export { releaseInReverse } from './releaseInReverse.js';
 export type { AcquireOptions, LockEvents, LockHandle } from '@zk-recipes/core';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseOptions, type AssertTrue, type TypesEqual } from '@zk-recipes/core';
+import { parseOptions, type AssertTrue, type TypesEqual } from '@zk-recipes/core/recipe-kit';
 import { isMultiLockMember, type MultiLockMember } from './MultiLockMember.js';
 
 /**
@@ -23,6 +23,7 @@ export interface MultiLockOptions {
 
 /** {@link MultiLockOptions} as validated: the order decided. */
 export interface ParsedMultiLockOptions {
+  /** The order the members are taken in (default `canonical`). */
   order: MultiLockOrder;
 }
 

@@ -1,4 +1,5 @@
-import { Deadline as CoreDeadline, isZkError } from '@zk-recipes/core';
+import { isZkError } from '@zk-recipes/core';
+import { Deadline as CoreDeadline } from '@zk-recipes/core/recipe-kit';
 import { describe, expect, it } from 'vitest';
 import {
   acquisitionOrder,

@@ -1,4 +1,5 @@
-import { exclusiveRule, LockQueue, nodeDataOf, QueueLock, validateLockPath, type ZkSession } from '@zk-recipes/core';
+import type { ZkSession } from '@zk-recipes/core';
+import { exclusiveRule, LockQueue, nodeDataOf, QueueLock, validateLockPath } from '@zk-recipes/core/recipe-kit';
 import { MUTEX_KIND, parseMutexOptions, type MutexOptions } from './options.js';
 
 /**

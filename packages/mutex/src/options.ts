@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseOptions, type AssertTrue, type TypesEqual } from '@zk-recipes/core';
+import { parseOptions, type AssertTrue, type TypesEqual } from '@zk-recipes/core/recipe-kit';
 
 /** Options of {@link InterProcessMutex} and {@link InterProcessSemaphoreMutex}. */
 export interface MutexOptions {

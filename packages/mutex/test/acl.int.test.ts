@@ -3,7 +3,8 @@
  * digest-protected mutex, reproduced where it still can be (the open default, `aclCheck: 'off'`)
  * and shown closed.
  */
-import { isZkError, waitUntilGone, ZkSession, type LockHandle, type ReleaseFailedError, type ZkSessionOptionsInput } from '@zk-recipes/core';
+import { isZkError, ZkSession, type LockHandle, type ReleaseFailedError, type ZkSessionOptionsInput } from '@zk-recipes/core';
+import { waitUntilGone } from '@zk-recipes/core/recipe-kit';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import { aclEntry, childrenOf, digestIdOf, reaperRound, testConnectString, TestingServer, uniqueRoot } from '@zk-recipes/testing';
 import { APP_CREDENTIALS as APP, NO_DELETE_ACL as NO_DELETE, OPS_CREDENTIALS as OPS, SECURE_ACL as SECURE, SECURE_ACL_STORED as SECURE_STORED } from '../../testing/test-support/aclCast.js';

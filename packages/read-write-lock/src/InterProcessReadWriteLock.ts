@@ -1,4 +1,5 @@
-import { LockQueue, nodeDataOf, validateLockPath, type ZkSession } from '@zk-recipes/core';
+import type { ZkSession } from '@zk-recipes/core';
+import { LockQueue, nodeDataOf, validateLockPath } from '@zk-recipes/core/recipe-kit';
 import { namingFor, type ReadWriteNaming } from './naming.js';
 import { parseReadWriteLockOptions, type ReadWriteLockOptions } from './options.js';
 import { ReadLock } from './ReadLock.js';

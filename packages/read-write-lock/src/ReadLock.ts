@@ -1,11 +1,5 @@
-import {
-  currentFrame,
-  OwnerFrame,
-  QueueLock,
-  type Acquisition,
-  type AcquireOptions,
-  type LockQueue,
-} from '@zk-recipes/core';
+import type { AcquireOptions } from '@zk-recipes/core';
+import { currentFrame, OwnerFrame, QueueLock, type Acquisition, type LockQueue } from '@zk-recipes/core/recipe-kit';
 import { createDowngradeSeat } from './downgrade.js';
 import type { ReadWriteNaming } from './naming.js';
 import { readRule } from './rules.js';

@@ -1,4 +1,5 @@
-import { QueueLock, UpgradeNotSupportedError, type Acquisition, type AcquireOptions, type LockQueue, type QueueSeat } from '@zk-recipes/core';
+import { UpgradeNotSupportedError, type AcquireOptions } from '@zk-recipes/core';
+import { QueueLock, type Acquisition, type LockQueue, type QueueSeat } from '@zk-recipes/core/recipe-kit';
 import type { ReadWriteNaming } from './naming.js';
 import { writeRule } from './rules.js';
 

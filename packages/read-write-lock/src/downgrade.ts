@@ -1,4 +1,5 @@
-import { abortableSleep, AbortedError, isZkError, joinPath, NodeDeletedError, RetryBudget, SessionClosedError, SessionLostError, StopSignal, type LockQueue, type QueueSeat } from '@zk-recipes/core';
+import { AbortedError, isZkError, NodeDeletedError, SessionClosedError, SessionLostError } from '@zk-recipes/core';
+import { abortableSleep, joinPath, RetryBudget, StopSignal, type LockQueue, type QueueSeat } from '@zk-recipes/core/recipe-kit';
 import { downgradeNameOf } from './downgradeName.js';
 import type { ReadWriteNaming } from './naming.js';
 

@@ -1,4 +1,4 @@
-import { PROTECTED_HEADER_LENGTH, protectionGuidOf } from '@zk-recipes/core';
+import { PROTECTED_HEADER_LENGTH, protectionGuidOf } from '@zk-recipes/core/recipe-kit';
 import type { ReadWriteNaming } from './naming.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Decision, Hints, QueueEntry } from '@zk-recipes/core';
+import type { Decision, Hints, QueueEntry } from '@zk-recipes/core/recipe-kit';
 import { downgradeNameOf } from './downgradeName.js';
 import type { ReadWriteNaming } from './naming.js';
 

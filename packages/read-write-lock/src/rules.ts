@@ -1,4 +1,4 @@
-import { MAX_ANY_OF_WATCHES, type Decision, type OrderingRule, type QueueEntry } from '@zk-recipes/core';
+import { MAX_ANY_OF_WATCHES, type Decision, type OrderingRule, type QueueEntry } from '@zk-recipes/core/recipe-kit';
 import { downgradeNameOf } from './downgradeName.js';
 import { readHints, writeHints } from './hints.js';
 import type { ReadWriteNaming } from './naming.js';
@@ -32,7 +32,7 @@ export function readRule(naming: ReadWriteNaming): OrderingRule {
 
 /**
  * Writer: holds when it is first (ignoring nodes of its own sequence); else, behind readers, see
- * {@link watchAllAhead} and {@link passWriterAhead}; else waits for its immediate predecessor.
+ * `watchAllAhead` and `passWriterAhead`; else waits for its immediate predecessor.
  * When a downgrade put a read node next to that predecessor (same sequence), it waits for the
  * read node, whatever the two names' order.
  */

@@ -1,4 +1,4 @@
-import { sortedChildren, type OrderingRule } from '@zk-recipes/core';
+import { sortedChildren, type OrderingRule } from '@zk-recipes/core/recipe-kit';
 import { describe, expect, it } from 'vitest';
 import { checkMany, type ModelRecipe } from '../../core/test/engine/hintsModel.js';
 import { downgradeNameOf } from '../src/downgradeName.js';

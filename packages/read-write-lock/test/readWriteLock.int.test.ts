@@ -1,4 +1,5 @@
-import { sortedChildren, ZkSession } from '@zk-recipes/core';
+import { ZkSession } from '@zk-recipes/core';
+import { sortedChildren } from '@zk-recipes/core/recipe-kit';
 import { InterProcessReadWriteLock, type LockHandle } from '@zk-recipes/read-write-lock';
 import { expireSession, FaultProxy, pollUntil, serverWatchedPaths, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-import { decideWithHints, MAX_ANY_OF_WATCHES, sortedChildren, type OrderingRule, type QueueEntry } from '@zk-recipes/core';
+import { decideWithHints, MAX_ANY_OF_WATCHES, sortedChildren, type OrderingRule, type QueueEntry } from '@zk-recipes/core/recipe-kit';
 import { describe, expect, it } from 'vitest';
 import { CURATOR_NAMING, ZK_RECIPES_NAMING } from '../src/naming.js';
 import { downgradeNameOf } from '../src/downgradeName.js';

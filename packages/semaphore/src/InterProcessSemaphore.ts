@@ -1,15 +1,20 @@
 import {
+  InvalidArgumentError,
+  isZkError,
+  LockTimeoutError,
+  NodeDeletedError,
+  SessionLostError,
+  type AcquireOptions,
+  type ZkSession,
+} from '@zk-recipes/core';
+import {
   acquireVia,
   Deadline,
   exclusiveRule,
   followFirst,
-  InvalidArgumentError,
-  isZkError,
   joinPath,
   LockQueue,
-  LockTimeoutError,
   lostChannel,
-  NodeDeletedError,
   nodeDataOf,
   pauseAfterLostSession,
   parseOptions,
@@ -17,20 +22,17 @@ import {
   publishRelease,
   releaseChannel,
   RetryBudget,
-  SessionLostError,
   sessionEnded,
   settleWithin,
   tryAcquireVia,
   withLockVia,
   validateLockPath,
-  type AcquireOptions,
   type AcquireSource,
   type AcquireStep,
   type LinkedSignal,
   type OrderingRule,
   type QueueSeat,
-  type ZkSession,
-} from '@zk-recipes/core';
+} from '@zk-recipes/core/recipe-kit';
 import { EventEmitter } from 'eventemitter3';
 import { asLeases, type Leases } from './Leases.js';
 import { z } from 'zod';
@@ -79,6 +81,7 @@ export interface SemaphoreEvents {
 export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   /** The semaphore's path. */
   readonly path: string;
+  /** The node layout: `queue` (ours) or `curator` (Curator's InterProcessSemaphoreV2). */
   readonly layout: SemaphoreLayout;
   private readonly fixedMax: number | undefined;
   private readonly count: SharedCount | undefined;
@@ -91,6 +94,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   private readonly source: AcquireSource;
 
   constructor(
+    /** The session the leases are taken in. */
     readonly session: ZkSession,
     path: string,
     options: SemaphoreOptions,

@@ -1,4 +1,5 @@
-import { disposeHandle, NotOwnerError } from '@zk-recipes/core';
+import { NotOwnerError } from '@zk-recipes/core';
+import { disposeHandle } from '@zk-recipes/core/recipe-kit';
 
 /**
  * One lease of an {@link InterProcessSemaphore}. Release it exactly once: with `release()`, or by

@@ -1,4 +1,4 @@
-import { disposeHandle } from '@zk-recipes/core';
+import { disposeHandle } from '@zk-recipes/core/recipe-kit';
 import type { Lease } from './Lease.js';
 
 /**

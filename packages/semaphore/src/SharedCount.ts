@@ -1,16 +1,7 @@
 import { EventEmitter } from 'eventemitter3';
 import { z } from 'zod';
-import {
-  checkSharedNodeAcl,
-  InvalidArgumentError,
-  isZkError,
-  parentOf,
-  parseOptions,
-  validatePath,
-  type AssertTrue,
-  type TypesEqual,
-  type ZkSession,
-} from '@zk-recipes/core';
+import { InvalidArgumentError, isZkError, type ZkSession } from '@zk-recipes/core';
+import { checkSharedNodeAcl, parentOf, parseOptions, validatePath, type AssertTrue, type TypesEqual } from '@zk-recipes/core/recipe-kit';
 
 /** Options of {@link SharedCount}. */
 export interface SharedCountOptions {
@@ -29,7 +20,9 @@ type _SchemaMatchesSharedCountOptions = AssertTrue<TypesEqual<z.input<typeof sha
 
 /** A count and the node version it was read at (for {@link SharedCount.trySetCount}). */
 export interface VersionedCount {
+  /** The count. */
   readonly value: number;
+  /** The node's data version it was read at: `trySetCount` succeeds only if it is still current. */
   readonly version: number;
 }
 
@@ -63,6 +56,7 @@ export function decodeCount(data: Uint8Array): number | null {
  * latest value seen, without a round trip.
  */
 export class SharedCount extends EventEmitter<SharedCountEvents> {
+  /** The count's node. */
   readonly path: string;
   private readonly seedValue: number;
   private current: { value: number; version: number; mzxid: bigint } | undefined;
@@ -80,6 +74,7 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
   };
 
   constructor(
+    /** The session the count is read and written in. */
     readonly session: ZkSession,
     path: string,
     options: SharedCountOptions,

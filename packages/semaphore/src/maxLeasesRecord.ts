@@ -1,4 +1,5 @@
-import { InconsistentMaxLeasesError, type DirectoryRecord } from '@zk-recipes/core';
+import { InconsistentMaxLeasesError } from '@zk-recipes/core';
+import type { DirectoryRecord } from '@zk-recipes/core/recipe-kit';
 
 /**
  * A fixed `maxLeases`, recorded as decimal text in the data of the directory that holds the lease

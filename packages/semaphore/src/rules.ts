@@ -1,4 +1,4 @@
-import { MAX_ANY_OF_WATCHES, type Decision, type OrderingRule, type QueueEntry } from '@zk-recipes/core';
+import { MAX_ANY_OF_WATCHES, type Decision, type OrderingRule, type QueueEntry } from '@zk-recipes/core/recipe-kit';
 import { weightOfKind } from './leaseKinds.js';
 
 /** A node we cannot read counts as one lease: never fewer leases than really exist. */

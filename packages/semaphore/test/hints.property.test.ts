@@ -1,4 +1,4 @@
-import type { OrderingRule } from '@zk-recipes/core';
+import type { OrderingRule } from '@zk-recipes/core/recipe-kit';
 import { describe, expect, it } from 'vitest';
 import { checkMany, type ModelRecipe } from '../../core/test/engine/hintsModel.js';
 import { leaseKind } from '../src/leaseKinds.js';

@@ -1,4 +1,4 @@
-import { decideWithHints, sortedChildren, type HintedDecision, type OrderingRule, type QueueEntry } from '@zk-recipes/core';
+import { decideWithHints, sortedChildren, type HintedDecision, type OrderingRule, type QueueEntry } from '@zk-recipes/core/recipe-kit';
 import { describe, expect, it } from 'vitest';
 import { leaseKind, weightOfKind } from '../src/leaseKinds.js';
 import { curatorCountRule, failInsteadOfWaiting, leaseQueueRule, MAX_WATCHED_HOLDERS } from '../src/rules.js';

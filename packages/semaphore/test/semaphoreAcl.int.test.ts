@@ -3,7 +3,8 @@
  * container a restrictive ACL leaves (the `curator` layout's parent is persistent), an open lease
  * directory is refused, and a lease whose release the server refuses stays held.
  */
-import { waitUntilGone, ZkSession, type AclEntry } from '@zk-recipes/core';
+import { ZkSession, type AclEntry } from '@zk-recipes/core';
+import { waitUntilGone } from '@zk-recipes/core/recipe-kit';
 import { reaperRound, testConnectString, TestingServer, uniqueRoot } from '@zk-recipes/testing';
 import { APP_CREDENTIALS as APP, NO_DELETE_ACL as NO_DELETE, OPS_CREDENTIALS as OPS, SECURE_ACL as SECURE, SECURE_ACL_STORED as SECURE_STORED } from '../../testing/test-support/aclCast.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
-import { waitUntilGone, ZkSession } from '@zk-recipes/core';
+import { ZkSession } from '@zk-recipes/core';
+import { waitUntilGone } from '@zk-recipes/core/recipe-kit';
 import { testConnectString, TestingServer, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterProcessSemaphore } from '../src/index.js';

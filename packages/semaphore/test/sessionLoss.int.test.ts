@@ -10,7 +10,7 @@ import { retryForever, retryNTimes, sessionFailedRetryPolicy, ZkSession, type Re
 import { sessionInternals } from '@zk-recipes/core/internal';
 import { expireSession, FaultProxy, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { InterProcessSemaphore, type Lease, type SemaphoreLayout } from '../src/index.js';
-import { sessionEnded } from '@zk-recipes/core';
+import { sessionEnded } from '@zk-recipes/core/recipe-kit';
 import { brief, Operator, queueOf, settledInWait, track, untilQueue, within, type Tracked } from '../../core/test/support/adversary.js';
 
 const SESSION_TIMEOUT_MS = 4000;

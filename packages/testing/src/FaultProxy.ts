@@ -11,6 +11,7 @@ import { tallyDelta, WireCounter, type WireTally } from './wireTally.js';
 export interface FrameRecord {
   /** Connection number, from 1. */
   connection: number;
+  /** `request`: client to server; `reply`: server to client (replies and notifications). */
   direction: 'request' | 'reply';
   /** Request/reply xid; undefined for the connect request/response. */
   xid: number | undefined;
@@ -22,9 +23,11 @@ export interface FrameRecord {
   at: number;
 }
 
+/** Options of {@link FaultProxy.start}. */
 export interface FaultProxyOptions {
   /** Upstream server port (on `targetHost`). */
   targetPort: number;
+  /** Upstream server host (default `127.0.0.1`). */
   targetHost?: string;
   /** Local port; 0 (default) picks a free one. */
   port?: number;
@@ -71,6 +74,12 @@ const MAX_RECORDS = 10_000;
 /** Opcodes of requests whose body starts with the node's path (create, delete, exists, reads, writes, checks). */
 const PATH_FIRST = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 15, 19, 21]);
 
+/**
+ * A TCP proxy on 127.0.0.1 in front of one ZooKeeper server, for tests: clients connect to
+ * {@link FaultProxy.connectString}; it forwards whole frames, counts them ({@link FaultProxy.tally}),
+ * and injects connection faults at exact points of the protocol (partitions of either direction,
+ * dropped connections, a cut after a given request or in the middle of a reply).
+ */
 export class FaultProxy {
   private readonly server: net.Server;
   private readonly conns = new Set<Conn>();

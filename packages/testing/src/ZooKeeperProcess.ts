@@ -35,6 +35,7 @@ export interface ZooKeeperProcessConfig {
 
 /** Thrown when a server does not come up; carries the tail of its logs. */
 export class ServerStartError extends Error {
+  /** The stable code to branch on. */
   readonly code = 'SERVER_START_FAILED';
   /** True when the log says the port was taken (the caller may retry on other ports). */
   readonly addressInUse: boolean;

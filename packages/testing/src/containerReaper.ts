@@ -1,4 +1,5 @@
-import { waitUntilGone, type ZkSession } from '@zk-recipes/core';
+import type { ZkSession } from '@zk-recipes/core';
+import { waitUntilGone } from '@zk-recipes/core/recipe-kit';
 
 /**
  * Resolves once the server's container reaper has run a whole round that began after this call:

@@ -10,8 +10,11 @@
 
 /** One critical section: who held it and when (CLOCK_MONOTONIC nanoseconds). */
 export interface Interval {
+  /** Who held it (a worker's name). */
   worker: string;
+  /** When the section started (the worker held the lock from then on). */
   start: bigint;
+  /** When it ended (never before `start`). */
   end: bigint;
 }
 
@@ -32,7 +35,9 @@ export interface Overlap<T extends TimedSection> {
 
 /** The end of one holder's section to the start of the next one's (in start order). */
 export interface Handoff {
+  /** The worker whose section ended. */
   from: string;
+  /** The worker whose section started next. */
   to: string;
   /** `to.start - from.end` in nanoseconds; negative means the two overlapped. */
   gapNs: bigint;
@@ -127,7 +132,15 @@ export function handoffGaps(intervals: readonly Interval[]): Handoff[] {
 }
 
 /** Runs `fn` as a critical section of `worker` and returns it with its measured interval. */
-export async function timeSection<R>(worker: string, fn: () => Promise<R> | R): Promise<{ result: R; interval: Interval }> {
+export async function timeSection<R>(
+  worker: string,
+  fn: () => Promise<R> | R,
+): Promise<{
+  /** What `fn` returned (awaited). */
+  result: R;
+  /** When `fn` ran: from just before the call to just after its result resolved. */
+  interval: Interval;
+}> {
   const start = process.hrtime.bigint();
   const result = await fn();
   const end = process.hrtime.bigint();
@@ -136,8 +149,11 @@ export async function timeSection<R>(worker: string, fn: () => Promise<R> | R): 
 
 /** JSON has no bigint: intervals travel between processes as decimal strings. */
 export interface IntervalJson {
+  /** {@link Interval.worker}. */
   worker: string;
+  /** {@link Interval.start}, decimal. */
   start: string;
+  /** {@link Interval.end}, decimal. */
   end: string;
 }
 

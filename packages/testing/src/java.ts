@@ -175,10 +175,13 @@ export interface CuratorLine {
 
 /** A critical section reported by a worker; times are CLOCK_MONOTONIC ns, like `process.hrtime.bigint()`. */
 export interface CuratorSection {
+  /** The worker's name. */
   worker: string;
   /** `mutex`, `read`, `write`, `lease` or `leader` (a term of leadership). */
   lock: string;
+  /** When the section started. */
   start: bigint;
+  /** When it ended. */
   end: bigint;
 }
 
@@ -192,7 +195,9 @@ export interface SpawnCuratorWorkerOptions {
 
 /** A running Curator worker process and its parsed output. */
 export interface CuratorWorker {
+  /** The JVM's process. */
   readonly child: ChildProcess;
+  /** Its process id. */
   readonly pid: number;
   /** Every stdout line so far, parsed. */
   readonly lines: readonly CuratorLine[];

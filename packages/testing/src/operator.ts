@@ -30,14 +30,17 @@ export type DeleteOrder =
 
 /** One node the operator deleted (or tried to: `deleted: false` when it was already gone). */
 export interface DeleteRecord {
+  /** The node. */
   path: string;
   /** The node's stat as seen just before (absent when it was gone by then). */
   czxid?: bigint;
+  /** The session that owned it, from the same stat (0 for a persistent node). */
   ephemeralOwner?: bigint;
   /** CLOCK_MONOTONIC ns before the delete was sent. */
   start: bigint;
   /** CLOCK_MONOTONIC ns when the answer came back. */
   done: bigint;
+  /** Whether the operator deleted it (false: it was already gone). */
   deleted: boolean;
   /**
    * The answer to an earlier attempt was lost with the connection, so the node may have gone by our
@@ -49,8 +52,11 @@ export interface DeleteRecord {
 
 /** One foreign write. */
 export interface WriteRecord {
+  /** The node written. */
   path: string;
+  /** CLOCK_MONOTONIC ns before the write was sent. */
   start: bigint;
+  /** CLOCK_MONOTONIC ns when the answer came back. */
   done: bigint;
   /** False when the node did not exist (nothing was written). */
   written: boolean;
@@ -91,6 +97,7 @@ function isUnanswered(err: unknown): boolean {
  * an attack must know it.
  */
 export class OperatorError extends Error {
+  /** @param records - The nodes the failed call had deleted (or tried to) before it gave up. */
   constructor(
     message: string,
     readonly records: DeleteRecord[],
@@ -120,7 +127,11 @@ export class Operator {
   private readonly owned: boolean;
   private readonly patienceMs: number;
 
-  /** Wraps `session` (not closed by {@link close}). */
+  /**
+   * Wraps `session` (not closed by {@link close} unless `owned`).
+   * @param session - The operator's session: every request it sends goes through it.
+   * @param owned - Whether {@link close} closes `session` too (as for {@link Operator.connect}'s).
+   */
   constructor(
     readonly session: ZkSession,
     owned = false,
@@ -137,7 +148,14 @@ export class Operator {
   }
 
   /** The children of `path` with their stats, oldest (lowest `czxid`) first; `[]` if `path` is gone. */
-  async childrenByAge(path: string): Promise<Array<{ path: string; stat: Stat }>> {
+  async childrenByAge(path: string): Promise<
+    Array<{
+      /** The child's full path. */
+      path: string;
+      /** Its stat when listed. */
+      stat: Stat;
+    }>
+  > {
     const start = now();
     for (;;) {
       try {

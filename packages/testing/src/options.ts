@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AssertTrue, OptionsSchema, ParsedBy, TypesEqual } from '@zk-recipes/core';
+import type { AssertTrue, OptionsSchema, ParsedBy, TypesEqual } from '@zk-recipes/core/recipe-kit';
 import type { ResolvedSaslOptions, TestingSaslOptions } from './sasl.js';
 import type { ResolvedTlsOption, TestingTlsOption } from './tls/testingTls.js';
 
@@ -44,24 +44,35 @@ export interface TestingClusterOptions extends ServerBasics {
 
 /** {@link ServerBasics} with defaults applied. */
 export interface ResolvedServerBasics {
+  /** ZooKeeper's tick, in ms. */
   tickTimeMs: number;
+  /** Smallest session timeout the server grants, in ms; absent: ZooKeeper's default (2 ticks). */
   minSessionTimeoutMs?: number | undefined;
+  /** Largest session timeout the server grants, in ms. */
   maxSessionTimeoutMs: number;
+  /** Whether the server fsyncs its transaction log. */
   forceSync: boolean;
+  /** Extra JVM system properties (`-Dkey=value`), possibly none. */
   systemProperties: Record<string, string>;
+  /** Extra zoo.cfg lines (`key=value`), possibly none; they override ours. */
   extraConfig: Record<string, string>;
+  /** How long to wait for the server (or ensemble) to serve, in ms. */
   startTimeoutMs: number;
+  /** `false` (no TLS), or how the TLS port handles client certificates. */
   tls: ResolvedTlsOption;
+  /** The SASL users and whether clients must authenticate; absent: no SASL. */
   sasl?: ResolvedSaslOptions | undefined;
 }
 
 /** {@link TestingServerOptions} with defaults applied. */
 export interface ResolvedServerOptions extends ResolvedServerBasics {
+  /** Client port; absent: a free loopback port is picked at start. */
   port?: number | undefined;
 }
 
 /** {@link TestingClusterOptions} with defaults applied. */
 export interface ResolvedClusterOptions extends ResolvedServerBasics {
+  /** Number of servers, 1..9. */
   size: number;
 }
 

@@ -10,7 +10,9 @@ import { sumTallies, tallyDelta, type WireTally } from './wireTally.js';
 
 /** A session whose every frame passes its own proxy. */
 export interface TalliedSession {
+  /** The session, connected through `proxy`. */
   readonly session: ZkSession;
+  /** The proxy every frame of `session` passes: read its {@link FaultProxy.tally}. */
   readonly proxy: FaultProxy;
   /** Closes the session, then the proxy. */
   close(): Promise<void>;
@@ -39,8 +41,11 @@ export async function connectTallied(options: { connectString?: string; sessionT
 
 /** Requests, writes and notifications per operation: a tally divided by a count. */
 export interface CostPer {
+  /** Requests per operation ({@link WireTally.requests}). */
   requests: number;
+  /** Writes per operation ({@link WireTally.writes}). */
   writes: number;
+  /** Watch notifications per operation ({@link WireTally.notifications}). */
   notifications: number;
 }
 
@@ -70,6 +75,7 @@ export async function costOfCycles(tallied: TalliedSession, count: number, cycle
 
 /** One contender of {@link costOfHandOffs}: its proxy and one acquire → release of its lock. */
 export interface HandOffContender {
+  /** The proxy all of this contender's traffic passes. */
   readonly proxy: FaultProxy;
   /** Acquires, then releases at once (hold 0); resolves when the release is done. */
   cycle(): Promise<unknown>;

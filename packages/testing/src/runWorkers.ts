@@ -35,22 +35,29 @@ export interface RunWorkersOptions {
 
 /** What one worker printed and how it ended. */
 export interface WorkerResult<L = unknown> {
+  /** The worker's position, from 0 (also given to it as ZKR_WORKER_INDEX). */
   index: number;
   /** `worker-<index>`, also given to the worker as ZKR_WORKER_NAME. */
   name: string;
+  /** Its process id (-1 when the spawn failed). */
   pid: number;
   /** Every stdout line that parsed as JSON, in order (ready lines excluded). */
   lines: L[];
   /** Stdout lines that were not JSON. */
   otherOutput: string[];
+  /** Everything it wrote to stderr. */
   stderr: string;
+  /** Its exit code; `null` when a signal ended it, -1 when the spawn failed. */
   exitCode: number | null;
+  /** The signal that ended it (SIGKILL when another worker failed or the timeout passed); `null` when it exited by itself. */
   signal: NodeJS.Signals | null;
 }
 
 /** A run that failed: a worker exited non-zero or the timeout passed. Carries every worker's result. */
 export class WorkersFailedError extends Error {
+  /** The stable code to branch on. */
   readonly code = 'WORKERS_FAILED';
+  /** @param results - Every worker's result, the failed ones and the others, in index order. */
   constructor(
     message: string,
     readonly results: WorkerResult[],

@@ -1,7 +1,12 @@
 import { fourLetterWord } from './fourLetterWord.js';
 
 /** Host and port of the first server of a connect string (`h1:p1,h2:p2/chroot`; IPv6 in brackets). */
-export function firstServerAddress(connectString: string): { host: string; port: number } {
+export function firstServerAddress(connectString: string): {
+  /** Host name or IP address, without the brackets of an IPv6 one. */
+  host: string;
+  /** Port. */
+  port: number;
+} {
   const first = connectString.split('/')[0]!.split(',')[0]!.trim();
   const colon = first.lastIndexOf(':');
   return { host: first.slice(0, colon).replace(/^\[|\]$/g, ''), port: Number(first.slice(colon + 1)) };

@@ -6,39 +6,71 @@
 
 /** ZooKeeper request opcodes (`OpCode` in the server's protocol), by name. */
 export const ZK_OPCODES = {
+  /** Create a node. */
   create: 1,
+  /** Delete a node. */
   delete: 2,
+  /** Read a node's stat, or learn it is absent; may arm a watch. */
   exists: 3,
+  /** Read a node's data and stat; may arm a watch. */
   getData: 4,
+  /** Write a node's data. */
   setData: 5,
+  /** Read a node's ACL. */
   getACL: 6,
+  /** Write a node's ACL. */
   setACL: 7,
+  /** List a node's children; may arm a child watch. */
   getChildren: 8,
+  /** Bring the connected server up to date with the leader. */
   sync: 9,
+  /** Keep the session alive (sent with xid -2, so not counted as a request). */
   ping: 11,
+  /** List a node's children with the parent's stat; may arm a child watch. */
   getChildren2: 12,
+  /** Check a node's version (inside a `multi`). */
   check: 13,
+  /** Several operations applied atomically: one transaction. */
   multi: 14,
+  /** Create a node and return its stat. */
   create2: 15,
+  /** Change the ensemble's membership. */
   reconfig: 16,
+  /** Check that a watch is registered. */
   checkWatches: 17,
+  /** Remove a watch from the server. */
   removeWatches: 18,
+  /** Create a container node (the server deletes it once its last child goes). */
   createContainer: 19,
+  /** Delete an empty container node (the server's own reaper). */
   deleteContainer: 20,
+  /** Create a node with a time to live. */
   createTTL: 21,
+  /** Several reads in one request. */
   multiRead: 22,
+  /** Add authentication to the session (sent with a negative xid). */
   auth: 100,
+  /** Re-arm the session's watches after a reconnection (sent with a negative xid). */
   setWatches: 101,
+  /** A SASL authentication step. */
   sasl: 102,
+  /** List the session's ephemeral nodes. */
   getEphemerals: 103,
+  /** Count a node's descendants. */
   getAllChildrenNumber: 104,
+  /** Re-arm the session's watches, persistent ones included, after a reconnection. */
   setWatches2: 105,
+  /** Arm a persistent (optionally recursive) watch. */
   addWatch: 106,
+  /** Ask the server for the session's authenticated identities. */
   whoAmI: 107,
+  /** Open a session (the server's own record of it: a client's connect request carries no opcode). */
   createSession: -10,
+  /** Close the session. */
   closeSession: -11,
 } as const;
 
+/** The name of a request opcode {@link ZK_OPCODES} knows. */
 export type ZkOpName = keyof typeof ZK_OPCODES;
 
 /**
@@ -49,16 +81,25 @@ export const WRITE_OPCODES: ReadonlySet<number> = new Set([1, 2, 5, 7, 14, 15, 1
 
 /** Watch event types as the server sends them in a notification (`EventType`). */
 export const WATCH_EVENT_TYPES = {
+  /** A change of the session's connection state, not of a node. */
   [-1]: 'none',
+  /** A watched node was created. */
   1: 'nodeCreated',
+  /** A watched node was deleted. */
   2: 'nodeDeleted',
+  /** A watched node's data changed. */
   3: 'nodeDataChanged',
+  /** A watched node's children changed. */
   4: 'nodeChildrenChanged',
+  /** A data watch was removed (`removeWatches`). */
   5: 'dataWatchRemoved',
+  /** A child watch was removed (`removeWatches`). */
   6: 'childWatchRemoved',
+  /** A persistent watch was removed (`removeWatches`). */
   7: 'persistentWatchRemoved',
 } as const satisfies Record<number, string>;
 
+/** The name of a watch event type {@link WATCH_EVENT_TYPES} knows. */
 export type WatchEventName = (typeof WATCH_EVENT_TYPES)[keyof typeof WATCH_EVENT_TYPES];
 
 /** The xid of a server frame that is a watch notification, not a reply. */

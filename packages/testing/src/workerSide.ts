@@ -5,7 +5,10 @@
 import { createInterface } from 'node:readline';
 
 /** What a worker prints to say it is at the start line. */
-export const READY_LINE = { type: 'ready' } as const;
+export const READY_LINE = {
+  /** Marks the ready line among a worker's JSON lines. */
+  type: 'ready',
+} as const;
 /** What the parent sends on stdin to release the workers. */
 export const GO_LINE = 'go';
 

@@ -20,6 +20,7 @@ export interface ZooKeeperInstall {
 
 /** Thrown when no ZooKeeper (or no Java) can be found; the message names the fix. */
 export class ZooKeeperNotFoundError extends Error {
+  /** The stable code to branch on. */
   readonly code = 'ZOOKEEPER_NOT_FOUND';
   constructor(message: string) {
     super(message);

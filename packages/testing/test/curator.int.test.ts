@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kindOf, protectionGuidOf, sequenceOf, withoutProtection } from '@zk-recipes/core';
+import { kindOf, protectionGuidOf, sequenceOf, withoutProtection } from '@zk-recipes/core/recipe-kit';
 import { findOverlaps, handoffGaps, maxConcurrency, testConnectString, uniqueRoot } from '../src/index.js';
 import { ensureCuratorPrograms, spawnCuratorWorker, type CuratorLine, type CuratorWorker } from '../src/java.js';
 

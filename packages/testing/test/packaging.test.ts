@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -35,6 +36,19 @@ const dirOf = (name: string) => name.replace('@zk-recipes/', '');
 const readRepoFile = (relative: string) => readFileSync(`${repoRoot}/${relative}`, 'utf8');
 const packageJson = (relative: string) => JSON.parse(readRepoFile(relative)) as PackageJson;
 
+/** The names each declaration file exports, as TypeScript sees them (re-exports followed). */
+function exportsOfDeclarations(relatives: string[]): Map<string, string[]> {
+  const files = relatives.map((relative) => `${repoRoot}/${relative}`);
+  const program = ts.createProgram(files, { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, noEmit: true, types: ['node'] });
+  const checker = program.getTypeChecker();
+  return new Map(
+    relatives.map((relative, i) => {
+      const module = checker.getSymbolAtLocation(program.getSourceFile(files[i]!)!)!;
+      return [relative, checker.getExportsOfModule(module).map((symbol) => symbol.name)];
+    }),
+  );
+}
+
 describe('package tarballs', () => {
   const packed = JSON.parse(
     execFileSync('npm', ['pack', '--dry-run', '--json', '--workspaces', '--ignore-scripts'], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
@@ -47,7 +61,7 @@ describe('package tarballs', () => {
   it.each(PACKAGES)('%s: LICENSE, README.md, dist/index.js and its types; no build cache, no tests or test fixtures', (name) => {
     const files = packed.find((p) => p.name === name)!.files.map((f) => f.path);
     expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'package.json']));
-    if (name === '@zk-recipes/core') expect(files).toEqual(expect.arrayContaining(['dist/internal.js', 'dist/internal.d.ts']));
+    if (name === '@zk-recipes/core') expect(files).toEqual(expect.arrayContaining(['dist/recipe-kit.js', 'dist/recipe-kit.d.ts', 'dist/internal.js', 'dist/internal.d.ts']));
     expect(files.filter((f) => f.includes('tsbuildinfo'))).toEqual([]);
     // Tests and this repository's own fixtures (the ACL tests' credentials) stay out of it.
     expect(files.filter((f) => /^(test|test-support)\//.test(f))).toEqual([]);
@@ -90,15 +104,60 @@ describe('package metadata', () => {
     }
   });
 
-  // The one subpath beyond the root: test-only views of a session, for this repository's tests
-  // and @zk-recipes/testing. It ships (testing's nemesis worker imports it) but is not public API.
-  it('@zk-recipes/core: `./internal` is its only subpath, shipped, kept out of the root, and documented as not public API', () => {
-    const pkg = JSON.parse(readRepoFile('packages/core/package.json')) as { exports: Record<string, Record<string, string>> };
-    expect(Object.keys(pkg.exports)).toEqual(['.', './internal']);
+  // Two subpaths beyond the root: the recipe kit (what recipe packages are built from, semver only
+  // within a 0.x minor) and test-only views of a session (shipped: testing's nemesis worker imports
+  // it; not public API).
+  it('@zk-recipes/core: `./recipe-kit` and `./internal` are its only subpaths, shipped, kept out of the root, and documented', () => {
+    const pkg = JSON.parse(readRepoFile('packages/core/package.json')) as {
+      exports: Record<string, Record<string, string>>;
+      types: string;
+      typesVersions: Record<string, Record<string, string[]>>;
+    };
+    expect(Object.keys(pkg.exports)).toEqual(['.', './recipe-kit', './internal']);
+    expect(pkg.exports['./recipe-kit']!['default']).toBe('./dist/recipe-kit.js');
     expect(pkg.exports['./internal']!['default']).toBe('./dist/internal.js');
-    expect(readRepoFile('packages/core/src/index.ts')).not.toMatch(/internal\.js|sessionInternals/);
+    // The recipes' declarations name the kit: TypeScript's node10 resolution, which ignores
+    // "exports", finds its types through typesVersions.
+    expect(pkg.typesVersions).toEqual({ '*': { 'recipe-kit': [pkg.exports['./recipe-kit']!['types']] } });
+    expect(readRepoFile('packages/core/src/index.ts')).not.toMatch(/internal\.js|sessionInternals|recipe-kit\.js/);
     const doc = readRepoFile('docs/packaging.md');
     expect(doc).toMatch(/`@zk-recipes\/core\/internal`[^\n]*\*\*not public API\*\*/);
+    expect(doc).toMatch(/`@zk-recipes\/core\/recipe-kit`[^\n]*semantic versioning only within a 0\.x minor/);
+  });
+
+  // What applications import stays apart from what recipes are built from: the root's
+  // declarations (and its module at run time) carry none of the engine's parts, the kit all of them.
+  describe('@zk-recipes/core: the root export is the applications\' API; the engine is in ./recipe-kit', () => {
+    const APPLICATION = ['ZkSession', 'exponentialBackoff', 'sessionFailedRetryPolicy', 'runWithRetry', 'isZkError', 'ZkRecipesError', 'LockTimeoutError', 'LockHandle', 'AcquireOptions', 'LockEvents', 'SETTLE_SLACK_MS', 'requestRevocation', 'encodeOwnerData', 'parseOwnerData', 'ACQUIRE_CHANNEL', 'AcquireContext', 'LostMessage'];
+    const ENGINE = [
+      'LockQueue', 'keepPlaceAfterLeaving', 'QueueLock', 'QueueSeat', 'QueueNode', 'acquireVia', 'tryAcquireVia', 'withLockVia', 'parseAcquireOptions',
+      'OwnerFrame', 'OwnerHoldings', 'currentFrame', 'continueInFrame', 'runInFrame', 'Deadline', 'followFirst', 'settleByOf', 'settleWithin',
+      'sessionEnded', 'pauseAfterLostSession', 'StopSignal', 'publishLost', 'publishRelease', 'publishLeadership', 'lostChannel', 'releaseChannel',
+      'leadershipChannel', 'disposeHandle', 'runThenRelease', 'AssertTrue', 'TypesEqual', 'parseOptions', 'OptionsSchema', 'OrderingRule',
+      'Decision', 'Hints', 'decideWithHints', 'exclusiveRule', 'withoutHints', 'waitUntilGone', 'listAndWatchChildren', 'checkSharedNodeAcl',
+      'RetryBudget', 'abortableSleep', 'sortedChildren', 'validateLockPath', 'joinPath', 'nodeDataOf',
+    ];
+    const declared = exportsOfDeclarations(['packages/core/dist/index.d.ts', 'packages/core/dist/recipe-kit.d.ts']);
+    const root = declared.get('packages/core/dist/index.d.ts')!;
+    const kit = declared.get('packages/core/dist/recipe-kit.d.ts')!;
+
+    it('the root declares the application names and none of the engine names; the kit declares every engine name', () => {
+      expect(APPLICATION.filter((name) => !root.includes(name))).toEqual([]);
+      expect(ENGINE.filter((name) => root.includes(name))).toEqual([]);
+      expect(ENGINE.filter((name) => !kit.includes(name))).toEqual([]);
+    });
+
+    it('no name is exported from both (one place to import each from)', () => {
+      expect(root.filter((name) => kit.includes(name))).toEqual([]);
+    });
+
+    it('the built root module, loaded as a user loads it, carries no engine value', async () => {
+      const loaded = Object.keys((await import(`${repoRoot}/packages/core/dist/index.js`)) as object);
+      expect(loaded).toEqual(expect.arrayContaining(['ZkSession', 'exponentialBackoff', 'requestRevocation', 'ACQUIRE_CHANNEL']));
+      expect(ENGINE.filter((name) => loaded.includes(name))).toEqual([]);
+      const kitLoaded = Object.keys((await import(`${repoRoot}/packages/core/dist/recipe-kit.js`)) as object);
+      expect(kitLoaded).toEqual(expect.arrayContaining(['LockQueue', 'QueueLock', 'acquireVia', 'OwnerFrame', 'publishLost']));
+    });
   });
 
   // A second copy of @opentelemetry/api would have globals of its own: the user's SDK would never

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { SessionLostError, validatePath, type ZkSession } from '@zk-recipes/core';
+import { SessionLostError, type ZkSession } from '@zk-recipes/core';
+import { validatePath } from '@zk-recipes/core/recipe-kit';
 import { readLockSnapshot, type ReadLockOptions } from '../lock/readLockSnapshot.js';
 import type { LockSnapshot } from '../lock/LockSnapshot.js';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, positiveInteger } from '../options/connectionOptions.js';

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { validatePath, type ZkSession } from '@zk-recipes/core';
+import type { ZkSession } from '@zk-recipes/core';
+import { validatePath } from '@zk-recipes/core/recipe-kit';
 import { findLocks } from '../lock/findLocks.js';
 import { CONNECTION_HELP, CONNECTION_OPTIONS } from '../options/connectionOptions.js';
 import { UsageError } from '../options/UsageError.js';

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { isZkError, nameOf, parseOwnerData, REVOCATION_MARKER, sortedChildren, validatePath, type Stat, type ZkSession } from '@zk-recipes/core';
+import { isZkError, parseOwnerData, REVOCATION_MARKER, type Stat, type ZkSession } from '@zk-recipes/core';
+import { nameOf, sortedChildren, validatePath } from '@zk-recipes/core/recipe-kit';
 import { CliError } from '../lock/CliError.js';
 import { dataOrNull, sessionIdOf } from '../lock/nodeReads.js';
 import { isLockKind } from '../lock/recipeOfKinds.js';

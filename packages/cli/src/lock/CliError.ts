@@ -8,6 +8,7 @@ export type CliErrorCode = 'NOT_A_LOCK' | 'NOT_A_LOCK_NODE' | 'NO_NODE';
  */
 export class CliError extends Error {
   constructor(
+    /** The stable code of the failure. */
     readonly code: CliErrorCode,
     message: string,
   ) {

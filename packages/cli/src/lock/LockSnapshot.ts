@@ -26,6 +26,7 @@ export interface LockSnapshot {
   leader: string | null;
   /** How many contenders hold, and how many wait (a Curator semaphore: its lease nodes; its internal lock is not counted). */
   holders: number;
+  /** How many contenders wait. */
   waiters: number;
   /** Every contender, in queue order (a Curator semaphore: its lease nodes, then its internal lock's nodes). */
   contenders: Contender[];
@@ -56,7 +57,9 @@ export interface Contender {
   path: string;
   /** The sequence ZooKeeper appended to its name. */
   sequence: number;
+  /** The node's kind, from its name. */
   kind: ContenderKind;
+  /** Whether it holds or waits. */
   role: Role;
   /** A semaphore's lease node: how many leases it holds or asks for; `null` for other nodes. */
   leases: number | null;
@@ -74,8 +77,11 @@ export interface Contender {
 
 /** Who made a node, from its owner data: host name, process id, and the session's `label` (`null` when not set). */
 export interface ContenderOwner {
+  /** The host name. */
   host: string;
+  /** The process id. */
   pid: number;
+  /** The session's `label`, or `null` when not set. */
   label: string | null;
 }
 

@@ -1,4 +1,4 @@
-import type { OrderingRule, QueueEntry } from '@zk-recipes/core';
+import type { OrderingRule, QueueEntry } from '@zk-recipes/core/recipe-kit';
 import type { ContenderKind } from './LockSnapshot.js';
 
 /** One queue of the lock as read: its nodes in order, how to classify them, and the rule that decides them. */

@@ -1,4 +1,5 @@
-import { exclusiveRule, joinPath, sortedChildren, type QueueEntry, type ZkSession } from '@zk-recipes/core';
+import type { ZkSession } from '@zk-recipes/core';
+import { exclusiveRule, joinPath, sortedChildren, type QueueEntry } from '@zk-recipes/core/recipe-kit';
 import { MUTEX_KIND } from '@zk-recipes/mutex';
 import { curatorCountRule, LEASE_KIND } from '@zk-recipes/semaphore';
 import { childrenOrNull } from './nodeReads.js';

@@ -1,4 +1,5 @@
-import { joinPath, sortedChildren, type ZkSession } from '@zk-recipes/core';
+import type { ZkSession } from '@zk-recipes/core';
+import { joinPath, sortedChildren } from '@zk-recipes/core/recipe-kit';
 import { CliError } from './CliError.js';
 import type { LockSnapshot } from './LockSnapshot.js';
 import { childrenOrNull } from './nodeReads.js';

@@ -1,13 +1,5 @@
-import {
-  exclusiveRule,
-  joinPath,
-  parentOf,
-  parseOwnerData,
-  sortedChildren,
-  type QueueEntry,
-  type Watcher,
-  type ZkSession,
-} from '@zk-recipes/core';
+import { parseOwnerData, type Watcher, type ZkSession } from '@zk-recipes/core';
+import { exclusiveRule, joinPath, parentOf, sortedChildren, type QueueEntry } from '@zk-recipes/core/recipe-kit';
 import { LATCH_KIND } from '@zk-recipes/leader';
 import { MUTEX_KIND } from '@zk-recipes/mutex';
 import { readRule, writeRule } from '@zk-recipes/read-write-lock';

@@ -1,4 +1,4 @@
-import type { QueueEntry } from '@zk-recipes/core';
+import type { QueueEntry } from '@zk-recipes/core/recipe-kit';
 import { LATCH_KIND } from '@zk-recipes/leader';
 import { MUTEX_KIND } from '@zk-recipes/mutex';
 import { CURATOR_NAMING, ZK_RECIPES_NAMING, type ReadWriteNaming } from '@zk-recipes/read-write-lock';

@@ -1,4 +1,4 @@
-import type { OrderingRule, QueueEntry } from '@zk-recipes/core';
+import type { OrderingRule, QueueEntry } from '@zk-recipes/core/recipe-kit';
 import type { Role } from './LockSnapshot.js';
 
 /**

@@ -6,11 +6,17 @@ import { table } from './table.js';
 
 /** One lock of `ls`, as `--json` prints it. */
 export interface LockSummary {
+  /** The lock directory. */
   path: string;
+  /** The recipe its nodes show. */
   recipe: LockSnapshot['recipe'];
+  /** The layout, as the lock's snapshot reports it. */
   layout: LockSnapshot['layout'];
+  /** A semaphore's maximum of leases, when known; `null` otherwise. */
   maxLeases: number | null;
+  /** How many nodes hold. */
   holders: number;
+  /** How many nodes wait. */
   waiters: number;
   /** All nodes listed by `inspect` (a Curator semaphore's internal lock included). */
   contenders: number;
@@ -20,9 +26,13 @@ export interface LockSummary {
 
 /** What `ls --json` prints. */
 export interface LockListing {
+  /** The JSON format's version. */
   format: 1;
+  /** The path searched under. */
   root: string;
+  /** When the listing was taken (this host's clock), ISO 8601. */
   takenAt: string;
+  /** The locks found, by path. */
   locks: LockSummary[];
 }
 

@@ -20,6 +20,7 @@ export class OwnerFrame {
   readonly id = OwnerFrame.nextId++;
   /** How many acquisitions this frame holds now (locks count it up on hold, down on release). */
   holds = 0;
+  /** The nearest enclosing frame that still holds something, if any. */
   readonly parent: OwnerFrame | undefined;
 
   /**
@@ -129,7 +130,12 @@ export function runInFrame<T>(frame: OwnerFrame, fn: () => T): T {
  * without a handle and answers `isOwnedByCurrentContext()`; it keeps each frame's `holds` count,
  * which lets frames that hold nothing drop out of later chains.
  */
-export class OwnerHoldings<T extends { readonly frame: OwnerFrame }> {
+export class OwnerHoldings<
+  T extends {
+    /** The owner frame that holds it. */
+    readonly frame: OwnerFrame;
+  },
+> {
   private readonly holdings = new Set<T>();
 
   /** How many acquisitions are held. */

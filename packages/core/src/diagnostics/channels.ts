@@ -30,9 +30,11 @@ export type AcquireOutcome = 'granted' | 'reentered' | 'timeout' | 'aborted' | '
  * The fields below "on completion" are set before `asyncEnd` (and `error`).
  */
 export interface AcquireContext {
+  /** The recipe that took the lock. */
   recipe: DiagnosticsRecipe;
   /** The lock directory; a multi-lock's members' directories, joined by `,`. */
   path: string;
+  /** What was asked for: a lock, a read or write lock, leases, a multi-lock. */
   kind: AcquireKind;
   /** The ZooKeeper session id (16 hex digits) at the start; a multi-lock's first member's. */
   sessionId: string;
@@ -54,24 +56,33 @@ export interface AcquireContext {
 
 /** The message of `zk-recipes:release`. */
 export interface ReleaseMessage {
+  /** The recipe that took the lock. */
   recipe: DiagnosticsRecipe;
+  /** The lock directory. */
   path: string;
   /** The full path of the node given back. */
   node: string;
+  /** The ZooKeeper session id (16 hex digits) that held it. */
   sessionId: string;
   /** Milliseconds from the grant to the end of the release. */
   holdMs: number;
   /** `failed`: the server refused the delete (the lock is still held; `error` says why). */
   outcome: 'released' | 'failed';
+  /** `failed`: the server's refusal. */
   error?: unknown;
 }
 
 /** The message of `zk-recipes:lost`. */
 export interface LostMessage {
+  /** The recipe that took the lock. */
   recipe: DiagnosticsRecipe;
+  /** The lock directory. */
   path: string;
+  /** The full path of the node that was ours. */
   node: string;
+  /** The ZooKeeper session id (16 hex digits) that held it. */
   sessionId: string;
+  /** Why it was lost: the session ended, our node was deleted, or the session was closed. */
   code: 'SESSION_LOST' | 'NODE_DELETED' | 'SESSION_CLOSED';
   /** The reason the handle's `signal` aborted with. */
   reason: Error;
@@ -81,7 +92,9 @@ export interface LostMessage {
 
 /** The message of `zk-recipes:session`. */
 export interface SessionMessage {
+  /** The ZooKeeper session id (16 hex digits). */
   sessionId: string;
+  /** The new state. */
   state: ConnectionState;
   /** The state before this change (`connecting` before the first `connected`). */
   previous: ConnectionState;
@@ -101,6 +114,7 @@ export type LeadershipRecipe = 'leader-latch' | 'leader-selector';
  * term ended or was interrupted). Every `gained` is followed by one `lost` or `released`.
  */
 export interface LeadershipMessage {
+  /** The election recipe. */
   recipe: LeadershipRecipe;
   /** The election's directory. */
   path: string;
@@ -108,7 +122,9 @@ export interface LeadershipMessage {
   node: string;
   /** The participant's id (its node's data). */
   id: string;
+  /** The ZooKeeper session id (16 hex digits) of the participant. */
   sessionId: string;
+  /** What happened to the leadership (see above). */
   event: 'gained' | 'lost' | 'released';
   /** The leadership's fencing token (its node's `czxid`): grows with every new leader. */
   fencingToken: bigint;
@@ -122,13 +138,13 @@ export interface LeadershipMessage {
 
 /** @internal */
 export const acquireChannel = diagnostics.tracingChannel<AcquireContext, AcquireContext>(ACQUIRE_CHANNEL);
-/** @internal */
+/** The `zk-recipes:release` channel, which {@link publishRelease} publishes on; a recipe checks `hasSubscribers` before building a message. */
 export const releaseChannel = diagnostics.channel(RELEASE_CHANNEL);
-/** @internal */
+/** The `zk-recipes:lost` channel, which {@link publishLost} publishes on; a recipe checks `hasSubscribers` before building a message. */
 export const lostChannel = diagnostics.channel(LOST_CHANNEL);
 /** @internal */
 export const sessionChannel = diagnostics.channel(SESSION_CHANNEL);
-/** @internal */
+/** The `zk-recipes:leadership` channel, which {@link publishLeadership} publishes on; a recipe checks `hasSubscribers` before building a message. */
 export const leadershipChannel = diagnostics.channel(LEADERSHIP_CHANNEL);
 
 /** The kind of what a recipe's acquisition asks for. */
@@ -149,12 +165,15 @@ export function kindOfRecipe(recipe: DiagnosticsRecipe): AcquireKind {
 
 /** A held node, as a release or loss reports it. */
 export interface HeldNode {
+  /** The full path of the held node. */
   readonly path: string;
+  /** When it was granted, on `performance.now()`'s clock. */
   readonly grantedAt: number;
+  /** Aborted when it is lost, with the reason. */
   readonly signal: AbortSignal;
 }
 
-/** @internal Publishes a release (call only when `releaseChannel.hasSubscribers`). */
+/** Publishes a release (call only when `releaseChannel.hasSubscribers`). */
 export function publishRelease(recipe: DiagnosticsRecipe, path: string, held: HeldNode, sessionId: string, error?: unknown): void {
   const message: ReleaseMessage = {
     recipe,
@@ -169,7 +188,7 @@ export function publishRelease(recipe: DiagnosticsRecipe, path: string, held: He
 }
 
 /**
- * @internal Publishes the loss of a held node whose signal just aborted (call only when
+ * Publishes the loss of a held node whose signal just aborted (call only when
  * `lostChannel.hasSubscribers`).
  */
 export function publishLost(recipe: DiagnosticsRecipe, path: string, held: HeldNode, sessionId: string): void {
@@ -190,11 +209,12 @@ export function publishSessionState(session: { readonly sessionId: string; reado
 
 /** What a leadership's start or end reports (the recipes' leadership handle). */
 export interface LeadershipNode extends HeldNode {
+  /** The leader node's `czxid`. */
   readonly fencingToken: bigint;
 }
 
 /**
- * @internal Publishes a leadership's start (`ended` undefined) or end (call only when
+ * Publishes a leadership's start (`ended` undefined) or end (call only when
  * `leadershipChannel.hasSubscribers`). An end whose reason is the session's loss, its close or
  * our node's deletion is `lost`; any other (closed, interrupted, given up) is `released`.
  */

@@ -20,7 +20,7 @@ export interface LockQueueOptions {
 /**
  * The lock-queue engine's face (docs/architecture.md, "The lock-queue engine"): enqueue → decide →
  * wait → hold → leave. Every recipe is this walk with its own ordering rule. Each {@link enter}
- * builds a {@link Contender} (the walk) over the queue's {@link ZkQueueOps} (its ZooKeeper work);
+ * builds a `Contender` (the walk) over the queue's `ZkQueueOps` (its ZooKeeper work);
  * deadlines, aborts and cleanup live there.
  */
 export class LockQueue {
@@ -31,6 +31,7 @@ export class LockQueue {
   private readonly survival: Survival = { enterAgain: (options, startedAt, losses, reason) => this.enterAgain(options, startedAt, losses, reason) };
 
   constructor(
+    /** The session our nodes are made in. */
     readonly session: ZkSession,
     /** The lock directory; our nodes are its children. */
     readonly path: string,

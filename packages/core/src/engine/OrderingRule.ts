@@ -7,6 +7,7 @@ import type { QueueEntry } from '../nodes/index.js';
  */
 export type Decision =
   | {
+      /** We hold the lock (or lease). */
       readonly held: true;
       /**
        * Touch our node once held: the waiter behind us watches it (`relistIfTouched`) and must
@@ -16,6 +17,7 @@ export type Decision =
       readonly nudgeSuccessor?: boolean;
     }
   | {
+      /** We wait. */
       readonly held: false;
       /** The child name to watch: its going (or a change of its data) wakes us. No herd. */
       readonly waitFor: string;
@@ -27,6 +29,7 @@ export type Decision =
       readonly relistIfTouched?: boolean;
     }
   | {
+      /** We wait. */
       readonly held: false;
       /**
        * Wait until any of these nodes goes, then decide again. Name every node ahead whose going
@@ -36,6 +39,7 @@ export type Decision =
       readonly waitForAnyOf: readonly string[];
     }
   | {
+      /** We wait. */
       readonly held: false;
       /** Wait for any change of the queue's children, then decide again. */
       readonly waitForChildren: true;
@@ -91,12 +95,20 @@ export interface Hints {
 /**
  * What the engine acts on ({@link decideWithHints}): one outcome with the hints that apply to it,
  * flat. A node wait always says whether its node is the last obstacle (false without the hint),
- * and names at most one node to watch for creation.
+ * and names at most one node to watch for creation. Its fields are those of {@link Decision} and
+ * {@link Hints}.
+ *
+ * @useDeclaredType
  */
 export type HintedDecision =
   | Extract<Decision, { held: true }>
   | (Extract<Decision, { waitFor: string }> &
-      Omit<Hints, 'lastObstacle' | 'reuseListing' | 'relistIfCreated'> & { readonly lastObstacle: boolean; readonly relistIfCreated?: string })
+      Omit<Hints, 'lastObstacle' | 'reuseListing' | 'relistIfCreated'> & {
+        /** The hint `lastObstacle`, resolved: when `waitFor` goes, we hold without listing. */
+        readonly lastObstacle: boolean;
+        /** The hint `relistIfCreated`, resolved to the node to watch for creation. */
+        readonly relistIfCreated?: string;
+      })
   | (Extract<Decision, { waitForAnyOf: readonly string[] }> & Pick<Hints, 'relistIfCreated'>)
   | Extract<Decision, { waitForChildren: true }>;
 
@@ -112,7 +124,9 @@ export const MAX_ANY_OF_WATCHES = 64;
  * optionally, which shortcuts are exact there (`hints`, given the decision).
  */
 export interface OrderingRule {
+  /** Whether the entry at `ownIndex` holds, and if not what it waits for. Pure: no I/O, no state. */
   decide(queue: readonly QueueEntry[], ownIndex: number): Decision;
+  /** The shortcuts the engine may take with `decision` (each one exact, docs/architecture.md, "Rules and hints"). */
   hints?(queue: readonly QueueEntry[], ownIndex: number, decision: Decision): Hints;
 }
 

@@ -18,7 +18,9 @@ export interface EnterOptions {
   rule: OrderingRule;
   /** Data stored in our node (visible to other participants). */
   data?: Uint8Array | null | undefined;
+  /** Give up after this many ms (none: wait as long as it takes). */
   timeoutMs?: number | undefined;
+  /** Give up when it aborts. */
   signal?: AbortSignal | undefined;
   /**
    * Called when someone asks the holder to release (Curator's revocation protocol: `__REVOKE__`

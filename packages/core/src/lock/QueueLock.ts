@@ -32,6 +32,7 @@ export interface QueueLockConfig {
   queue: LockQueue;
   /** Node kind, e.g. `lock-`. */
   kind: string;
+  /** Who holds, and whom a waiter waits for. */
   rule: OrderingRule;
   /** Re-entrant by async context (InterProcessMutex) or not (InterProcessSemaphoreMutex). */
   reentrant: boolean;
@@ -50,8 +51,18 @@ export interface QueueLockConfig {
  * acquired in the engine for a new owner frame (held once it resolves).
  */
 export type Acquisition =
-  | { frame: undefined; acquired: Promise<LockHandle> }
-  | { frame: OwnerFrame; seat: Promise<QueueSeat> };
+  | {
+      /** A re-entry: no new frame. */
+      frame: undefined;
+      /** The handle of the re-entry. */
+      acquired: Promise<LockHandle>;
+    }
+  | {
+      /** The owner frame of the new holding. */
+      frame: OwnerFrame;
+      /** The engine's seat, once granted. */
+      seat: Promise<QueueSeat>;
+    };
 
 /** One acquisition held by one owner context. */
 interface Holding {
@@ -100,6 +111,7 @@ class Handle implements LockHandle {
 export class QueueLock extends EventEmitter<LockEvents> {
   /** The lock directory. */
   readonly path: string;
+  /** What the recipe configured: its lock directory, node kind, rule and queue. */
   protected readonly config: QueueLockConfig;
   private readonly holdings = new OwnerHoldings<Holding>();
   private readonly step = (options: AcquireOptions): Started<LockHandle> => this.start(options);

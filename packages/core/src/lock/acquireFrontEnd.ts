@@ -35,7 +35,7 @@ type _SchemaGivesAcquireOptions = AssertTrue<TypesEqual<z.output<typeof acquireO
 
 /**
  * Validates acquire options at the public boundary. Omitted options need no validating, and a
- * plain object the schema is sure to accept as it is (see {@link plainlyValid}) is taken without
+ * plain object the schema is sure to accept as it is (see `plainlyValid`) is taken without
  * running the schema: every acquisition passes here. Anything else is the schema's to judge (and
  * to explain).
  */

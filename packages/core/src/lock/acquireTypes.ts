@@ -43,6 +43,7 @@ export type AcquireStep<H> = (options: AcquireOptions) => Started<H>;
  * "Diagnostics channels"). Made once per lock object; read only while someone subscribes.
  */
 export interface AcquireSource {
+  /** The recipe, as the channel names it. */
   readonly recipe: DiagnosticsRecipe;
   /** The lock directory (a multi-lock: its members', joined by `,`). */
   readonly path: string;

@@ -15,6 +15,7 @@ export class RetryBudget {
   private readonly now: () => number;
 
   constructor(
+    /** The policy that decides whether another attempt may follow. */
     readonly policy: RetryPolicy,
     /** Names the operation in the error, e.g. `lock /locks/a`. */
     private readonly what: string,

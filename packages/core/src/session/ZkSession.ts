@@ -225,12 +225,22 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   }
 
   /** Lists a node's children (unsorted, as the server returns them) with its stat. */
-  getChildren(path: string, watcher?: Watcher): Promise<{ children: string[]; stat: Stat }> {
+  getChildren(path: string, watcher?: Watcher): Promise<{
+    /** The children's names (not paths), in the server's order. */
+    children: string[];
+    /** The node's stat. */
+    stat: Stat;
+  }> {
     return this.call('getChildren', path, (gen) => gen.read(OP.getChildren2, path, decodeChildren, watcher), watcher ? 'child' : undefined);
   }
 
   /** Reads a node's data and stat; `watcher` fires on its next change or deletion. */
-  getData(path: string, watcher?: Watcher): Promise<{ data: Buffer; stat: Stat }> {
+  getData(path: string, watcher?: Watcher): Promise<{
+    /** The node's data. */
+    data: Buffer;
+    /** The node's stat. */
+    stat: Stat;
+  }> {
     return this.call('getData', path, (gen) => gen.read(OP.getData, path, decodeData, watcher), watcher ? 'data' : undefined);
   }
 
@@ -239,12 +249,22 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
    * watch is set then): for callers to whom a node already gone is an expected outcome, which then
    * costs no error object.
    */
-  getChildrenIfExists(path: string, watcher?: Watcher): Promise<{ children: string[]; stat: Stat } | null> {
+  getChildrenIfExists(path: string, watcher?: Watcher): Promise<{
+    /** The children's names (not paths), in the server's order. */
+    children: string[];
+    /** The node's stat. */
+    stat: Stat;
+  } | null> {
     return this.call('getChildren', path, (gen) => gen.read(OP.getChildren2, path, decodeChildrenIfExists, watcher, true), watcher ? 'child' : undefined);
   }
 
   /** {@link getData}, but a missing node is an answer, `null` (see {@link getChildrenIfExists}). */
-  getDataIfExists(path: string, watcher?: Watcher): Promise<{ data: Buffer; stat: Stat } | null> {
+  getDataIfExists(path: string, watcher?: Watcher): Promise<{
+    /** The node's data. */
+    data: Buffer;
+    /** The node's stat. */
+    stat: Stat;
+  } | null> {
     return this.call('getData', path, (gen) => gen.read(OP.getData, path, decodeDataIfExists, watcher, true), watcher ? 'data' : undefined);
   }
 
@@ -292,7 +312,12 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   }
 
   /** A node's ACL and stat (GET_ACL; the server asks for READ or ADMIN on the node). */
-  getACL(path: string): Promise<{ acl: AclEntry[]; stat: Stat }> {
+  getACL(path: string): Promise<{
+    /** The node's ACL. */
+    acl: AclEntry[];
+    /** The node's stat. */
+    stat: Stat;
+  }> {
     return this.call('getACL', path, (gen) => getAclRequest(gen.chroot, path));
   }
 

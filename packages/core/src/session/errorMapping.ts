@@ -16,7 +16,17 @@ export const ZK_AUTH_FAILED = -115;
 export const ZK_SESSION_CLOSED_REQUIRE_SASL_AUTH = -124;
 
 /** ZooKeeper's KeeperException.Code values we name. */
-export const ZK_CODES: Readonly<Record<number, { name: string; code: ErrorCode }>> = {
+export const ZK_CODES: Readonly<
+  Record<
+    number,
+    {
+      /** The server's name for the code. */
+      name: string;
+      /** Our {@link ErrorCode} for it. */
+      code: ErrorCode;
+    }
+  >
+> = {
   [-1]: { name: 'SYSTEM_ERROR', code: 'ZOOKEEPER_ERROR' },
   [-2]: { name: 'RUNTIME_INCONSISTENCY', code: 'ZOOKEEPER_ERROR' },
   [-3]: { name: 'DATA_INCONSISTENCY', code: 'ZOOKEEPER_ERROR' },

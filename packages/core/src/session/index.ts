@@ -12,7 +12,5 @@ export type { Pem, TlsOptions } from './tlsOptions.js';
 export type { SaslOptions } from './sasl/options.js';
 export { ZK_CODES } from './errorMapping.js';
 export { digestId } from './identities.js';
-/** @internal for recipes that keep a shared value in a node (a semaphore's SharedCount). */
-export { checkSharedNodeAcl } from './sharedNodeAcl.js';
 export { WIRE_CLIENT_VERSION } from './wire.js';
 export type * from './types.js';

@@ -21,12 +21,24 @@ export const DEFAULT_MAX_REQUEST_BYTES = 0xfffff;
 
 /** Defaults of {@link ZkSessionOptions}. */
 export const ZK_SESSION_DEFAULTS = {
+  /** Requested session timeout, ms. */
   sessionTimeoutMs: 15_000,
+  /** How long `connect()` waits for the first connection, ms. */
   connectionTimeoutMs: 15_000,
+  /** The largest request sent: ZooKeeper's default `jute.maxbuffer`. */
   maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
   /** Passed to `exponentialBackoff` when no retryPolicy is given. */
-  retry: { baseSleepMs: 100, maxRetries: 10, maxSleepMs: 5_000 },
+  retry: {
+    /** The first retry's base sleep, ms. */
+    baseSleepMs: 100,
+    /** Retries before giving up. */
+    maxRetries: 10,
+    /** The longest sleep between retries, ms. */
+    maxSleepMs: 5_000,
+  },
+  /** Open to anyone: give the session an `acl` (docs/security.md). */
   acl: OPEN_ACL_UNSAFE,
+  /** Refuse a lock directory whose ACL lets others take the lock away. */
   aclCheck: 'on',
 } as const;
 
@@ -53,6 +65,7 @@ const timerMs = (what: string) =>
 
 /** Credentials added to every (re)built ZooKeeper session. */
 export interface DigestAuth {
+  /** The only scheme: `digest`. */
   scheme: 'digest';
   /** `user:password` */
   credentials: string;
@@ -121,16 +134,25 @@ export interface ZkSessionOptionsInput {
 export interface ZkSessionOptions {
   /** Normalised: no spaces around its parts. */
   connectString: string;
+  /** Requested session timeout, ms. */
   sessionTimeoutMs: number;
+  /** How long `connect()` waits for the first connection, ms. */
   connectionTimeoutMs: number;
+  /** The largest request this session sends, bytes. */
   maxRequestBytes: number;
   /** When absent, the session uses exponentialBackoff(100, 10, 5000). */
   retryPolicy?: RetryPolicy | undefined;
+  /** Digest credentials added to every ZooKeeper session. */
   auth: DigestAuth[];
+  /** The ACL of the nodes recipes create. */
   acl: AclEntry[];
+  /** Whether a lock directory's ACL is checked against `acl`. */
   aclCheck: 'on' | 'off';
+  /** TLS settings, when the session connects over TLS. */
   tls?: TlsOptions | undefined;
+  /** SASL DIGEST-MD5 credentials, when set. */
   sasl?: SaslOptions | undefined;
+  /** Names this process's locks in their owner data. */
   label?: string | undefined;
 }
 

@@ -165,6 +165,7 @@ export class StopSignal implements StopListener {
     }
   }
 
+  /** True once stopped (deadline, caller's signal, session lost or closed, our node deleted). */
   get aborted(): boolean {
     return this.isStopped;
   }
@@ -189,6 +190,7 @@ export class StopSignal implements StopListener {
     else (this.listeners ??= new SmallSet()).add(listener);
   }
 
+  /** Forgets a listener added with `addStopListener`. */
   removeStopListener(listener: StopListener): void {
     this.listeners?.delete(listener);
   }

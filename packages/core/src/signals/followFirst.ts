@@ -1,5 +1,6 @@
 /** A signal that aborts with the first of several, and the way to stop following them. */
 export interface LinkedSignal {
+  /** Aborts with the first of the sources to abort, with its reason. */
   readonly signal: AbortSignal;
   /** Stops following the sources: `signal` no longer aborts with them, and they hold nothing of it. */
   unlink(): void;

@@ -37,7 +37,17 @@ export function settleByOf(reason: unknown): number | undefined {
 }
 
 /** How `work` went within its bound: settled (with its error, if it rejected), or not yet. */
-export type Bounded = { settled: true; error?: unknown } | { settled: false };
+export type Bounded =
+  | {
+      /** The work settled in time. */
+      settled: true;
+      /** What it rejected with, if it did. */
+      error?: unknown;
+    }
+  | {
+      /** The bound came first; the work goes on, unobserved. */
+      settled: false;
+    };
 
 /**
  * Waits for `work` until performance.now() reaches `by` (at once if it has; for ever when `by` is

@@ -8,15 +8,11 @@
  * `true` when `A` and `B` are the same type, `false` otherwise. Stricter than assignability both
  * ways: an optional property is not the same as a required one, `readonly` counts, and `any` equals
  * only `any`.
- *
- * @internal for zk-recipes packages; not part of the public API
  */
 export type TypesEqual<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
 /**
  * Compiles only when `Condition` is `true`: `type _Check = AssertTrue<TypesEqual<X, Y>>` fails with
  * "Type 'false' does not satisfy the constraint 'true'" when X and Y differ.
- *
- * @internal for zk-recipes packages; not part of the public API
  */
 export type AssertTrue<Condition extends true> = Condition;

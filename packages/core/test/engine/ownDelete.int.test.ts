@@ -12,7 +12,8 @@
  * every release here takes that path.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exclusiveRule, LockQueue, QueueLock, ZkSession } from '@zk-recipes/core';
+import { ZkSession } from '@zk-recipes/core';
+import { exclusiveRule, LockQueue, QueueLock } from '@zk-recipes/core/recipe-kit';
 import { sessionInternals } from '@zk-recipes/core/internal';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { pacedReplies, type PacedProxy } from '../support/pacedReplies.js';

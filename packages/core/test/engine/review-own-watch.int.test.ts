@@ -21,7 +21,8 @@
  *    writer waits behind until that session ends.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { exclusiveRule, LockQueue, QueueLock, ZkSession, type LockHandle } from '@zk-recipes/core';
+import { ZkSession, type LockHandle } from '@zk-recipes/core';
+import { exclusiveRule, LockQueue, QueueLock } from '@zk-recipes/core/recipe-kit';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { pollUntil } from '../../../testing/src/observeNodes.js';

@@ -4,7 +4,8 @@
  * are still pending, and a way to know that a session has seen everything the server sent it
  * before a given moment — so each test builds its order from round trips and events, not timers.
  */
-import { isZkError, sortedChildren, ZkRecipesError, type ZkSession } from '@zk-recipes/core';
+import { isZkError, ZkRecipesError, type ZkSession } from '@zk-recipes/core';
+import { sortedChildren } from '@zk-recipes/core/recipe-kit';
 
 /** What an acquisition did, as far as the test can tell right now. */
 export type Outcome<T> =

@@ -1,5 +1,6 @@
 import net from 'node:net';
-import { isZkError, listAndWatchChildren, type ZkSession } from '@zk-recipes/core';
+import { isZkError, type ZkSession } from '@zk-recipes/core';
+import { listAndWatchChildren } from '@zk-recipes/core/recipe-kit';
 
 /** The children of `path` ([] when it does not exist), sorted by name. */
 export async function childrenOf(session: ZkSession, path: string): Promise<string[]> {

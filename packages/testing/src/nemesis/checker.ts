@@ -41,6 +41,7 @@ export interface Hold {
   path: string;
   /** Session id (hex) current when `acquire()` resolved. */
   session: string;
+  /** When the process was granted the lock (the hold's start). */
   granted: bigint;
   /** Earlier of signal-aborted and release; `null` when the process died (or hung) while holding. */
   end: bigint | null;
@@ -54,8 +55,11 @@ export interface Hold {
 
 /** An operator's delete of one node: sent at `start`, answered at `done`. */
 export interface NodeDeleteFault {
+  /** The node deleted. */
   path: string;
+  /** When the delete was sent. */
   start: bigint;
+  /** When its answer came back. */
   done: bigint;
 }
 
@@ -63,25 +67,35 @@ export interface NodeDeleteFault {
 export interface ExpiryFault {
   /** Session id, hex. */
   session: string;
+  /** When the expiry was started. */
   start: bigint;
+  /** When it completed (`expireSession` resolved). */
   done: bigint;
 }
 
 /** A SIGSTOP (at `start`) and its SIGCONT (at `end`). */
 export interface PauseFault {
+  /** The process stopped. */
   worker: string;
+  /** When it was sent SIGSTOP. */
   start: bigint;
+  /** When it was sent SIGCONT. */
   end: bigint;
 }
 
+/** What {@link checkHolds} checks: every process's holds and the faults that may excuse them. */
 export interface CheckInput {
+  /** Every acquisition of every process. */
   holds: readonly Hold[];
   /** When each process that died was seen dead (ends its open hold). */
   deaths?: Readonly<Record<string, bigint>>;
   /** End of the run: a hold still open then (a process that hung) ends here. */
   runEnd: bigint;
+  /** The operator's deletes of single nodes (default none). */
   deletes?: readonly NodeDeleteFault[];
+  /** Forced session expiries (default none). */
   expiries?: readonly ExpiryFault[];
+  /** SIGSTOP pauses of processes (default none). */
   pauses?: readonly PauseFault[];
   /** Pauses longer than this take the lock away. */
   sessionTimeoutMs: number;
@@ -102,6 +116,7 @@ export interface CheckedHold extends Hold {
   endedBy?: 'death' | 'run-end';
 }
 
+/** The verdict of {@link checkHolds}. */
 export interface CheckResult {
   /** Every hold, with its effective end (empty holds included). */
   holds: CheckedHold[];

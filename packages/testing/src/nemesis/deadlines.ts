@@ -20,6 +20,7 @@ import type { PauseFault } from './checker.js';
 
 /** One acquisition as its process recorded it. */
 export interface Acquisition {
+  /** The process that made it. */
   worker: string;
   /** Per-process acquisition number. */
   id: number;
@@ -37,7 +38,9 @@ export interface Acquisition {
   code?: string;
 }
 
+/** What {@link checkDeadlines} checks: every acquisition, and what may excuse lateness. */
 export interface DeadlineInput {
+  /** Every acquisition of every process (those without a deadline or an abort are not checked). */
   acquisitions: readonly Acquisition[];
   /** The processes' SIGSTOP pauses. */
   pauses?: readonly PauseFault[];
@@ -53,9 +56,11 @@ export interface DeadlineInput {
 
 /** An acquisition that settled too late, or not at all. */
 export interface DeadlineMiss {
+  /** The acquisition that missed. */
   acquisition: Acquisition;
   /** What it was due by: the earlier of its deadline and its abort. */
   dueBy: 'deadline' | 'abort';
+  /** That deadline or abort's time. */
   dueAt: bigint;
   /** The latest it could settle: due + slack + tolerance + the time its process was stopped. */
   boundAt: bigint;
@@ -65,6 +70,7 @@ export interface DeadlineMiss {
   latenessMs: number;
 }
 
+/** The verdict of {@link checkDeadlines}. */
 export interface DeadlineCheck {
   /** Acquisitions with a deadline or an abort. */
   checked: number;

@@ -12,6 +12,7 @@ import type { CheckedHold } from './checker.js';
 
 /** One acquisition's wait, as the process recorded it. */
 export interface Wait {
+  /** The process that waited. */
   worker: string;
   /** Per-process acquisition number. */
   id: number;
@@ -23,17 +24,23 @@ export interface Wait {
 
 /** A stretch during which the lock was free while someone waited. */
 export interface IdleGap {
+  /** When the lock was free with someone waiting (CLOCK_MONOTONIC ns). */
   start: bigint;
+  /** When a hold started or the last waiter stopped waiting (CLOCK_MONOTONIC ns). */
   end: bigint;
   /** Processes that waited at some point of the gap. */
   waiters: string[];
 }
 
+/** What {@link findIdleGaps} sweeps. */
 export interface IdleGapInput {
+  /** Every hold with the end the safety checker used ({@link CheckResult.holds}). */
   holds: readonly CheckedHold[];
+  /** Every acquisition's wait. */
   waits: readonly Wait[];
   /** Holders allowed at once (1 for a mutex). Shared (read) holds are not supported here. */
   maxConcurrent: number;
+  /** The end of observation: a wait still open then ends here (CLOCK_MONOTONIC ns). */
   runEnd: bigint;
 }
 
@@ -82,8 +89,11 @@ export function findIdleGaps({ holds, waits, maxConcurrent, runEnd }: IdleGapInp
 
 /** A fault as the liveness bound sees it: its kind and when it acted (CLOCK_MONOTONIC ns). */
 export interface FaultSpan {
+  /** The fault's kind ({@link FaultKind}). */
   kind: string;
+  /** When it started acting. */
   start: bigint;
+  /** When it was over. */
   end: bigint;
 }
 

@@ -9,24 +9,43 @@ import { guardChild } from '../processGuard.js';
 import { nodeScriptArgs } from '../nodeScriptArgs.js';
 import { CALM_LINE, STOP_LINE } from './workerLoop.js';
 
+/** One JSON line a nemesis worker printed (see {@link runNemesisWorker} for the types). */
 export interface WorkerLine {
+  /** What the line reports: `session`, `granted`, `section`... */
   type: string;
+  /** The name of the process that printed it. */
   worker: string;
+  /** The type's own fields (times as decimal strings of CLOCK_MONOTONIC ns). */
   [key: string]: unknown;
 }
 
+/**
+ * One nemesis worker process (`node` running the worker script, with `ZKR_WORKER_NAME` and
+ * `ZKR_WORKER_INDEX` set): its parsed stdout goes to `onLine`, its exit is recorded, and it may be
+ * signalled, calmed and stopped.
+ */
 export class NemesisProcess {
+  /** The child process. */
   readonly child: ChildProcess;
+  /** Its pid (-1 when the spawn failed). */
   readonly pid: number;
+  /** The tail of its stderr (the last 20000 characters). */
   stderr = '';
   /** CLOCK_MONOTONIC ns when the exit was seen; undefined while running. */
   exitedAt: bigint | undefined;
+  /** Its exit code; `null` while running or when a signal ended it, -1 when the spawn failed. */
   exitCode: number | null = null;
+  /** The signal that ended it; `null` while running or when it exited by itself. */
   exitSignal: NodeJS.Signals | null = null;
   /** Resolves once the process exited and its stdout is drained. */
   readonly exited: Promise<void>;
   private stopped = false;
 
+  /**
+   * Starts `script` with `args`; every JSON line with a string `type` it prints goes to `onLine`.
+   * @param name - The process's name (`ZKR_WORKER_NAME`); a replacement gets a name of its own.
+   * @param slot - Which of the run's worker slots it fills (`ZKR_WORKER_INDEX`); a replacement takes its predecessor's.
+   */
   constructor(
     readonly name: string,
     readonly slot: number,
@@ -77,10 +96,12 @@ export class NemesisProcess {
     });
   }
 
+  /** True until its exit (or a failed spawn) was seen. */
   get running(): boolean {
     return this.exitedAt === undefined;
   }
 
+  /** Sends `sig` (SIGSTOP, SIGCONT, SIGKILL...) while it runs; does nothing once it exited. */
   signal(sig: NodeJS.Signals): void {
     if (this.running) this.child.kill(sig);
   }

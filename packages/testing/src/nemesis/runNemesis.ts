@@ -23,7 +23,9 @@ import { CHATTER_NODES } from './workerLoop.js';
 import { Prng } from './prng.js';
 import { countKinds, ENSEMBLE_FAULTS, FAULT_KINDS, makeSchedule, type FaultKind, type FaultStep } from './schedule.js';
 
+/** What {@link runNemesis} runs: the workers, the faults they meet, and the bounds they are held to. */
 export interface NemesisOptions {
+  /** Seed of the fault schedule (lane i uses seed + i): the same seed replays the same faults. */
   seed: number;
   /** Length of the fault phase, ms. */
   faultMs: number;
@@ -35,6 +37,7 @@ export interface NemesisOptions {
   workerScript: string;
   /** Extra arguments after `<connectString> <lockPath> <sessionTimeoutMs>`. */
   workerArgs?: readonly string[];
+  /** The lock's path, as every worker is told (the operator's deletes and writes aim under it). */
   lockPath: string;
   /** The servers' own connect string (the operator and expiries use it; workers go through proxies). */
   connectString: string;
@@ -102,55 +105,89 @@ export function idleBoundsFor(_sessionTimeoutMs: number): IdleBounds {
  * so the ensemble keeps that window at 1 tick of 200 ms, under the 300 ms margin of the 3 s
  * sessions the nemesis uses by default.
  */
-export const NEMESIS_CLUSTER = { size: 3, extraConfig: { syncLimit: '1' } } as const;
+export const NEMESIS_CLUSTER = {
+  /** Three servers: a quorum survives one leader failure or stalled server. */
+  size: 3,
+  /** zoo.cfg lines of the ensemble. */
+  extraConfig: {
+    /** Ticks a follower may lag its leader before it drops out: 1 (200 ms). */
+    syncLimit: '1',
+  },
+} as const;
 
 /** A fault as it happened. */
 export interface FaultRecord {
+  /** The schedule's step it carried out. */
   step: FaultStep;
   /** The lane whose schedule it came from. */
   lane: number;
   /** CLOCK_MONOTONIC ns. */
   start: bigint;
+  /** When it was over (healed, resumed, or done), CLOCK_MONOTONIC ns. */
   end: bigint;
   /** The process it hit, if any. */
   worker?: string;
   /** Nodes deleted or written. */
   paths?: string[];
   /** `server-stall`: the stalled member's `myid`, and whether it led when stopped. */
-  server?: { id: number; leader: boolean };
+  server?: {
+    /** The member's `myid`. */
+    id: number;
+    /** Whether it was the leader when stopped. */
+    leader: boolean;
+  };
   /** Why it did nothing (no waiter to delete, no process holding...). */
   skipped?: string;
   /** It failed after doing part of its work (a `deleteall` cut off half-way): `paths` is that part. */
   failed?: string;
 }
 
+/** What {@link runNemesis} saw and concluded: every fault, every hold, and the checkers' verdicts. */
 export interface NemesisResult {
+  /** The seed the run used. */
   seed: number;
   /** CLOCK_MONOTONIC ns at the run's start (the fault log's times are relative to it). */
   t0: bigint;
+  /** Length of the fault phase, ms. */
   faultMs: number;
+  /** Length of the calm tail, ms. */
   calmMs: number;
+  /** The workers' session timeout, ms. */
   sessionTimeoutMs: number;
+  /** Contending processes at a time. */
   workers: number;
   /** Processes started, replacements included. */
   processesStarted: number;
+  /** Every fault of every lane as it happened, skipped ones included. */
   faults: FaultRecord[];
   /** Faults that acted, per kind. */
   counts: Record<FaultKind, number>;
   /** Holds that ended (section lines), all and in the calm tail. */
   sections: number;
+  /** Of `sections`, those that started in the calm tail. */
   calmSections: number;
   /** Acquisitions the workers gave up on purpose (waiters leaving the queue). */
   gaveUp: number;
+  /** Acquisitions that rejected, by error code. */
   acquireFailures: Record<string, number>;
+  /** The safety checker's result over every process's holds ({@link checkHolds}). */
   check: CheckResult;
+  /** The periods with too many holders (`check.overlaps`): each one is a safety bug. */
   overlaps: HoldOverlap[];
   /** For each overlap, the faults that started within two session timeouts before it. */
   suspects: FaultRecord[][];
   /** Processes that died without being killed, or did not stop when asked. */
   problems: string[];
   /** Each process's session state changes (CLOCK_MONOTONIC ns). */
-  states: Record<string, Array<{ t: bigint; state: string }>>;
+  states: Record<
+    string,
+    Array<{
+      /** When it changed, CLOCK_MONOTONIC ns. */
+      t: bigint;
+      /** The state entered. */
+      state: string;
+    }>
+  >;
   /** Liveness: every stretch with the lock free while someone waited, longest first (see {@link findIdleGaps}). */
   idleGaps: IdleGap[];
   /** For each of the ten longest idle gaps, the faults that acted within two session timeouts before it or during it. */
@@ -160,7 +197,12 @@ export interface NemesisResult {
   /** The bounds the run was held to. */
   idleBounds: IdleBounds;
   /** Idle gaps longer than their bound (`boundMs`): each one is a liveness bug (or a bound to reconsider, with the faults named). */
-  idleViolations: Array<IdleGap & { boundMs: number }>;
+  idleViolations: Array<
+    IdleGap & {
+      /** The bound the gap exceeded, ms. */
+      boundMs: number;
+    }
+  >;
   /** Every acquisition with a deadline or an abort, checked against `SETTLE_SLACK_MS` plus the tolerance (see {@link checkDeadlines}). */
   deadlines: DeadlineCheck;
   /** The misses: acquisitions that settled later than their deadline or abort allows (or never): each one is a bug. */
@@ -168,7 +210,12 @@ export interface NemesisResult {
   /** For each miss, the faults that acted between its call and its settling (or its bound). */
   deadlineMissFaults: FaultRecord[][];
   /** The slack and the tolerance the deadlines were held to, ms. */
-  deadlineAllowance: { slackMs: number; toleranceMs: number };
+  deadlineAllowance: {
+    /** The library's settle slack (`SETTLE_SLACK_MS`), ms. */
+    slackMs: number;
+    /** The scheduling tolerance added to it, ms. */
+    toleranceMs: number;
+  };
 }
 
 const now = (): bigint => process.hrtime.bigint();

@@ -43,6 +43,7 @@ export const FAULT_KINDS = [
    */
   'server-stall',
 ] as const;
+/** One of {@link FAULT_KINDS}. */
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Faults that need a 3-server ensemble. */
@@ -52,6 +53,7 @@ export const ENSEMBLE_FAULTS: readonly FaultKind[] = ['leader-kill', 'leader-pau
 export interface FaultStep {
   /** Position in the schedule, from 0. */
   index: number;
+  /** What the step does. */
   kind: FaultKind;
   /** Earliest start, ms after the run's start (a step never starts before the previous one ended). */
   atMs: number;
@@ -74,7 +76,9 @@ export interface FaultStep {
   seed: number;
 }
 
+/** Options of {@link makeSchedule}. */
 export interface ScheduleOptions {
+  /** Seed of the schedule: the same seed and options give the same steps. */
   seed: number;
   /** Faults start within this many ms of the run's start. */
   durationMs: number;

@@ -33,9 +33,11 @@ import { report, workerName } from '../workerSide.js';
 
 /** What the loop needs of a recipe's handle (a mutex's LockHandle, a semaphore's Lease...). */
 export interface NemesisHandle {
+  /** The lock node the holder holds by (the checker matches the operator's deletes against it). */
   readonly path: string;
   /** A read lock's handle: may be held beside other shared holds. */
   readonly shared?: boolean;
+  /** Aborts when the holder loses the lock: the hold ends there at the latest. */
   readonly signal: AbortSignal;
   /**
    * When the library granted it, on `performance.now()` (the handles' `grantedAt`): the hold's
@@ -43,10 +45,13 @@ export interface NemesisHandle {
    * the grant and the worker's next line would misplace after the stop.
    */
   readonly grantedAt?: number;
+  /** Gives the lock up; the hold ends when it is called. */
   release(): Promise<void>;
 }
 
+/** Options of {@link runNemesisWorker}. */
 export interface NemesisWorkerOptions {
+  /** The worker's connected session (its id and password are reported for forced expiries). */
   session: ZkSession;
   /**
    * One acquisition with this deadline; must give up when `signal` aborts (the nemesis stops the
@@ -63,7 +68,12 @@ export interface NemesisWorkerOptions {
    * ms (default [300, 2000]) instead, so that deadlines fall while faults act (a stalled server, a
    * partition). The environment's `ZKR_NEMESIS_SHORT_DEADLINES` (a share) overrides the chance.
    */
-  shortDeadlines?: { chance: number; timeoutMs: readonly [number, number] };
+  shortDeadlines?: {
+    /** Share of acquisitions, in [0, 1]. */
+    chance: number;
+    /** Their deadline's range, [min, max] ms. */
+    timeoutMs: readonly [number, number];
+  };
   /** Hold each grant for a random time in [min, max] ms (default [5, 40]). */
   holdMs?: readonly [number, number];
   /**
@@ -71,7 +81,12 @@ export interface NemesisWorkerOptions {
    * (default [0.5, 2]): a holder must still hold when a fault that outlasts its session strikes.
    * The environment's `ZKR_NEMESIS_LONG_HOLDS` (a share) overrides the default chance.
    */
-  longHold?: { chance: number; sessions: readonly [number, number] };
+  longHold?: {
+    /** Share of grants, in [0, 1]. */
+    chance: number;
+    /** Their hold's range, [min, max] session timeouts. */
+    sessions: readonly [number, number];
+  };
   /** Seed of the hold times and give-ups (default: from the worker's name). */
   seed?: number;
   /**
@@ -79,9 +94,14 @@ export interface NemesisWorkerOptions {
    * [min, max] ms (default [5, 200]) unless granted by then — the paths where a waiter leaves the
    * queue (and its successor must not take the lock early) get their share of faults too.
    */
-  giveUp?: { chance: number; afterMs: readonly [number, number] };
+  giveUp?: {
+    /** Share of acquisitions, in [0, 1]. */
+    chance: number;
+    /** When they are aborted, [min, max] ms after the call. */
+    afterMs: readonly [number, number];
+  };
   /**
-   * Arm `exists` watches on {@link CHATTER_NODES} nodes `<chatterPath>/<worker>-<i>` (default: none),
+   * Arm `exists` watches on `CHATTER_NODES` nodes `<chatterPath>/<worker>-<i>` (default: none),
    * re-arming each after it fires. The nemesis creates and deletes them during a one-way partition
    * (requests held), so that watch events keep flowing to a client the server no longer hears — as
    * they do to a session that also waits on other, busy locks.

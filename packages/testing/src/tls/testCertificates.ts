@@ -14,7 +14,9 @@ import { join } from 'node:path';
 
 /** A certificate and its private key, PEM. */
 export interface PemPair {
+  /** The certificate, PEM. */
   cert: string;
+  /** Its private key, PEM (unencrypted). */
   key: string;
 }
 

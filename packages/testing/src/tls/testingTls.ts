@@ -9,7 +9,12 @@ import { testCertificates, type PemPair } from './testCertificates.js';
  * `true`: serve TLS too, on a second client port, requiring client certificates signed by the test
  * CA; or `{ clientAuth }` to make them optional (`want`) or ignore them (`none`). Default: no TLS.
  */
-export type TestingTlsOption = boolean | { clientAuth?: ClientAuth | undefined };
+export type TestingTlsOption =
+  | boolean
+  | {
+      /** `need` (the default), `want` or `none`: whether the TLS port asks for client certificates. */
+      clientAuth?: ClientAuth | undefined;
+    };
 
 /** {@link TestingTlsOption} resolved: `false`, or how client certificates are handled. */
 export type ResolvedTlsOption = false | { clientAuth: ClientAuth };
@@ -30,9 +35,17 @@ export interface TestingTls {
    * Client certificates the servers trust; their `x509` identities are `CN=alice` and `CN=bob`
    * (ACL `{ scheme: 'x509', id: 'CN=alice', perms }`).
    */
-  clients: { alice: PemPair; bob: PemPair };
+  clients: {
+    /** The client certificate `CN=alice`. */
+    alice: PemPair;
+    /** The client certificate `CN=bob`. */
+    bob: PemPair;
+  };
   /** A CA the servers do not trust (`ca`: trusting it instead fails the server's certificate) and a client certificate `CN=mallory` it signed (the servers refuse it). */
-  untrusted: PemPair & { ca: string };
+  untrusted: PemPair & {
+    /** PEM of the untrusted CA. */
+    ca: string;
+  };
   /** The servers' `ssl.clientAuth`. */
   clientAuth: ClientAuth;
 }

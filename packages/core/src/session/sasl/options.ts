@@ -11,6 +11,7 @@
  * servers whose JAAS `Server` section uses `DigestLoginModule`; Kerberos (GSSAPI) is not supported.
  */
 export interface SaslOptions {
+  /** The only mechanism supported: `DIGEST-MD5`. */
   mechanism: 'DIGEST-MD5';
   /** A user of the servers' JAAS `Server` section (`user_<username>="<password>"`). */
   username: string;
