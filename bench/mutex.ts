@@ -1,5 +1,5 @@
 /**
- * Mutex benchmark (issue 3): zk-recipes' InterProcessMutex side by side with Apache Curator 5.4's
+ * Mutex benchmark: zk-recipes' InterProcessMutex side by side with Apache Curator 5.4's
  * InterProcessMutex and with the raw wire client (node-zookeeper-client 1.1.3, no lock library),
  * in ONE run against ONE ZooKeeper server, repetitions interleaved (ours, Curator, raw, ours, ...)
  * so that the load of a shared machine hits all three alike. Targets are ratios within the run.

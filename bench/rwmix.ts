@@ -3,7 +3,7 @@
  * `packages/read-write-lock/test/workers/mixWorker.ts`) as loops in one process, against the same
  * loops one per process, and the same process without the downgrade. A free lock must reach its
  * next waiter whether that waiter is a loop of the same process or of another: the same-process
- * figures should be of the order of the cross-process ones, not 100x below (issue 14, item 1).
+ * figures should be of the order of the cross-process ones, not 100x below.
  *
  * Usage: node --conditions=@zk-recipes/source --import tsx bench/rwmix.ts [--seconds 20] [--rounds 2] [--hold-ms 1] [--json]
  * Layouts alternate within each round. Uses ZK_CONNECT when set; otherwise starts a throw-away server.

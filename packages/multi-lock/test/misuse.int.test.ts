@@ -1,5 +1,5 @@
 /**
- * The recipes with the inputs people get wrong (issue 17's misuse rows): constructors throw at
+ * The recipes with the inputs people get wrong: constructors throw at
  * once, methods that return a promise reject (never throw), every refusal is INVALID_ARGUMENT with
  * a message saying why, and a refused acquisition leaves no node behind.
  */

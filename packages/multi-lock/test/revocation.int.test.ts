@@ -1,5 +1,5 @@
 /**
- * Curator's revocation protocol on the multi-lock (issue 13): `acquire({ onRevoke })` passes
+ * Curator's revocation protocol on the multi-lock: `acquire({ onRevoke })` passes
  * `onRevoke` to every member, so `__REVOKE__` written to any member's node asks the holder of the
  * whole multi-lock to release. More on the protocol: packages/mutex/test/revocation.int.test.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * Curator's revocation protocol as a feature (issue 13): `acquire({ onRevoke })` is told when
+ * Curator's revocation protocol as a feature: `acquire({ onRevoke })` is told when
  * someone writes `__REVOKE__` to our node, and `requestRevocation()` writes it, both ways with
  * Curator 5.4 (`InterProcessMutex.makeRevocable`, `Revoker.attemptRevoke`; bench/java
  * CuratorWorker). A request is never a release: only the holder lets go.

@@ -1,5 +1,5 @@
 /**
- * Safety of InterProcessMutex under an adversary (issue 13): an operator deletes lock nodes, a
+ * Safety of InterProcessMutex under an adversary: an operator deletes lock nodes, a
  * third client writes a waiter's node. Never two holders; a waiter whose node is gone is refused
  * with NODE_DELETED; a holder whose node is gone is told (signal + `lost`).
  *

@@ -1,5 +1,5 @@
 /**
- * Curator's revocation protocol on the read/write lock (issue 13): `acquire({ onRevoke })` on a
+ * Curator's revocation protocol on the read/write lock: `acquire({ onRevoke })` on a
  * writer (Curator's write lock is an `InterProcessMutex`, which Curator makes revocable) is told
  * when `requestRevocation()` writes `__REVOKE__` to its node. Orders come from watches and round
  * trips (`caughtUp`), never timers. More on the protocol: packages/mutex/test/revocation.int.test.ts.

@@ -1,5 +1,5 @@
 /**
- * Safety of InterProcessReadWriteLock under an adversary (issue 13): an operator deletes lock
+ * Safety of InterProcessReadWriteLock under an adversary: an operator deletes lock
  * nodes, a third client writes a waiting writer's node. Never a writer beside another holder; a
  * waiter whose node is gone is refused with NODE_DELETED; a holder whose node is gone is told
  * (signal + `lost` on its readLock() / writeLock()).

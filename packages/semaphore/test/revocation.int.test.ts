@@ -1,5 +1,5 @@
 /**
- * Curator's revocation protocol on the semaphore (issue 13): `acquire({ onRevoke })` is told when
+ * Curator's revocation protocol on the semaphore: `acquire({ onRevoke })` is told when
  * `__REVOKE__` is written to the lease's node, by `requestRevocation()` or by Curator 5.4's
  * `Revoker.attemptRevoke` (bench/java CuratorWorker), in both layouts. Curator's own
  * InterProcessSemaphoreV2 cannot be made revocable, so only our leases listen. Orders come from

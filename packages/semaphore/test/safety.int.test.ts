@@ -1,5 +1,5 @@
 /**
- * Safety of InterProcessSemaphore under an adversary (issue 13): an operator deletes lease nodes.
+ * Safety of InterProcessSemaphore under an adversary: an operator deletes lease nodes.
  * Never more leases than `maxLeases`; a waiter whose node is gone is refused with NODE_DELETED; a
  * holder whose lease node is gone is told (the lease's signal aborts and the semaphore emits `lost`).
  *

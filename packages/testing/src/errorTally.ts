@@ -21,12 +21,15 @@
 
 /** Counts by constructor name, and their sum. */
 export interface ErrorCounts {
+  /** Errors counted, of every kind. */
   total: number;
+  /** Errors counted per constructor name (e.g. `NodeDeletedError`, `AbortError`). */
   byName: Record<string, number>;
 }
 
 /** Where one counted error was built (with `recordStacks`). */
 export interface ErrorSite {
+  /** The constructor name it was counted under. */
   name: string;
   /** The error's message (empty for `captureStackTrace` and aborts). */
   message: string;
@@ -34,6 +37,7 @@ export interface ErrorSite {
   stack: string;
 }
 
+/** The counters of one process, from {@link installErrorTally}. */
 export interface ErrorTally {
   /** Everything counted since installation. */
   counts(): ErrorCounts;

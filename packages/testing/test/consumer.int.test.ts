@@ -1,5 +1,5 @@
 /**
- * The packed-consumer check (issue 17): what a user gets from npm, not what the workspace sees.
+ * The packed-consumer check: what a user gets from npm, not what the workspace sees.
  * Builds, packs every published package (`npm pack`), installs the tarballs in a fresh project
  * outside the repository, and there
  *  - runs each recipe README's first `js` example with plain `node` against a server of our own

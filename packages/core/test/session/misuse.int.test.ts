@@ -1,5 +1,5 @@
 /**
- * What a session does with the inputs people get wrong (issue 17's misuse rows): each is refused
+ * What a session does with the inputs people get wrong: each is refused
  * at once with INVALID_ARGUMENT and a message saying why, and nothing reaches the wire that could
  * disturb the session (a server closes the connection of a client that sends more than its
  * jute.maxbuffer, and the wire client would send it again after every reconnection).

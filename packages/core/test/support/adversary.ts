@@ -1,5 +1,5 @@
 /**
- * Helpers for the safety tests of every recipe (issue 13): an operator that deletes and writes
+ * Helpers for the safety tests of every recipe: an operator that deletes and writes
  * lock nodes behind the library's back, outcomes of acquisitions that can be inspected while they
  * are still pending, and a way to know that a session has seen everything the server sent it
  * before a given moment — so each test builds its order from round trips and events, not timers.

@@ -1,5 +1,5 @@
 /**
- * Process P of the stalled-waiter safety test (issue 13, item 5): waits for an InterProcessMutex,
+ * Process P of the stalled-waiter safety test: waits for an InterProcessMutex,
  * freezes on command. Protocol: core/test/support/stalledWaiter.ts.
  * Usage: stalledWaiter.ts <connectString> <lockPath> <sessionTimeoutMs>
  */

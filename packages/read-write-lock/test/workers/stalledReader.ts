@@ -1,5 +1,5 @@
 /**
- * Process P of the stalled-waiter safety test (issue 13, item 5): waits for the read lock of an
+ * Process P of the stalled-waiter safety test: waits for the read lock of an
  * InterProcessReadWriteLock, freezes on command. Protocol: core/test/support/stalledWaiter.ts.
  * Usage: stalledReader.ts <connectString> <lockPath> <sessionTimeoutMs>
  */

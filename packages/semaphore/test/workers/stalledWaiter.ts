@@ -1,5 +1,5 @@
 /**
- * Process P of the stalled-waiter safety test (issue 13, item 5): waits for the one lease of an
+ * Process P of the stalled-waiter safety test: waits for the one lease of an
  * InterProcessSemaphore (queue layout), freezes on command. Protocol:
  * core/test/support/stalledWaiter.ts.
  * Usage: stalledWaiter.ts <connectString> <semaphorePath> <sessionTimeoutMs>
