@@ -21,7 +21,7 @@ export { sessionFailedRetryPolicy } from './retry/sessionFailedRetryPolicy.js';
 export { isRetryableByDefault, runWithRetry, type RetryLoopOptions } from './retry/retryLoop.js';
 export { REVOCATION_MARKER, isRevocationRequest } from './nodes/nodeData.js';
 export { encodeOwnerData, parseOwnerData, type NodeOwner } from './nodes/ownerData.js';
-export { requestRevocation } from './engine/ownNode.js';
+export { requestRevocation } from './engine/revocation.js';
 export { SETTLE_SLACK_MS } from './signals/StopSignal.js';
 export type { AcquireOptions } from './lock/acquireTypes.js';
 export type { LockEvents } from './lock/QueueLock.js';

@@ -1,15 +1,13 @@
-import { InvalidArgumentError, isZkError, NodeDeletedError } from '../errors.js';
-import { splitConnectString } from '../session/connectString.js';
-import { createRequest } from '../session/requests.js';
-import { isRevocationRequest, revocationRequest } from '../nodes/nodeData.js';
+import { isZkError, NodeDeletedError } from '../errors.js';
+import { isRevocationRequest } from '../nodes/nodeData.js';
 import type { ZkSession } from '../session/ZkSession.js';
-import type { AclEntry, Stat, WatchEvent, Watcher } from '../session/types.js';
+import type { Stat, WatchEvent, Watcher } from '../session/types.js';
 import type { Suspensions } from '../watch/NodeWatch.js';
 
 /*
  * Our node in a queue (docs/architecture.md, "A grant requires our node"): what a seat is, what
- * this process knows of it, the watch on it while we wait and hold, and what is written to a queue
- * node's data (a revocation request).
+ * this process knows of it, and the watch on it while we wait and hold (which also hears a
+ * revocation request written to it; `revocation.ts` writes one).
  */
 
 /** Our node in a lock queue, held or still waiting. */
@@ -356,52 +354,4 @@ export class OwnNodeWatch {
       },
     );
   }
-}
-
-/**
- * Asks the holder of the lock node at `nodePath` to release it, the way Curator's
- * `Revoker.attemptRevoke` does (works for Java holders that made their lock revocable too).
- * Resolves once the server applied the write; the holder's `onRevoke` (or Curator listener) is
- * called afterwards, and releasing is up to it: a holder that does not listen keeps the lock. A
- * contender still waiting is told once it holds. The write replaces the node's data (whatever the
- * recipe's `data` option put there). Find the holder's node with `getParticipantNodes()` (holders
- * first) or a handle's `path`.
- * @throws ZooKeeperError (`NO_NODE`) when the node is gone already (Curator's `Revoker` ignores that).
- */
-export async function requestRevocation(session: ZkSession, nodePath: string): Promise<void> {
-  await session.setData(nodePath, revocationRequest());
-}
-
-/**
- * Refuses, before anything is created, a lock node the session would refuse to send (over its
- * `maxRequestBytes`): checked only at the create, the refusal would come after the lock directory
- * and its parents were made, and a container that never had a child is never reaped.
- *
- * @throws InvalidArgumentError (`INVALID_ARGUMENT`), as the session's own guard words it
- */
-export function assertLockNodeFits(session: ZkSession, path: string, data: Uint8Array | null | undefined): void {
-  // Every acquisition carries data (its owner, by default): encode the request again only when a
-  // generous bound on its size comes near the limit, never on the common path.
-  if (data === null || data === undefined || data.length === 0) return;
-  const limit = session.options.maxRequestBytes;
-  if (requestSizeBound(path, data, session.defaultAcl) <= limit) return;
-  const chroot = splitConnectString(session.options.connectString).chroot || undefined;
-  // The frame: its 8-byte header (xid, type) and the body, as the session measures it.
-  const frameLength = 8 + createRequest(chroot, path, data, session.defaultAcl, 'ephemeral_sequential').body.length;
-  if (frameLength > limit) {
-    throw new InvalidArgumentError(
-      `create: the request is ${frameLength} bytes, over the servers' limit of ${limit} (jute.maxbuffer; the session's maxRequestBytes): not sent, and no lock directory created`,
-      { op: 'create', path },
-    );
-  }
-}
-
-/**
- * At least the size of a create request frame for `path` with `data` and `acl`: every string is
- * counted at 3 bytes a UTF-16 unit (UTF-8's most), every field with room to spare.
- */
-function requestSizeBound(path: string, data: Uint8Array, acl: readonly AclEntry[]): number {
-  let size = 64 + 3 * path.length + data.length;
-  for (const entry of acl) size += 16 + 3 * (entry.scheme.length + entry.id.length);
-  return size;
 }
