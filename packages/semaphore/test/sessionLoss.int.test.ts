@@ -10,7 +10,6 @@ import { retryForever, retryNTimes, sessionFailedRetryPolicy, ZkSession, type Re
 import { sessionInternals } from '@zk-recipes/core/internal';
 import { expireSession, FaultProxy, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { InterProcessSemaphore, type Lease, type SemaphoreLayout } from '../src/index.js';
-import { sessionEnded } from '@zk-recipes/core/recipe-kit';
 import { brief, Operator, queueOf, settledInWait, track, untilQueue, within, type Tracked } from '../../core/test/support/adversary.js';
 
 const SESSION_TIMEOUT_MS = 4000;
@@ -359,13 +358,5 @@ describe('curator layout: a node of ours read as deleted as its session ends', (
       await lease.release();
     }));
 
-  it('sessionEnded: false while the session answers; true for an ended one, whether or not the client has heard yet', async () => {
-    const [live, doomed] = await Promise.all([connect(), connect()]);
-    expect(await sessionEnded(live, live.generation, undefined, undefined)).toBe(false);
-    const generation = doomed.generation;
-    await expireSession(testConnectString(), sessionInternals(doomed).credentials);
-    expect(await sessionEnded(doomed, generation, 10_000, undefined)).toBe(true);
-    expect(doomed.generation).toBeGreaterThan(generation);
-  });
 });
 

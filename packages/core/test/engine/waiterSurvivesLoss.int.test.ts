@@ -11,6 +11,7 @@ import { FaultProxy, nodeScriptArgs, pollUntil } from '@zk-recipes/testing';
 import { ZkSession } from '../../src/session/index.js';
 import { sessionInternals } from '../../src/session/sessionInternals.js';
 import { LockQueue } from '../../src/engine/LockQueue.js';
+import { sessionEnded } from '../../src/engine/sessionEnded.js';
 import { exclusiveRule } from '../../src/engine/OrderingRule.js';
 import { retryForever, retryNTimes, sessionFailedRetryPolicy, type RetryPolicy } from '../../src/retry/index.js';
 import { childrenOf, untilChildCount } from '../../../testing/src/observeNodes.js';
@@ -155,7 +156,8 @@ describe('a waiter whose session is lost', () => {
       () => undefined,
       (err: unknown) => err,
     );
-    const timedOut = enter(new LockQueue(doomed, path), { timeoutMs: 4000 }).then(
+    // Long enough to outlast the expiry and the re-enqueue on a loaded machine (both must enqueue again first).
+    const timedOut = enter(new LockQueue(doomed, path), { timeoutMs: 8000 }).then(
       () => undefined,
       (err: unknown) => err,
     );
@@ -167,6 +169,17 @@ describe('a waiter whose session is lost', () => {
     expect(await timedOut).toMatchObject({ code: 'LOCK_TIMEOUT' });
     expect(await childrenOf(observer, path)).toEqual([holder.name]);
     await new LockQueue(holderSession, path).leave(holder);
+  });
+});
+
+describe('sessionEnded', () => {
+  it('sessionEnded: false while the session answers; true for an ended one, whether or not the client has heard yet', async () => {
+    const [live, doomed] = await Promise.all([doomedSession(), doomedSession()]);
+    expect(await sessionEnded(live, live.generation, undefined, undefined)).toBe(false);
+    const generation = doomed.generation;
+    await expireSession(server.connectString, sessionInternals(doomed).credentials);
+    expect(await sessionEnded(doomed, generation, 10_000, undefined)).toBe(true);
+    expect(doomed.generation).toBeGreaterThan(generation);
   });
 });
 
