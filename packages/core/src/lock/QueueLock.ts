@@ -12,6 +12,7 @@ import type { ZkSession } from '../session/ZkSession.js';
 import type { AcquireOptions } from './acquireFrontEnd.js';
 import type { LockHandle } from './LockHandle.js';
 import { disposeHandle } from './releaseAfter.js';
+import { heldLocksRelayOf, type ConnectionNewsListener, type HeldLocksRelay } from './heldLocksRelay.js';
 
 /** Events a lock emits while it is held in this process. */
 export interface LockEvents {
@@ -117,16 +118,19 @@ export class QueueLock extends EventEmitter<LockEvents> {
   private readonly step = (options: AcquireOptions): Started<LockHandle> => this.start(options);
   /** What the acquire channel says about this lock's acquisitions. */
   private readonly source: AcquireSource;
-  private readonly forward = {
+  /** Hears the session's connection news while this lock holds anything (see {@link HeldLocksRelay}). */
+  private readonly news: ConnectionNewsListener = {
     suspended: () => this.emit('suspended'),
     reconnected: () => this.emit('reconnected'),
     lost: (reason: Error) => this.emit('lost', reason),
   };
+  private readonly relay: HeldLocksRelay;
 
   constructor(config: QueueLockConfig) {
     super();
     this.config = config;
     this.path = validateLockPath(config.queue.path, 'lock path');
+    this.relay = config.queue.session.scope.get(heldLocksRelayOf);
     const lock = this;
     this.source = {
       recipe: config.recipe,
@@ -274,7 +278,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
     const holding: Holding = { frame, seat, handles: [], unlisten: onSeatLost(seat, onLost) };
     const handle = new Handle(this, holding);
     holding.handles.push(handle);
-    if (this.holdings.add(holding)) this.listen(true);
+    if (this.holdings.add(holding)) this.relay.join(this.news);
     return handle;
   }
 
@@ -283,49 +287,52 @@ export class QueueLock extends EventEmitter<LockEvents> {
    * (NO_AUTH...) leaves the node, so the handle stays held and the error goes to the caller, who
    * may release again (docs/errors.md, "Releasing").
    */
-  async releaseHandle(holding: Holding, handle: Handle): Promise<void> {
+  releaseHandle(holding: Holding, handle: Handle): Promise<void> {
     const index = holding.handles.indexOf(handle);
     if (!handle.held || index < 0) {
-      throw new NotOwnerError(`${this.config.name}.release: this handle of ${this.path} was already released`);
+      return Promise.reject(new NotOwnerError(`${this.config.name}.release: this handle of ${this.path} was already released`));
     }
-    if (holding.handles.length === 1) {
-      if (holding.releasing === true) throw new NotOwnerError(`${this.config.name}.release: this handle of ${this.path} is being released`);
-      holding.releasing = true;
-      // A lost holding's release deletes nothing (its node is gone): only a real one is told.
-      const deletes = !isSeatLost(holding.seat);
-      try {
-        await this.leave(holding.seat);
-      } catch (err) {
+    if (holding.handles.length > 1) {
+      this.dropHandle(holding, handle);
+      return Promise.resolve();
+    }
+    if (holding.releasing === true) return Promise.reject(new NotOwnerError(`${this.config.name}.release: this handle of ${this.path} is being released`));
+    holding.releasing = true;
+    // A lost holding's release deletes nothing (its node is gone): only a real one is told.
+    const deletes = !isSeatLost(holding.seat);
+    let leaving: Promise<void>;
+    try {
+      leaving = this.leave(holding.seat);
+    } catch (err) {
+      holding.releasing = false;
+      return Promise.reject(err);
+    }
+    // One `then`, not an async function: every release passes here.
+    return leaving.then(
+      () => {
+        holding.releasing = false;
+        if (deletes && releaseChannel.hasSubscribers) publishRelease(this.config.recipe, this.path, holding.seat, this.config.queue.session.sessionId);
+        this.dropHandle(holding, handle);
+      },
+      (err: unknown) => {
+        holding.releasing = false;
         if (deletes && releaseChannel.hasSubscribers) publishRelease(this.config.recipe, this.path, holding.seat, this.config.queue.session.sessionId, err);
         throw err;
-      } finally {
-        holding.releasing = false;
-      }
-      if (deletes && releaseChannel.hasSubscribers) publishRelease(this.config.recipe, this.path, holding.seat, this.config.queue.session.sessionId);
-    }
+      },
+    );
+  }
+
+  /** The handle is released; the holding ends with its last one. */
+  private dropHandle(holding: Holding, handle: Handle): void {
     handle.held = false;
     holding.handles.splice(holding.handles.indexOf(handle), 1);
     if (holding.handles.length > 0) return;
     holding.unlisten();
-    if (this.holdings.delete(holding)) this.listen(false);
+    if (this.holdings.delete(holding)) this.relay.leave(this.news);
   }
 
   /** Gives the node back to the engine; recipes may defer it (read/write downgrade). */
   protected leave(seat: QueueSeat): Promise<void> {
     return this.config.queue.leave(seat);
-  }
-
-  private listen(on: boolean): void {
-    const session = this.config.queue.session;
-    const forward = this.forward;
-    if (on) {
-      session.on('suspended', forward.suspended);
-      session.on('reconnected', forward.reconnected);
-      session.on('lost', forward.lost);
-    } else {
-      session.off('suspended', forward.suspended);
-      session.off('reconnected', forward.reconnected);
-      session.off('lost', forward.lost);
-    }
   }
 }
