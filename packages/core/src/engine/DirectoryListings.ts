@@ -39,6 +39,8 @@ class Batch {
   }
 }
 
+const RESOLVED = Promise.resolve();
+
 /** One directory's line: the listing in flight, and the batch that goes when it is answered. */
 interface Line {
   inFlight: boolean;
@@ -87,7 +89,9 @@ export class DirectoryListings {
       line.next = batch;
       if (!line.inFlight) {
         const scheduled = line;
-        if (window === 'run') queueMicrotask(() => this.send(dir, scheduled));
+        // A promise reaction, not queueMicrotask: the same queue, without the async resource
+        // queueMicrotask makes for each call while async hooks are on (ownership tracking).
+        if (window === 'run') void RESOLVED.then(() => this.send(dir, scheduled));
         else setImmediate(() => this.send(dir, scheduled));
       }
     }

@@ -1,10 +1,10 @@
 import { isZkError, NodeDeletedError } from '../errors.js';
 import { joinPath, newProtectedName } from '../nodes/index.js';
 import type { RetryBudget } from '../retry/RetryBudget.js';
-import type { Stat } from '../session/types.js';
+import type { CreateResult, Stat } from '../session/types.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { StopSignal } from '../signals/StopSignal.js';
-import type { ListingWindow } from './DirectoryListings.js';
+import type { Listing, ListingWindow } from './DirectoryListings.js';
 import type { EngineScope } from './EngineScope.js';
 import { agreeOnRecord, checkDirectoryAcl, checksDirectoryAcl, createLockDirectory, createRecordedDirectory, type DirectoryRecord } from './lockDirectory.js';
 import { assertLockNodeFits } from './lockNodeSize.js';
@@ -51,21 +51,83 @@ export class NodeCreation {
    * lists the directory: ZooKeeper answers in order, so the listing already contains our node and
    * an uncontended acquire costs one round trip.
    */
-  async enqueue(options: EnterOptions, stop: StopSignal): Promise<Created> {
-    const { guid, name: protectedName } = newProtectedName(options.kind);
-    const requested = joinPath(this.path, protectedName);
-    assertLockNodeFits(this.session, requested, this.scope.nodeData(options.data)); // before any directory is made
-    if (options.prepare !== undefined) await this.retries.untilAnswered(stop, options.prepare);
+  enqueue(options: EnterOptions, stop: StopSignal): Promise<Created> {
+    let guid: string;
+    let requested: string;
+    try {
+      let protectedName: string;
+      ({ guid, name: protectedName } = newProtectedName(options.kind));
+      requested = joinPath(this.path, protectedName);
+      assertLockNodeFits(this.session, requested, this.scope.nodeData(options.data)); // before any directory is made
+    } catch (err) {
+      return Promise.reject(err);
+    }
     // The session our creates go to: a clean-up never runs on a later one (its nodes went with it).
     const generation = this.session.generation;
-    const created = await this.createOwnNode(requested, guid, generation, options, stop);
-    try {
-      await this.checkIncarnation(created, stop);
-    } catch (err) {
-      await this.giveUp(stop, guid, generation, Promise.resolve(created));
-      throw err;
-    }
-    return created;
+    if (options.prepare !== undefined || stop.aborted) return this.enqueueSlowly(requested, guid, generation, options, stop);
+    return this.firstAttempt(requested, guid, generation, options, stop);
+  }
+
+  /** {@link enqueue} with a `prepare` step, or already stopped: the create loop from the start. */
+  private async enqueueSlowly(requested: string, guid: string, generation: number, options: EnterOptions, stop: StopSignal): Promise<Created> {
+    if (options.prepare !== undefined) await this.retries.untilAnswered(stop, options.prepare);
+    return this.checked(await this.createOwnNode(requested, guid, generation, options, stop), guid, generation, stop);
+  }
+
+  /**
+   * The create and its listing, sent now, with one continuation for both: the common case (an
+   * answer to each) costs no async frame. Anything else goes on in the create loop, which starts
+   * from this attempt's outcome.
+   */
+  private firstAttempt(requested: string, guid: string, generation: number, options: EnterOptions, stop: StopSignal): Promise<Created> {
+    const startedAt = performance.now();
+    const create = this.session.create(requested, this.scope.nodeData(options.data), { mode: 'ephemeral_sequential' });
+    // Behind every create of this session in this directory issued in this run (see createOwnNode).
+    const listing = this.scope.listings.after(this.path, 'run');
+    // ZooKeeper answers one session in order: the create is answered, and this noted, before the
+    // listing is (its reaction is queued first), so the listing's continuation below finds it.
+    let answer: { created: CreateResult } | { error: unknown } | undefined;
+    create.then(
+      (created) => (answer = { created }),
+      (error: unknown) => (answer = { error }),
+    );
+    return stop.race(listing).then(
+      ({ children, stat }) => {
+        if (answer === undefined || 'error' in answer) return this.createOwnNode(requested, guid, generation, options, stop, create, startedAt).then((made) => this.checked(made, guid, generation, stop));
+        const { created } = answer;
+        const made: Created = { path: created.path, name: created.path.slice(this.path.length + 1), fencingToken: created.stat.czxid, children, ghostGuid: undefined, directoryCzxid: stat.czxid };
+        return this.checked(made, guid, generation, stop);
+      },
+      (err: unknown) => {
+        if (stop.aborted) {
+          return this.giveUp(stop, guid, generation, create).then(() => {
+            throw stop.reason;
+          });
+        }
+        if (answer === undefined || 'error' in answer) return this.createOwnNode(requested, guid, generation, options, stop, create, startedAt).then((made) => this.checked(made, guid, generation, stop));
+        // The listing alone failed (connection loss between the two replies): list again.
+        const { created } = answer;
+        return this.listAgain(created, guid, generation, stop, undefined).then((made) => this.checked(made, guid, generation, stop));
+      },
+    );
+  }
+
+  /** `created`, once what is checked per directory incarnation is (see {@link checkIncarnation}); nothing to wait for on the common path. */
+  private checked(created: Created, guid: string, generation: number, stop: StopSignal): Created | Promise<Created> {
+    if (!this.incarnationUnchecked(created)) return created;
+    return this.checkIncarnation(created, stop).then(
+      () => created,
+      (err: unknown) => this.giveUp(stop, guid, generation, Promise.resolve(created)).then(() => {
+        throw err;
+      }),
+    );
+  }
+
+  /** Whether {@link checkIncarnation} has anything to check for the incarnation `created` is in. */
+  private incarnationUnchecked(created: Created): boolean {
+    const incarnation = created.directoryCzxid;
+    const unchecked = (checked: bigint | undefined): boolean => incarnation === undefined || incarnation !== checked;
+    return (this.checksAcl && unchecked(this.aclCheckedIncarnation)) || (this.record !== undefined && unchecked(this.agreedIncarnation));
   }
 
   /**
@@ -98,20 +160,32 @@ export class NodeCreation {
     }
   }
 
-  /** The create loop: retries, recovers a lost reply by GUID, creates the directory. */
-  private async createOwnNode(requested: string, guid: string, generation: number, options: EnterOptions, stop: StopSignal): Promise<Created> {
+  /**
+   * The create loop: retries, recovers a lost reply by GUID, creates the directory.
+   * @param sent a create already sent (the first attempt's): its outcome is where the loop begins
+   * @param startedAt when the acquisition's first create was sent (the retry policy counts from it)
+   */
+  private async createOwnNode(requested: string, guid: string, generation: number, options: EnterOptions, stop: StopSignal, sent?: Promise<CreateResult>, startedAt = performance.now()): Promise<Created> {
     const session = this.session;
     // An attempt whose reply was lost and whose node was not found may still be applied later.
     let ghostGuid: string | undefined;
-    const startedAt = performance.now();
     let retries: RetryBudget | undefined; // made at the first failure: none on the common path
+    let resent = sent;
     for (;;) {
-      stop.throwIfStopped();
-      const create = session.create(requested, this.scope.nodeData(options.data), { mode: 'ephemeral_sequential' });
-      // Behind every create of this session in this directory issued in this run (or, while a
-      // listing of it is in flight, since it was sent): ZooKeeper answers one session in order, so
-      // it contains all of their nodes (docs/architecture.md, "Bounded recovery").
-      const listing = this.scope.listings.after(this.path, 'run');
+      let create: Promise<CreateResult>;
+      let listing: Promise<Listing> | undefined;
+      if (resent !== undefined) {
+        // The first attempt's create; its listing is not needed (this loop lists again below).
+        create = resent;
+        resent = undefined;
+      } else {
+        stop.throwIfStopped();
+        create = session.create(requested, this.scope.nodeData(options.data), { mode: 'ephemeral_sequential' });
+        // Behind every create of this session in this directory issued in this run (or, while a
+        // listing of it is in flight, since it was sent): ZooKeeper answers one session in order, so
+        // it contains all of their nodes (docs/architecture.md, "Bounded recovery").
+        listing = this.scope.listings.after(this.path, 'run');
+      }
       let created: { path: string; stat: Stat };
       try {
         created = await stop.race(create);
@@ -145,24 +219,29 @@ export class NodeCreation {
         }
         continue;
       }
-      const name = created.path.slice(this.path.length + 1);
+      if (listing === undefined) return this.listAgain(created, guid, generation, stop, ghostGuid);
       try {
         const { children, stat } = await stop.race(listing);
-        return { path: created.path, name, fencingToken: created.stat.czxid, children, ghostGuid, directoryCzxid: stat.czxid };
+        return { path: created.path, name: created.path.slice(this.path.length + 1), fencingToken: created.stat.czxid, children, ghostGuid, directoryCzxid: stat.czxid };
       } catch (err) {
         if (stop.aborted) {
           await this.giveUp(stop, guid, generation, Promise.resolve(created));
           throw err;
         }
         // The listing alone failed (connection loss between the two replies): list again.
-        try {
-          const children = await this.list(stop);
-          return { path: created.path, name, fencingToken: created.stat.czxid, children, ghostGuid };
-        } catch (listErr) {
-          await this.giveUp(stop, guid, generation, Promise.resolve(created));
-          throw listErr;
-        }
+        return this.listAgain(created, guid, generation, stop, ghostGuid);
       }
+    }
+  }
+
+  /** Our node is made; its listing is to be made again (lost with the connection, or not sent). */
+  private async listAgain(created: CreateResult, guid: string, generation: number, stop: StopSignal, ghostGuid: string | undefined): Promise<Created> {
+    try {
+      const children = await this.list(stop);
+      return { path: created.path, name: created.path.slice(this.path.length + 1), fencingToken: created.stat.czxid, children, ghostGuid };
+    } catch (listErr) {
+      await this.giveUp(stop, guid, generation, Promise.resolve(created));
+      throw listErr;
     }
   }
 

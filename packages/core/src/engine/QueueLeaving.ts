@@ -38,7 +38,7 @@ export class QueueLeaving {
    * without DELETE for us) rejects, and a holder's seat stays as it was: the node is still there
    * and still ours, and a later call may try again (docs/errors.md, "Releasing").
    */
-  async leave(seat: QueueNode): Promise<void> {
+  leave(seat: QueueNode): Promise<void> {
     const seats = this.scope.seats;
     const state = seats.get(seat.path);
     const own = state?.held === true ? state.own : undefined;
@@ -50,21 +50,24 @@ export class QueueLeaving {
       state?.endHolding?.();
       state?.own?.end();
     }
-    try {
-      await this.deleteSeat(seat);
-    } catch (err) {
-      if (own !== undefined) {
-        own.leaveRefused();
-        debugReleased(seat.path, err);
-      } else seats.delete(seat.path);
-      throw err;
-    }
-    if (own !== undefined) debugReleased(seat.path);
-    state?.endHolding?.();
-    own?.end();
-    seats.delete(seat.path);
-    // A create of this acquisition applied late may have left a node with its GUID.
-    if (seat.ghostGuid !== undefined) this.sweepFor(seat.ghostGuid, seat.generation);
+    // One `then` on the delete, not an async function awaiting another: every release passes here.
+    return this.deleteSeat(seat).then(
+      () => {
+        if (own !== undefined) debugReleased(seat.path);
+        state?.endHolding?.();
+        own?.end();
+        seats.delete(seat.path);
+        // A create of this acquisition applied late may have left a node with its GUID.
+        if (seat.ghostGuid !== undefined) this.sweepFor(seat.ghostGuid, seat.generation);
+      },
+      (err: unknown) => {
+        if (own !== undefined) {
+          own.leaveRefused();
+          debugReleased(seat.path, err);
+        } else seats.delete(seat.path);
+        throw err;
+      },
+    );
   }
 
   /** Sweeps the directory for nodes carrying `guid` (of session `generation`): now, and a session timeout later. */
@@ -84,28 +87,38 @@ export class QueueLeaving {
 
   /**
    * The delete of {@link leave}. Like Curator's guaranteed delete it outlives the retry policy:
-   * once the policy gives up it goes on a second apart, until the session answers or ends.
+   * once the policy gives up it goes on a second apart, until the session answers or ends. The
+   * first attempt is a plain call; only a lost connection goes on to the retrying loop.
    */
-  private async deleteSeat(seat: QueueNode): Promise<void> {
+  private deleteSeat(seat: QueueNode): Promise<void> {
     const session = this.session;
+    if (isSeatLost(seat) || session.generation !== seat.generation) return Promise.resolve();
     const startedAt = performance.now();
-    let retries: RetryBudget | undefined; // made at the first failure: none on the common path
+    return session.delete(seat.path).then(undefined, (err: unknown) => this.afterFailedDelete(seat, err, startedAt));
+  }
+
+  /** A delete of `seat` failed with `err`: done, refused (rethrown), or retried (see {@link deleteSeat}). */
+  private async afterFailedDelete(seat: QueueNode, err: unknown, startedAt: number): Promise<void> {
+    const session = this.session;
+    let retries: RetryBudget | undefined; // made at the first failure
+    let failure = err;
     for (;;) {
+      if (isZkError(failure, 'NO_NODE') || isZkError(failure, 'SESSION_LOST') || isZkError(failure, 'SESSION_CLOSED')) return;
+      if (!isZkError(failure, 'CONNECTION_LOSS')) throw failure;
+      let delay: number;
+      try {
+        retries ??= this.retries.from(startedAt);
+        delay = retries.delayAfter(failure);
+      } catch {
+        delay = GUARANTEED_DELETE_PAUSE_MS;
+      }
+      await this.retries.pauseThenReconnect(delay, seat.signal);
       if (isSeatLost(seat) || session.generation !== seat.generation) return;
       try {
         await session.delete(seat.path);
         return;
-      } catch (err) {
-        if (isZkError(err, 'NO_NODE') || isZkError(err, 'SESSION_LOST') || isZkError(err, 'SESSION_CLOSED')) return;
-        if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
-        let delay: number;
-        try {
-          retries ??= this.retries.from(startedAt);
-          delay = retries.delayAfter(err);
-        } catch {
-          delay = GUARANTEED_DELETE_PAUSE_MS;
-        }
-        await this.retries.pauseThenReconnect(delay, seat.signal);
+      } catch (next) {
+        failure = next;
       }
     }
   }
