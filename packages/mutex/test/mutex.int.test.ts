@@ -276,6 +276,40 @@ describe('InterProcessMutex connection news', () => {
   });
 });
 
+describe('InterProcessMutex connection news, many locks', () => {
+  it('reaches only the locks that hold, through listeners on the session that do not come and go with each holding', async () => {
+    const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
+    const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+    const flaky = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 6000 });
+    sessions.push(flaky);
+    try {
+      const listeners = (): number[] => (['suspended', 'reconnected', 'lost'] as const).map((event) => flaky.listenerCount(event));
+      const held = new InterProcessMutex(flaky, `${root}/news-held`);
+      const idle = new InterProcessMutex(flaky, `${root}/news-idle`);
+      await (await idle.acquire()).release();
+      const handle = await held.acquire();
+      // (The holder's watch on its node, set a turn after the grant, follows suspensions once per session.)
+      for (let i = 0; i < 5; i++) await (await idle.acquire()).release();
+      const whileHeld = listeners();
+      for (let i = 0; i < 20; i++) await (await idle.acquire()).release();
+      expect(listeners()).toEqual(whileHeld);
+      const heard: string[] = [];
+      held.on('suspended', () => heard.push('held: suspended'));
+      idle.on('suspended', () => heard.push('idle: suspended'));
+      idle.on('reconnected', () => heard.push('idle: reconnected'));
+      const reconnected = new Promise<void>((resolve) => held.once('reconnected', () => resolve()));
+      await flaky.exists('/');
+      const healed = proxy.blackhole(5000);
+      await reconnected;
+      await healed;
+      expect(heard).toEqual(['held: suspended']);
+      await handle.release();
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('InterProcessSemaphoreMutex', () => {
   it('is not re-entrant: a second acquire from the holder waits like anyone else', async () => {
     const path = `${root}/semaphore-mutex`;

@@ -19,6 +19,7 @@ import { expireSession, nextEvent, sharedServer, uniqueRoot } from '../session/s
 
 const root = uniqueRoot('survive');
 const OP_EXISTS = 3;
+const OP_GET_CHILDREN2 = 12;
 let server: ReturnType<typeof sharedServer>;
 let holderSession: ZkSession;
 let observer: ZkSession;
@@ -91,7 +92,9 @@ describe('a waiter whose session is lost', () => {
       );
       void outcome.finally(() => (settled = true));
       const [, waiterNode] = (await untilChildCount(observer, path, 2, 5000), (await childrenOf(observer, path)).sort((x, y) => x.slice(-10).localeCompare(y.slice(-10))));
-      await observer.exists(path);
+      // Its watch on its own node is answered (so set on the server) before its requests are held:
+      // the deletion below must reach it.
+      await pollUntil(() => proxy.replyBytesTo(OP_GET_CHILDREN2, `${path}/${waiterNode!}`) > 0, 5000, "the answer to the waiter's watch on its own node");
       proxy.holdRequests();
       const probes = proxy.requestsTo(OP_EXISTS, '/');
       await observer.delete(`${path}/${waiterNode!}`);

@@ -1,0 +1,73 @@
+/**
+ * What an uncontended acquire + release costs the event loop, held to budgets: the promises and
+ * immediates made per cycle, counted by an async_hooks init hook (every promise and every
+ * immediate is an async resource). Each one is an allocation and a turn of work, and on a client
+ * whose CPU is its throughput they add up (docs/benchmarks.md, "Uncontended"). The budgets are
+ * what the code does today; lower them as the path gets leaner. Socket reads (and the
+ * `TickObject`s the stream makes per read) are not counted: how the server's replies are split
+ * into reads is the kernel's choice.
+ */
+import { createHook } from 'node:async_hooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZkSession } from '@zk-recipes/core';
+import { InterProcessMutex, InterProcessSemaphoreMutex } from '@zk-recipes/mutex';
+import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
+import { testConnectString, uniqueRoot } from '@zk-recipes/testing';
+
+/**
+ * Per cycle of `(await lock.acquire()).release()` awaited in a loop, the loop's own promises
+ * included (the cycle's async function, its await and the loop's await). The library's: one per
+ * call (create, listing, delete), the listing's batch and its send, the create's outcome and the
+ * race of its listing against the acquisition's stop, the contender's outcome, the grant handed
+ * out in the owner's frame, and one `then` per layer of the release. (31 before the create, the
+ * listing's send and the release each became a chain of `then`s instead of async functions.)
+ */
+const PROMISES_PER_CYCLE = 22;
+/** Node's own work that comes every so many cycles (it refills its pool of random UUIDs every 128). */
+const PERIODIC_SLACK = 0.5;
+/**
+ * Two socket writes (one per burst of requests: `session/writeBatching.ts`) and the turn after a
+ * grant on which the holder's watch on its own node would be set (`OwnNodeWatch.held`).
+ */
+const IMMEDIATES_PER_CYCLE = 3;
+const CYCLES = 50;
+
+const root = uniqueRoot('mutex-async-cost');
+let session: ZkSession;
+beforeAll(async () => {
+  session = await ZkSession.connect({ connectString: testConnectString(), sessionTimeoutMs: 10_000 });
+});
+afterAll(async () => {
+  await session.close();
+});
+
+/** Async resources made, by type, per cycle over {@link CYCLES} cycles (after a warm-up that creates the lock's directory). */
+async function resourcesPerCycle(cycle: () => Promise<void>): Promise<Record<string, number>> {
+  for (let i = 0; i < 20; i++) await cycle();
+  const made = new Map<string, number>();
+  const hook = createHook({
+    init(_asyncId, type) {
+      made.set(type, (made.get(type) ?? 0) + 1);
+    },
+  }).enable();
+  try {
+    for (let i = 0; i < CYCLES; i++) await cycle();
+  } finally {
+    hook.disable();
+  }
+  return Object.fromEntries([...made].map(([type, count]) => [type, count / CYCLES]));
+}
+
+describe('event-loop cost of an uncontended acquire + release', () => {
+  it.each([
+    ['InterProcessMutex', (path: string) => new InterProcessMutex(session, path)],
+    ['InterProcessSemaphoreMutex', (path: string) => new InterProcessSemaphoreMutex(session, path)],
+    ['the write lock', (path: string) => new InterProcessReadWriteLock(session, path).writeLock()],
+    ['the read lock', (path: string) => new InterProcessReadWriteLock(session, path).readLock()],
+  ] as const)('%s', async (name, lockAt) => {
+    const lock = lockAt(`${root}/${name.replaceAll(' ', '-')}`);
+    const made = await resourcesPerCycle(async () => (await lock.acquire()).release());
+    expect(made['PROMISE'], JSON.stringify(made)).toBeLessThanOrEqual(PROMISES_PER_CYCLE + PERIODIC_SLACK);
+    expect(made['Immediate'] ?? 0, JSON.stringify(made)).toBeLessThanOrEqual(IMMEDIATES_PER_CYCLE);
+  });
+});
