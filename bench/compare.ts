@@ -18,9 +18,12 @@
  * ensemble ones.
  *
  * Usage: npm run bench:compare -- [--base <rev>] [--reps N] [--quick] [--scenario a,b]
- *        [--standalone | --ensemble] [--dist] [--json]
+ *        [--standalone | --ensemble] [--dist] [--json] [--uncontended-warmup N] [--uncontended-n N]
  *   --dist   measure the compiled builds (tsc -b in both checkouts) instead of the sources via tsx
  *   --quick  one repetition of small sizes: checks that everything runs, measures little
+ *   --uncontended-warmup N, --uncontended-n N   the uncontended scenario's warm-up and measured
+ *            cycles (2,000 and 500): e.g. 10,000 and 2,000 to compare both clients once their JITs
+ *            are done compiling the cycle (docs/benchmarks.md, "Uncontended")
  * Prints markdown (and with --json one JSON line of every repetition's figures).
  */
 import { execFileSync } from 'node:child_process';
@@ -145,6 +148,8 @@ async function main(): Promise<void> {
   const began = Date.now();
   const z: Sizes = { ...(argv.includes('--quick') ? QUICK : FULL) };
   z.reps = numberFlag(argv, '--reps', z.reps);
+  z.uncontendedWarmup = numberFlag(argv, '--uncontended-warmup', z.uncontendedWarmup);
+  z.uncontendedN = numberFlag(argv, '--uncontended-n', z.uncontendedN);
   const scenarios = selectedScenarios(argv);
   const dist = argv.includes('--dist');
   process.env.ZKR_LIBRARY = dist ? 'dist' : 'source';
