@@ -191,7 +191,8 @@ export async function uncontended(c: Contender, session: ZkSession, connect: str
   return {
     acquireP50Us: percentile(bench.acquireNs, 0.5) / 1000,
     releaseP50Us: percentile(bench.releaseNs, 0.5) / 1000,
-    requestsPerCycle: serverCost(before, after, 1).requests / o.n,
+    // The server counts the warm-up too: it runs after "go" (see the worker).
+    requestsPerCycle: serverCost(before, after, 1).requests / (o.warmup + o.n),
     cpuMsPerCycle: cpuMs(lines) / o.n,
   };
 }
