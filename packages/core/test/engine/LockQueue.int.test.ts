@@ -23,6 +23,7 @@ const OP_CREATE_CONTAINER = 19;
 const OP_GET_DATA = 4;
 const OP_EXISTS = 3;
 const OP_GET_CHILDREN2 = 12;
+const OP_DELETE = 2;
 const root = uniqueRoot('engine');
 let server: ReturnType<typeof sharedServer>;
 let session: ZkSession;
@@ -302,6 +303,49 @@ describe('LockQueue', () => {
       const seat = await entering;
       expect(await children(path)).toEqual([seat.name]);
       await queue.leave(seat);
+      expect(await children(path)).toEqual([]);
+    } finally {
+      await via.close();
+      await proxy.close();
+    }
+  });
+
+  it('a connection cut after the create is answered and before the listing behind it is: lists again, and the acquisition succeeds with its one node', async () => {
+    const path = `${root}/listing-lost/lock`;
+    await observer.mkdirp(path);
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 8000 });
+    try {
+      const queue = new LockQueue(via, path);
+      const cut = proxy.cutAfterNextRequest(OP_GET_CHILDREN2);
+      const entering = enterExclusive(queue, { timeoutMs: 20_000 });
+      await cut;
+      const seat = await entering;
+      // The listing whose reply was lost, then the one made again; one create, never repeated.
+      expect(proxy.requestsTo(OP_GET_CHILDREN2, path)).toBe(2);
+      expect(proxy.tally().byOp['create2']).toBe(1);
+      expect(await children(path)).toEqual([seat.name]);
+      await queue.leave(seat);
+      expect(await children(path)).toEqual([]);
+    } finally {
+      await via.close();
+      await proxy.close();
+    }
+  });
+
+  it("a holder's release whose delete reply is lost with the connection deletes again once reconnected, and resolves: the node is gone", async () => {
+    const path = `${root}/delete-reply-lost/lock`;
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 8000 });
+    try {
+      const queue = new LockQueue(via, path);
+      const seat = await enterExclusive(queue);
+      const cut = proxy.cutAfterNextRequest(OP_DELETE);
+      const leaving = queue.leave(seat);
+      await cut;
+      await leaving;
+      // The delete applied, its reply lost, then sent again (answered NO_NODE: already done).
+      expect(proxy.tally().byOp['delete']).toBe(2);
       expect(await children(path)).toEqual([]);
     } finally {
       await via.close();
