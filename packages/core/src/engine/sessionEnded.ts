@@ -10,29 +10,55 @@ import { followFirst } from '../signals/followFirst.js';
  * requests of an ended session never are (they settle with `SESSION_LOST`). One round trip, on a
  * failure path only.
  *
- * `timeoutMs` (what is left of the acquisition's deadline) and `signal` (the caller's) end the
- * wait for an answer while disconnected: it then counts as ended, and the pause after a lost
- * session ends the acquisition with their own errors.
+ * `timeoutMs` (what is left of the acquisition's deadline, from this call) and `signal` (the
+ * caller's) end the wait, for the answer as for the connection: it then counts as ended, and the
+ * pause after a lost session ends the acquisition with their own errors. A request held by a
+ * server that does not answer (a one-way partition, a stall) must not hold the caller past its
+ * deadline or its abort (docs/architecture.md, "Deadlines").
  */
 export async function sessionEnded(session: ZkSession, generation: number, timeoutMs: number | undefined, signal: AbortSignal | undefined): Promise<boolean> {
-  for (;;) {
-    if (session.generation !== generation) return true;
-    try {
-      await session.exists('/');
-      return session.generation !== generation;
-    } catch (err) {
-      if (isZkError(err, 'SESSION_LOST')) return true;
-      if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
+  const sources = [...(signal === undefined ? [] : [signal]), ...(timeoutMs === undefined ? [] : [AbortSignal.timeout(timeoutMs)])];
+  const stop = sources.length === 0 ? undefined : followFirst(sources);
+  const stopped = (): boolean => stop?.signal.aborted === true;
+  try {
+    for (;;) {
+      if (session.generation !== generation || stopped()) return true;
+      try {
+        if ((await answerUnlessStopped(session.exists('/'), stop?.signal)) === STOPPED) return true;
+        return session.generation !== generation;
+      } catch (err) {
+        if (isZkError(err, 'SESSION_LOST')) return true;
+        if (!isZkError(err, 'CONNECTION_LOSS')) throw err;
+      }
+      try {
+        await session.waitForConnected(stop?.signal);
+      } catch (err) {
+        if (stopped()) return true;
+        throw err;
+      }
     }
-    const sources = [...(signal === undefined ? [] : [signal]), ...(timeoutMs === undefined ? [] : [AbortSignal.timeout(timeoutMs)])];
-    const stop = sources.length === 0 ? undefined : followFirst(sources);
-    try {
-      await session.waitForConnected(stop?.signal);
-    } catch (err) {
-      if (stop?.signal.aborted === true) return true;
-      throw err;
-    } finally {
-      stop?.unlink();
-    }
+  } finally {
+    stop?.unlink();
   }
+}
+
+const STOPPED = Symbol('stopped');
+
+/** `call`'s outcome, or {@link STOPPED} as soon as `signal` aborts first (`call` is then left to settle unheard). */
+function answerUnlessStopped<T>(call: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof STOPPED> {
+  if (signal === undefined) return call;
+  return new Promise<T | typeof STOPPED>((resolve, reject) => {
+    const onAbort = (): void => resolve(STOPPED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    call.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }

@@ -12,6 +12,7 @@ import { ZkSession } from '../../src/session/index.js';
 import { sessionInternals } from '../../src/session/sessionInternals.js';
 import { LockQueue } from '../../src/engine/LockQueue.js';
 import { sessionEnded } from '../../src/engine/sessionEnded.js';
+import { SETTLE_SLACK_MS } from '../../src/signals/StopSignal.js';
 import { exclusiveRule } from '../../src/engine/OrderingRule.js';
 import { retryForever, retryNTimes, sessionFailedRetryPolicy, type RetryPolicy } from '../../src/retry/index.js';
 import { childrenOf, untilChildCount } from '../../../testing/src/observeNodes.js';
@@ -110,6 +111,41 @@ describe('a waiter whose session is lost', () => {
       const result = await outcome;
       expect(result).toHaveProperty('seat');
       if ('seat' in result) await new LockQueue(doomed, path).leave(result.seat);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("reads its own node's deletion while its requests go unanswered, and is aborted while it asks whether its session ended: settles within the slack of the abort (ABORTED), the question unanswered", async () => {
+    // A one-way partition (its requests held, the server's frames still read): the deletion is
+    // read, the question (an `exists`) is held, and the session lives on (8 s: the watchdog would
+    // cut the connection only after 5.3 s of silence).
+    const path = `${root}/read-first-aborted`;
+    const holder = await enter(new LockQueue(holderSession, path));
+    const proxy = await FaultProxy.start({ targetHost: server.host, targetPort: server.port });
+    try {
+      const doomed = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 8000 });
+      opened.push(doomed);
+      const abort = new AbortController();
+      const outcome = enter(new LockQueue(doomed, path), { signal: abort.signal }).then(
+        (seat) => ({ code: 'GRANTED', seat }),
+        (err: unknown) => ({ code: (err as { code?: string }).code }),
+      );
+      const [, waiterNode] = (await untilChildCount(observer, path, 2, 5000), (await childrenOf(observer, path)).sort((x, y) => x.slice(-10).localeCompare(y.slice(-10))));
+      await pollUntil(() => proxy.replyBytesTo(OP_GET_CHILDREN2, `${path}/${waiterNode!}`) > 0, 5000, "the answer to the waiter's watch on its own node");
+      proxy.holdRequests();
+      const probes = proxy.requestsTo(OP_EXISTS, '/');
+      await observer.delete(`${path}/${waiterNode!}`);
+      await pollUntil(() => proxy.requestsTo(OP_EXISTS, '/') > probes, 5000, 'the question whether its session ended');
+      const abortedAt = performance.now();
+      abort.abort();
+      const result = await outcome;
+      const settledAfterMs = performance.now() - abortedAt;
+      expect(result.code).toBe('ABORTED');
+      expect(settledAfterMs).toBeLessThan(SETTLE_SLACK_MS);
+      proxy.heal();
+      await new LockQueue(holderSession, path).leave(holder);
+      expect(await childrenOf(observer, path)).toEqual([]);
     } finally {
       await proxy.close();
     }
