@@ -263,9 +263,7 @@ describe('LockQueue', () => {
   it('recovers a create whose reply was lost: exactly one node, adopted, and the lock is taken (no self-deadlock)', async () => {
     const path = `${root}/lost-reply`;
     await observer.mkdirp(path);
-    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
-    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 8000 });
-    try {
+    await throughProxy(async (via, proxy) => {
       const queue = new LockQueue(via, path);
       const cut = proxy.cutAfterNextRequest(OP_CREATE2);
       const entering = enterExclusive(queue, { timeoutMs: 20_000 });
@@ -279,10 +277,7 @@ describe('LockQueue', () => {
       expect(seat.fencingToken).toBe(stat?.czxid);
       await queue.leave(seat);
       expect(await children(path)).toEqual([]);
-    } finally {
-      await via.close();
-      await proxy.close();
-    }
+    });
   });
 
   it.each([
@@ -291,9 +286,7 @@ describe('LockQueue', () => {
   ] as const)('a connection cut at %s is retried, not reported: the acquisition succeeds', async (_step, name, cutOp, cutFirst) => {
     const path = `${root}/${name}/lock`;
     if (cutFirst !== undefined) await observer.mkdirp(path);
-    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
-    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 8000 });
-    try {
+    await throughProxy(async (via, proxy) => {
       const queue = new LockQueue(via, path);
       // Either cut the step itself, or first lose a create's reply so that the step runs.
       const first = proxy.cutAfterNextRequest(cutFirst ?? cutOp);
@@ -304,18 +297,13 @@ describe('LockQueue', () => {
       expect(await children(path)).toEqual([seat.name]);
       await queue.leave(seat);
       expect(await children(path)).toEqual([]);
-    } finally {
-      await via.close();
-      await proxy.close();
-    }
+    });
   });
 
   it('a connection cut after the create is answered and before the listing behind it is: lists again, and the acquisition succeeds with its one node', async () => {
     const path = `${root}/listing-lost/lock`;
     await observer.mkdirp(path);
-    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
-    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 8000 });
-    try {
+    await throughProxy(async (via, proxy) => {
       const queue = new LockQueue(via, path);
       const cut = proxy.cutAfterNextRequest(OP_GET_CHILDREN2);
       const entering = enterExclusive(queue, { timeoutMs: 20_000 });
@@ -327,17 +315,12 @@ describe('LockQueue', () => {
       expect(await children(path)).toEqual([seat.name]);
       await queue.leave(seat);
       expect(await children(path)).toEqual([]);
-    } finally {
-      await via.close();
-      await proxy.close();
-    }
+    });
   });
 
   it("a holder's release whose delete reply is lost with the connection deletes again once reconnected, and resolves: the node is gone", async () => {
     const path = `${root}/delete-reply-lost/lock`;
-    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
-    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 8000 });
-    try {
+    await throughProxy(async (via, proxy) => {
       const queue = new LockQueue(via, path);
       const seat = await enterExclusive(queue);
       const cut = proxy.cutAfterNextRequest(OP_DELETE);
@@ -347,10 +330,7 @@ describe('LockQueue', () => {
       // The delete applied, its reply lost, then sent again (answered NO_NODE: already done).
       expect(proxy.tally().byOp['delete']).toBe(2);
       expect(await children(path)).toEqual([]);
-    } finally {
-      await via.close();
-      await proxy.close();
-    }
+    });
   });
 
   it('a blip during a burst of 10,000 acquisitions in flight, in a directory of 10,000 nodes: their recovery lists the directory once, not once each, and a second blip once they all wait lists it at most once; server and session stay healthy', async () => {
@@ -729,9 +709,7 @@ describe('LockQueue', () => {
   it('a create given up while its reply is lost is cleaned up in the background', async () => {
     const path = `${root}/abandoned`;
     await observer.mkdirp(path);
-    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
-    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 8000 });
-    try {
+    await throughProxy(async (via, proxy) => {
       const queue = new LockQueue(via, path);
       const controller = new AbortController();
       const cut = proxy.cutAfterNextRequest(OP_CREATE2);
@@ -741,10 +719,7 @@ describe('LockQueue', () => {
       await expect(entering).rejects.toMatchObject({ code: 'ABORTED' });
       await queue.settled();
       expect(await children(path)).toEqual([]);
-    } finally {
-      await via.close();
-      await proxy.close();
-    }
+    });
   });
 });
 
@@ -769,3 +744,15 @@ describe('waitUntilGone', () => {
     expect(sessionInternals(session).diagnostics.watchers).toBe(before);
   });
 });
+
+/** Runs `fn` with a session (8 s) connected to the shared server through a FaultProxy of its own; closes both after. */
+async function throughProxy(fn: (via: ZkSession, proxy: FaultProxy) => Promise<void>): Promise<void> {
+  const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+  const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 8000 });
+  try {
+    await fn(via, proxy);
+  } finally {
+    await via.close();
+    await proxy.close();
+  }
+}
