@@ -571,6 +571,47 @@ describe('LockQueue', () => {
     }
   });
 
+  it("the sweeps for a lost create never take a node a seat of this process stands for, whatever its name: a held node named as that create's late node would be stays held (at the release and a session timeout later) while a real late node goes; deleted by someone else, its holder is told", async () => {
+    const path = `${root}/ghost-spares-seats`;
+    await observer.mkdirp(path);
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
+    try {
+      const queue = new LockQueue(via, path);
+      const dropped = proxy.dropNextRequest(OP_CREATE2);
+      const entering = enterExclusive(queue, { timeoutMs: 20_000 });
+      await dropped;
+      const seat = await entering;
+      const guid = protectionGuidOf(seat.name)!;
+      expect(seat.ghostGuid).toBe(guid);
+      // A node of ours with that create's GUID and kind, held through the queue as a read/write
+      // downgrade's read node is (that one's kind differs; the guard must not rely on it).
+      const lookalike = await via.create(`${path}/_c_${guid}-lock-`, null, { mode: 'ephemeral_sequential' });
+      const held = queue.adopt(lookalike.path, lookalike.stat.czxid, via.generation, performance.now());
+      const ghost = (await via.create(`${path}/_c_${guid}-lock-`, null, { mode: 'ephemeral_sequential' })).path;
+      const listed = proxy.answersTo(OP_GET_CHILDREN2, path);
+      await queue.leave(seat);
+      await queue.settled();
+      expect(await children(path), 'the late node goes, the held one stays').toEqual([lookalike.path.slice(path.length + 1)]);
+      expect([held.signal.aborted, proxy.requestsTo(OP_DELETE, lookalike.path)], "the held node's signal; deletes sent for it").toEqual([false, 0]);
+      expect(ghost).not.toBe(lookalike.path);
+      // The second sweep, a session timeout later: a listing, then nothing deleted.
+      await pollUntil(() => proxy.answersTo(OP_GET_CHILDREN2, path) >= listed + 2, via.negotiatedSessionTimeoutMs + 10_000, 'the second sweep');
+      await queue.settled();
+      expect(await children(path)).toEqual([lookalike.path.slice(path.length + 1)]);
+      expect([held.signal.aborted, proxy.requestsTo(OP_DELETE, lookalike.path)], "the held node's signal; deletes sent for it").toEqual([false, 0]);
+      // Nothing of the sweeps silenced its holder: deleted by an operator, the holding is lost.
+      const aborted = new Promise<void>((resolve) => held.signal.addEventListener('abort', () => resolve(), { once: true }));
+      await observer.delete(lookalike.path);
+      await aborted;
+      expect((held.signal.reason as { code?: string }).code).toBe('NODE_DELETED');
+      await queue.leave(held);
+    } finally {
+      await via.close();
+      await proxy.close();
+    }
+  });
+
   it('1,000 acquisitions whose first creates were lost unseen, drained one after another: their sweeps for late nodes share listings, at least a tenth of the session timeout apart', async () => {
     const N = 1000;
     const path = `${root}/ghost-drain`;
