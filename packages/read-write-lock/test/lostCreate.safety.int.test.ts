@@ -17,6 +17,7 @@ import { sessionInternals } from '@zk-recipes/core/internal';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { expireSession, FaultProxy, pollUntil, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { brief, caughtUp, codeOf, settledInWait, signalState, track, untilQueue, within, type Tracked } from '../../core/test/support/adversary.js';
+import { proxyToTestServer } from './support/zk.js';
 
 const OP_CREATE2 = 15;
 const OP_GET_CHILDREN2 = 12;
@@ -37,8 +38,7 @@ async function connect(connectString = testConnectString()): Promise<ZkSession> 
 }
 
 async function connectThroughProxy(): Promise<{ session: ZkSession; proxy: FaultProxy }> {
-  const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
-  const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+  const proxy = await proxyToTestServer();
   proxies.push(proxy);
   return { session: await connect(proxy.connectString), proxy };
 }
