@@ -2,11 +2,13 @@
  * The contender `npm run test:nemesis` starts (see scripts/nemesis.ts): loops acquire → hold →
  * release with its own session on one recipe until told to stop, printing its holds.
  * Usage: nemesis-worker.ts <connectString> <lockPath> <sessionTimeoutMs> <chatterPath> <recipe>
- *   recipe: mutex | semaphore:<maxLeases> | rwlock (a reader or a writer each time, 3:1) | leader
+ *   recipe: mutex | semaphore:<maxLeases> | rwlock (a reader or a writer each time, 3:1; half the
+ *   writers downgrade: take the read lock, release the write lock, hold the read lock) | leader
  *   (a LeaderLatch: each acquisition waits for its leadership, each release gives it up by closing
  *   the latch; a leadership lost by itself leaves the latch in the election, rejoined on its own)
  */
-import { ZkSession } from '@zk-recipes/core';
+import { AsyncResource } from 'node:async_hooks';
+import { ZkSession, type LockHandle } from '@zk-recipes/core';
 import { LeaderLatch } from '@zk-recipes/leader';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
@@ -31,10 +33,15 @@ if (recipe === 'mutex') {
 } else if (recipe === 'rwlock') {
   const rw = new InterProcessReadWriteLock(session, lockPath);
   const prng = new Prng([...workerName()].reduce((h, c) => (h * 33 + c.charCodeAt(0)) | 0, 11));
+  const shared = (handle: LockHandle): NemesisHandle => ({ path: handle.path, signal: handle.signal, grantedAt: handle.grantedAt, release: () => handle.release(), shared: true });
   acquire = async (signal, timeoutMs) => {
-    if (prng.chance(0.25)) return rw.writeLock().acquire({ signal, timeoutMs });
-    const handle = await rw.readLock().acquire({ signal, timeoutMs });
-    return { path: handle.path, signal: handle.signal, grantedAt: handle.grantedAt, release: () => handle.release(), shared: true };
+    if (!prng.chance(0.25)) return shared(await rw.readLock().acquire({ signal, timeoutMs }));
+    const write = await rw.writeLock().acquire({ signal, timeoutMs });
+    if (!prng.chance(0.5)) return write;
+    // Half the writers downgrade. Bound to this async context, the write lock's owner: there the
+    // read lock is granted at once, at the write lock's place.
+    const downgrade = AsyncResource.bind(async (): Promise<NemesisHandle> => shared(await rw.readLock().acquire({ timeoutMs })));
+    return { path: write.path, signal: write.signal, grantedAt: write.grantedAt, release: () => write.release(), downgrade };
   };
 } else if (recipe === 'leader') {
   // One latch in the election at a time. A hold is one leadership, from its grant to the earlier of

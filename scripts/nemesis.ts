@@ -13,9 +13,9 @@
  * --workers N (default 4) --session-ms T (default 3000) --kinds k1,k2 (default all) --quiet
  * --long-holds P (share of grants held 0.5-2 session timeouts, default 0.03)
  * --short-deadlines P (share of acquisitions with a timeoutMs of 300-2000 ms, default 0.3)
- * --recipe mutex | semaphore:<k> (at most k holders) | rwlock (readers and writers, 3:1) | leader
- * (a LeaderLatch election: at most one leader) | all (default mutex; `all` takes them in turn, one
- * per round).
+ * --recipe mutex | semaphore:<k> (at most k holders) | rwlock (readers and writers, 3:1, half the
+ * writers downgrading) | leader (a LeaderLatch election: at most one leader) | all (default mutex;
+ * `all` takes them in turn, one per round).
  */
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

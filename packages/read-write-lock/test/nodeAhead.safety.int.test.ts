@@ -27,6 +27,7 @@ import {
   within,
   type Tracked,
 } from '../../core/test/support/adversary.js';
+import { proxyToTestServer } from './support/zk.js';
 
 type Kind = 'read' | 'write';
 const who = (kind: Kind) => (kind === 'read' ? 'reader' : 'writer');
@@ -50,8 +51,7 @@ async function connect(): Promise<ZkSession> {
 
 /** A session whose frames pass a {@link FaultProxy} (both closed after the test). */
 async function connectThroughProxy(): Promise<{ session: ZkSession; proxy: FaultProxy }> {
-  const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
-  const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+  const proxy = await proxyToTestServer();
   proxies.push(proxy);
   const session = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 6000 });
   sessions.push(session);

@@ -3,7 +3,7 @@ import { sortedChildren } from '@zk-recipes/core/recipe-kit';
 import { InterProcessReadWriteLock, type LockHandle } from '@zk-recipes/read-write-lock';
 import { expireSession, FaultProxy, pollUntil, serverWatchedPaths, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { childrenOf, deferred, untilChildren } from './support/zk.js';
+import { childrenOf, deferred, proxyToTestServer, untilChildren } from './support/zk.js';
 import { sessionInternals } from '@zk-recipes/core/internal';
 import { caughtUp } from '../../core/test/support/adversary.js';
 
@@ -29,8 +29,7 @@ const READS = new Set(['getChildren2', 'getData', 'exists', 'removeWatches']);
 
 /** A session whose frames a proxy in front of the test server records (both closed after the test). */
 async function connectThroughProxy(): Promise<{ session: ZkSession; proxy: FaultProxy }> {
-  const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
-  const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+  const proxy = await proxyToTestServer();
   proxies.push(proxy);
   const session = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
   sessions.push(session);

@@ -289,12 +289,25 @@ export class FaultProxy {
 
   /**
    * Swallows the next client request with this opcode (the server never sees it) and destroys the
-   * connection: a request lost with its connection, e.g. a write sent and forgotten. Resolves when
-   * the connection was cut.
+   * connection: a request lost with its connection, e.g. a write sent and forgotten. Resolves
+   * `true` when the connection was cut; `false` if `signal` aborted first (the drop is disarmed).
+   * One drop is armed at a time: a later call replaces an earlier one, which never resolves.
    */
-  dropNextRequest(opCode: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      this.requestDrop = { opCode, done: resolve };
+  dropNextRequest(opCode: number, options: { signal?: AbortSignal } = {}): Promise<boolean> {
+    const { signal } = options;
+    if (signal?.aborted === true) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const drop = { opCode, done: () => resolve(true) };
+      this.requestDrop = drop;
+      signal?.addEventListener(
+        'abort',
+        () => {
+          if (this.requestDrop !== drop) return;
+          this.requestDrop = undefined;
+          resolve(false);
+        },
+        { once: true },
+      );
     });
   }
 

@@ -64,6 +64,7 @@ describe('idleBoundMs', () => {
     expect(faultAllowanceMs(fault('pause-long', 0, 5_500), 3000)).toBe(4000);
     expect(faultAllowanceMs(fault('leader-kill', 0, 1_600), 3000)).toBe(2600);
     expect(faultAllowanceMs(fault('delete-all', 0, 50), 3000)).toBe(0);
+    expect(faultAllowanceMs(fault('drop-create', 0, 0), 3000)).toBe(1000);
     // A stalled server: as a partition of everyone on it, and a second for an election.
     expect(faultAllowanceMs(fault('server-stall', 0, 1_600), 3000)).toBe(1600 + 2000);
     expect(faultAllowanceMs(fault('server-stall', 0, 6_000), 3000)).toBe(3000 + 2000);

@@ -60,6 +60,15 @@ describe('makeSchedule', () => {
     expect(ENSEMBLE_FAULTS).toContain('server-stall');
   });
 
+  it('arms a dropped create for 1-3 s', () => {
+    const drops = makeSchedule({ ...options, durationMs: 1_200_000 }).filter((x) => x.kind === 'drop-create');
+    expect(drops.length).toBeGreaterThan(10);
+    for (const s of drops) {
+      expect(s.durationMs).toBeGreaterThanOrEqual(1000);
+      expect(s.durationMs).toBeLessThanOrEqual(3000);
+    }
+  });
+
   it('starts steps in order within the duration, each after the previous one ended', () => {
     const steps = makeSchedule(options);
     for (let i = 1; i < steps.length; i++) expect(steps[i]!.atMs).toBeGreaterThanOrEqual(steps[i - 1]!.atMs + steps[i - 1]!.durationMs);

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { encodeOwnerData, protectionGuidOf, sortedChildren, type QueueEntry } from '../nodes/index.js';
+import { encodeOwnerData, kindOf, protectionGuidOf, sortedChildren, withoutProtection, type QueueEntry } from '../nodes/index.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import { abortFanOutOf, type AbortFanOut } from '../signals/StopSignal.js';
 import { Suspensions } from '../watch/NodeWatch.js';
@@ -106,7 +106,20 @@ export class EngineScope {
     return sorted;
   }
 
-  /** The names in `children` that carry `guid`: a create's nodes, found again after its reply was lost. */
+  /**
+   * The names in `children` that sequential creates of `protectedName` (`_c_<guid>-<kind>`) made:
+   * its GUID and its kind, then a sequence. A create's nodes, found again after its reply was
+   * lost, or applied late. A node of ours with the same GUID and another kind (a read/write
+   * downgrade's read node) is not one of them.
+   */
+  namesCreatedAs(children: readonly string[], protectedName: string): readonly string[] {
+    const guid = protectionGuidOf(protectedName);
+    if (guid === null) return [];
+    const kind = withoutProtection(protectedName);
+    return this.namesWithGuid(children, guid).filter((name) => kindOf(name) === kind);
+  }
+
+  /** The names in `children` that carry `guid`. */
   namesWithGuid(children: readonly string[], guid: string): readonly string[] {
     let index = this.guidIndexes.get(children);
     if (index === undefined) {

@@ -2,9 +2,10 @@ import { isZkError } from '../errors.js';
 import { joinPath } from '../nodes/index.js';
 import type { EngineScope } from './EngineScope.js';
 
-/** One GUID to look for, from when, in which ZooKeeper session (its nodes go with it). */
+/** One create's nodes to look for, from when, in which ZooKeeper session (its nodes go with it). */
 interface Due {
-  guid: string;
+  /** The protected name the create asked for, `_c_<guid>-<kind>` (see `EngineScope.namesCreatedAs`). */
+  protectedName: string;
   at: number;
   generation: number;
 }
@@ -15,12 +16,13 @@ const SPACING_OF_TIMEOUT = 1 / 10;
 /**
  * The sweeps of one lock directory for nodes of creates applied late (docs/architecture.md, "The
  * lost create reply"): a seat whose first create lost its reply and was not found carries that
- * create's GUID, and when it leaves, the directory is swept for nodes with that GUID at once and
- * once more a session timeout later.
+ * create's GUID, and when it leaves, the directory is swept for nodes that create made (its GUID
+ * and its kind) at once and once more a session timeout later. A node a seat of this session
+ * stands for is never deleted (`QueueLeaving.deleteQuietly`), whatever its name.
  *
  * Every acquisition of a burst cut by a blip may carry one, and they leave one after another: a
  * listing per leave would be N listings of an N-node directory. So the sweeps of one directory are
- * shared: each lists once (`EngineScope.nextListing`) and looks for every GUID due by then or later
+ * shared: each lists once (`EngineScope.nextListing`) and looks for every create due by then or later
  * (a late node found early only goes early), and they are at least a tenth of the session timeout
  * apart. A late node thus stands in the queue at most that much longer than without sharing; the
  * listings of a drain are bounded by its length, not by its number of acquisitions.
@@ -41,10 +43,13 @@ export class GhostSweeps {
     private readonly begun: (sweep: Promise<void>) => void,
   ) {}
 
-  /** The seat that carried `guid` (in session `generation`) left: sweep for it now, and a session timeout later. */
-  left(guid: string, generation: number): void {
+  /**
+   * The seat whose creates asked for `protectedName` (in session `generation`) left: sweep for
+   * their nodes now, and a session timeout later.
+   */
+  left(protectedName: string, generation: number): void {
     const now = performance.now();
-    this.due.push({ guid, at: now, generation }, { guid, at: now + this.scope.session.negotiatedSessionTimeoutMs, generation });
+    this.due.push({ protectedName, at: now, generation }, { protectedName, at: now + this.scope.session.negotiatedSessionTimeoutMs, generation });
     this.plan();
   }
 
@@ -83,14 +88,14 @@ export class GhostSweeps {
     this.begun(sweep);
   }
 
-  /** One listing, sent after `now`: deletes every node of a GUID due, and forgets what was due by `now`. */
+  /** One listing, sent after `now`: deletes every node of a create due, and forgets what was due by `now`. */
   private async sweep(now: number): Promise<void> {
     const session = this.scope.session;
     const generation = session.generation;
     // A lost session's nodes went with it: nothing of it is looked for on its successor.
     this.due = this.due.filter((each) => each.generation === generation);
-    const guids = new Set(this.due.map((each) => each.guid));
-    if (guids.size === 0) return;
+    const creates = new Set(this.due.map((each) => each.protectedName));
+    if (creates.size === 0) return;
     let children: string[];
     try {
       await session.waitForConnected(session.sessionSignal);
@@ -103,8 +108,8 @@ export class GhostSweeps {
       return;
     }
     this.due = this.due.filter((each) => each.at > now);
-    for (const guid of guids) {
-      for (const name of this.scope.namesWithGuid(children, guid)) await this.remove(joinPath(this.dir, name), generation);
+    for (const protectedName of creates) {
+      for (const name of this.scope.namesCreatedAs(children, protectedName)) await this.remove(joinPath(this.dir, name), generation);
     }
   }
 }

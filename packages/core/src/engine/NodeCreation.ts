@@ -1,5 +1,5 @@
 import { isZkError, NodeDeletedError } from '../errors.js';
-import { joinPath, newProtectedName } from '../nodes/index.js';
+import { joinPath, newProtectedName, type ProtectedName } from '../nodes/index.js';
 import type { RetryBudget } from '../retry/RetryBudget.js';
 import type { CreateResult, Stat } from '../session/types.js';
 import type { ZkSession } from '../session/ZkSession.js';
@@ -52,26 +52,25 @@ export class NodeCreation {
    * an uncontended acquire costs one round trip.
    */
   enqueue(options: EnterOptions, stop: StopSignal): Promise<Created> {
-    let guid: string;
+    let protectedName: ProtectedName;
     let requested: string;
     try {
-      let protectedName: string;
-      ({ guid, name: protectedName } = newProtectedName(options.kind));
-      requested = joinPath(this.path, protectedName);
+      protectedName = newProtectedName(options.kind);
+      requested = joinPath(this.path, protectedName.name);
       assertLockNodeFits(this.session, requested, this.scope.nodeData(options.data)); // before any directory is made
     } catch (err) {
       return Promise.reject(err);
     }
     // The session our creates go to: a clean-up never runs on a later one (its nodes went with it).
     const generation = this.session.generation;
-    if (options.prepare !== undefined || stop.aborted) return this.enqueueSlowly(requested, guid, generation, options, stop);
-    return this.firstAttempt(requested, guid, generation, options, stop);
+    if (options.prepare !== undefined || stop.aborted) return this.enqueueSlowly(requested, protectedName, generation, options, stop);
+    return this.firstAttempt(requested, protectedName, generation, options, stop);
   }
 
   /** {@link enqueue} with a `prepare` step, or already stopped: the create loop from the start. */
-  private async enqueueSlowly(requested: string, guid: string, generation: number, options: EnterOptions, stop: StopSignal): Promise<Created> {
+  private async enqueueSlowly(requested: string, protectedName: ProtectedName, generation: number, options: EnterOptions, stop: StopSignal): Promise<Created> {
     if (options.prepare !== undefined) await this.retries.untilAnswered(stop, options.prepare);
-    return this.checked(await this.createOwnNode(requested, guid, generation, options, stop), guid, generation, stop);
+    return this.checked(await this.createOwnNode(requested, protectedName, generation, options, stop), protectedName, generation, stop);
   }
 
   /**
@@ -79,7 +78,7 @@ export class NodeCreation {
    * answer to each) costs no async frame. Anything else goes on in the create loop, which starts
    * from this attempt's outcome.
    */
-  private firstAttempt(requested: string, guid: string, generation: number, options: EnterOptions, stop: StopSignal): Promise<Created> {
+  private firstAttempt(requested: string, protectedName: ProtectedName, generation: number, options: EnterOptions, stop: StopSignal): Promise<Created> {
     const startedAt = performance.now();
     const create = this.session.create(requested, this.scope.nodeData(options.data), { mode: 'ephemeral_sequential' });
     // Behind every create of this session in this directory issued in this run (see createOwnNode).
@@ -93,31 +92,31 @@ export class NodeCreation {
     );
     return stop.race(listing).then(
       ({ children, stat }) => {
-        if (answer === undefined || 'error' in answer) return this.createOwnNode(requested, guid, generation, options, stop, create, startedAt).then((made) => this.checked(made, guid, generation, stop));
+        if (answer === undefined || 'error' in answer) return this.createOwnNode(requested, protectedName, generation, options, stop, create, startedAt).then((made) => this.checked(made, protectedName, generation, stop));
         const { created } = answer;
         const made: Created = { path: created.path, name: created.path.slice(this.path.length + 1), fencingToken: created.stat.czxid, children, ghostGuid: undefined, directoryCzxid: stat.czxid };
-        return this.checked(made, guid, generation, stop);
+        return this.checked(made, protectedName, generation, stop);
       },
       (err: unknown) => {
         if (stop.aborted) {
-          return this.giveUp(stop, guid, generation, create).then(() => {
+          return this.giveUp(stop, protectedName, generation, create).then(() => {
             throw stop.reason;
           });
         }
-        if (answer === undefined || 'error' in answer) return this.createOwnNode(requested, guid, generation, options, stop, create, startedAt).then((made) => this.checked(made, guid, generation, stop));
+        if (answer === undefined || 'error' in answer) return this.createOwnNode(requested, protectedName, generation, options, stop, create, startedAt).then((made) => this.checked(made, protectedName, generation, stop));
         // The listing alone failed (connection loss between the two replies): list again.
         const { created } = answer;
-        return this.listAgain(created, guid, generation, stop, undefined).then((made) => this.checked(made, guid, generation, stop));
+        return this.listAgain(created, protectedName, generation, stop, undefined).then((made) => this.checked(made, protectedName, generation, stop));
       },
     );
   }
 
   /** `created`, once what is checked per directory incarnation is (see {@link checkIncarnation}); nothing to wait for on the common path. */
-  private checked(created: Created, guid: string, generation: number, stop: StopSignal): Created | Promise<Created> {
+  private checked(created: Created, protectedName: ProtectedName, generation: number, stop: StopSignal): Created | Promise<Created> {
     if (!this.incarnationUnchecked(created)) return created;
     return this.checkIncarnation(created, stop).then(
       () => created,
-      (err: unknown) => this.giveUp(stop, guid, generation, Promise.resolve(created)).then(() => {
+      (err: unknown) => this.giveUp(stop, protectedName, generation, Promise.resolve(created)).then(() => {
         throw err;
       }),
     );
@@ -165,7 +164,7 @@ export class NodeCreation {
    * @param sent a create already sent (the first attempt's): its outcome is where the loop begins
    * @param startedAt when the acquisition's first create was sent (the retry policy counts from it)
    */
-  private async createOwnNode(requested: string, guid: string, generation: number, options: EnterOptions, stop: StopSignal, sent?: Promise<CreateResult>, startedAt = performance.now()): Promise<Created> {
+  private async createOwnNode(requested: string, protectedName: ProtectedName, generation: number, options: EnterOptions, stop: StopSignal, sent?: Promise<CreateResult>, startedAt = performance.now()): Promise<Created> {
     const session = this.session;
     // An attempt whose reply was lost and whose node was not found may still be applied later.
     let ghostGuid: string | undefined;
@@ -191,7 +190,7 @@ export class NodeCreation {
         created = await stop.race(create);
       } catch (err) {
         if (stop.aborted) {
-          await this.giveUp(stop, guid, generation, create);
+          await this.giveUp(stop, protectedName, generation, create);
           throw stop.reason;
         }
         if (isZkError(err, 'NO_NODE')) {
@@ -202,45 +201,45 @@ export class NodeCreation {
         // The reply was lost: the node may exist with nobody knowing its name. Find it by GUID.
         let recovered: Created | undefined;
         try {
-          recovered = await this.recover(guid, stop);
+          recovered = await this.recover(protectedName, stop);
         } catch (recoverErr) {
-          await this.giveUp(stop, guid, generation, Promise.reject(err));
+          await this.giveUp(stop, protectedName, generation, Promise.reject(err));
           throw recoverErr;
         }
         if (recovered !== undefined) return { ...recovered, ghostGuid };
-        ghostGuid = guid;
+        ghostGuid = protectedName.guid;
         try {
           retries ??= this.retries.from(startedAt);
           await this.retries.pauseBeforeRetry(retries, err, stop);
         } catch (gaveUp) {
           // The policy gave up: a create still held by the old server may yet be applied.
-          await this.giveUp(stop, guid, generation, Promise.reject(err));
+          await this.giveUp(stop, protectedName, generation, Promise.reject(err));
           throw gaveUp;
         }
         continue;
       }
-      if (listing === undefined) return this.listAgain(created, guid, generation, stop, ghostGuid);
+      if (listing === undefined) return this.listAgain(created, protectedName, generation, stop, ghostGuid);
       try {
         const { children, stat } = await stop.race(listing);
         return { path: created.path, name: created.path.slice(this.path.length + 1), fencingToken: created.stat.czxid, children, ghostGuid, directoryCzxid: stat.czxid };
       } catch (err) {
         if (stop.aborted) {
-          await this.giveUp(stop, guid, generation, Promise.resolve(created));
+          await this.giveUp(stop, protectedName, generation, Promise.resolve(created));
           throw err;
         }
         // The listing alone failed (connection loss between the two replies): list again.
-        return this.listAgain(created, guid, generation, stop, ghostGuid);
+        return this.listAgain(created, protectedName, generation, stop, ghostGuid);
       }
     }
   }
 
   /** Our node is made; its listing is to be made again (lost with the connection, or not sent). */
-  private async listAgain(created: CreateResult, guid: string, generation: number, stop: StopSignal, ghostGuid: string | undefined): Promise<Created> {
+  private async listAgain(created: CreateResult, protectedName: ProtectedName, generation: number, stop: StopSignal, ghostGuid: string | undefined): Promise<Created> {
     try {
       const children = await this.list(stop);
       return { path: created.path, name: created.path.slice(this.path.length + 1), fencingToken: created.stat.czxid, children, ghostGuid };
     } catch (listErr) {
-      await this.giveUp(stop, guid, generation, Promise.resolve(created));
+      await this.giveUp(stop, protectedName, generation, Promise.resolve(created));
       throw listErr;
     }
   }
@@ -252,10 +251,11 @@ export class NodeCreation {
   }
 
   /**
-   * After a create whose reply was lost: wait for the connection, look for our GUID among the
-   * children, and adopt the node only if our current session owns it; delete any other.
+   * After a create whose reply was lost: wait for the connection, look among the children for the
+   * nodes our creates of `protectedName` made (its GUID and its kind), and adopt one only if our
+   * current session owns it; delete any other.
    */
-  private async recover(guid: string, stop: StopSignal): Promise<Created | undefined> {
+  private async recover(protectedName: ProtectedName, stop: StopSignal): Promise<Created | undefined> {
     const session = this.session;
     let children: string[];
     try {
@@ -266,7 +266,7 @@ export class NodeCreation {
       if (isZkError(err, 'NO_NODE')) return undefined;
       throw err;
     }
-    const ours = this.scope.namesWithGuid(children, guid);
+    const ours = this.scope.namesCreatedAs(children, protectedName.name);
     let adopted: Created | undefined;
     for (const name of ours) {
       const path = joinPath(this.path, name);
@@ -287,8 +287,8 @@ export class NodeCreation {
    * connection drops meanwhile, or past a deadline or an abort the slack runs out (a stalled
    * server: docs/architecture.md, "Deadlines"), the clean-up finishes in the background.
    */
-  private async giveUp(stop: StopSignal, guid: string, generation: number, create: Promise<{ path: string }>): Promise<void> {
-    const cleanup = this.abandon(guid, generation, create);
+  private async giveUp(stop: StopSignal, protectedName: ProtectedName, generation: number, create: Promise<{ path: string }>): Promise<void> {
+    const cleanup = this.abandon(protectedName, generation, create);
     const session = this.session;
     if (session.state !== 'connected' && session.state !== 'reconnected') return;
     // Through the scope's listener sets, not one session listener each: a burst given up in one
@@ -308,7 +308,7 @@ export class NodeCreation {
   }
 
   /** Deletes, in the background, a node whose acquisition was given up mid-create. */
-  private abandon(guid: string, generation: number, create: Promise<{ path: string }>): Promise<void> {
+  private abandon(protectedName: ProtectedName, generation: number, create: Promise<{ path: string }>): Promise<void> {
     create.catch(() => undefined);
     const cleanup = (async () => {
       try {
@@ -324,7 +324,7 @@ export class NodeCreation {
           await this.session.waitForConnected(this.session.sessionSignal);
           // Now, and once more a session timeout later: the server we lost may still apply it
           // (a stalled one does, when it resumes).
-          this.leaving.sweepFor(guid, generation);
+          this.leaving.sweepFor(protectedName.name, generation);
         } catch {
           // Session lost meanwhile: its ephemeral nodes go with it.
         }

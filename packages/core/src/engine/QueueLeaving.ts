@@ -1,5 +1,6 @@
 import { debugReleased } from '../diagnostics/debug.js';
 import { isZkError } from '../errors.js';
+import { withoutSequence } from '../nodes/index.js';
 import type { RetryBudget } from '../retry/RetryBudget.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { EngineScope } from './EngineScope.js';
@@ -58,7 +59,7 @@ export class QueueLeaving {
         own?.end();
         seats.delete(seat.path);
         // A create of this acquisition applied late may have left a node with its GUID.
-        if (seat.ghostGuid !== undefined) this.sweepFor(seat.ghostGuid, seat.generation);
+        if (seat.ghostGuid !== undefined) this.sweepFor(withoutSequence(seat.name), seat.generation);
       },
       (err: unknown) => {
         if (own !== undefined) {
@@ -70,16 +71,26 @@ export class QueueLeaving {
     );
   }
 
-  /** Sweeps the directory for nodes carrying `guid` (of session `generation`): now, and a session timeout later. */
-  sweepFor(guid: string, generation: number): void {
+  /**
+   * Sweeps the directory for nodes that creates of `protectedName` (`_c_<guid>-<kind>`, of session
+   * `generation`) made: now, and a session timeout later.
+   */
+  sweepFor(protectedName: string, generation: number): void {
     this.sweeps ??= new GhostSweeps(this.scope, this.path, (path, gen) => this.deleteQuietly(path, gen), this.inBackground);
-    this.sweeps.left(guid, generation);
+    this.sweeps.left(protectedName, generation);
   }
 
-  /** Deletes a node of ours that no seat stands for (a duplicate found by GUID, a late create). */
+  /**
+   * Deletes a node of ours that no seat stands for (a duplicate found by GUID, a late create),
+   * quietly: a node already gone, or one we may not delete, is no error. A node that a seat of
+   * this session stands for (held or waiting, e.g. a read/write downgrade's read node, which
+   * carries its write node's GUID) is never deleted here, whatever its name: it is that seat's to
+   * leave (docs/architecture.md, "The lost create reply"). Nothing of any seat is touched, so had
+   * the node been seated meanwhile, its holder would be told of its deletion like of anyone else's.
+   */
   async deleteQuietly(path: string, generation = this.session.generation): Promise<void> {
     try {
-      await this.leave({ path, name: '', fencingToken: 0n, generation, signal: this.session.sessionSignal });
+      await this.deleteSeat({ path, name: '', fencingToken: 0n, generation, signal: this.session.sessionSignal }, true);
     } catch {
       // Not ours to delete after all (e.g. NO_AUTH): nothing more we can do.
     }
@@ -90,15 +101,22 @@ export class QueueLeaving {
    * once the policy gives up it goes on a second apart, until the session answers or ends. The
    * first attempt is a plain call; only a lost connection goes on to the retrying loop.
    */
-  private deleteSeat(seat: QueueNode): Promise<void> {
-    const session = this.session;
-    if (isSeatLost(seat) || session.generation !== seat.generation) return Promise.resolve();
+  private deleteSeat(seat: QueueNode, quiet = false): Promise<void> {
+    if (this.deletesNothing(seat, quiet)) return Promise.resolve();
     const startedAt = performance.now();
-    return session.delete(seat.path).then(undefined, (err: unknown) => this.afterFailedDelete(seat, err, startedAt));
+    return this.session.delete(seat.path).then(undefined, (err: unknown) => this.afterFailedDelete(seat, err, startedAt, quiet));
+  }
+
+  /**
+   * Whether a delete of `seat` is to be sent no more: its holding or its session is lost (the node
+   * went with the session), or, for a quiet delete, a seat of ours stands for its node.
+   */
+  private deletesNothing(seat: QueueNode, quiet: boolean): boolean {
+    return isSeatLost(seat) || this.session.generation !== seat.generation || (quiet && this.scope.seats.has(seat.path));
   }
 
   /** A delete of `seat` failed with `err`: done, refused (rethrown), or retried (see {@link deleteSeat}). */
-  private async afterFailedDelete(seat: QueueNode, err: unknown, startedAt: number): Promise<void> {
+  private async afterFailedDelete(seat: QueueNode, err: unknown, startedAt: number, quiet: boolean): Promise<void> {
     const session = this.session;
     let retries: RetryBudget | undefined; // made at the first failure
     let failure = err;
@@ -113,7 +131,7 @@ export class QueueLeaving {
         delay = GUARANTEED_DELETE_PAUSE_MS;
       }
       await this.retries.pauseThenReconnect(delay, seat.signal);
-      if (isSeatLost(seat) || session.generation !== seat.generation) return;
+      if (this.deletesNothing(seat, quiet)) return;
       try {
         await session.delete(seat.path);
         return;

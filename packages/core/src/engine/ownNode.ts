@@ -29,7 +29,8 @@ export interface QueueNode {
   /**
    * Set when an earlier create of this acquisition lost its reply and was not found afterwards:
    * the server may still apply it (a request the old server had not passed on yet), leaving a
-   * node with this GUID that nobody knows. Leaving the queue sweeps the directory for it.
+   * node with this GUID that nobody knows. Leaving the queue sweeps the directory for the nodes
+   * that create made (this GUID and this node's kind), sparing any node a seat stands for.
    */
   readonly ghostGuid?: string | undefined;
 }

@@ -8,6 +8,6 @@ export {
   withoutProtection,
   type ProtectedName,
 } from './protectedNames.js';
-export { MAX_SEQUENCE, kindOf, sequenceOf, sortedChildren, type QueueEntry } from './sequence.js';
+export { MAX_SEQUENCE, kindOf, sequenceOf, sortedChildren, withoutSequence, type QueueEntry } from './sequence.js';
 export { nodeDataOf, REVOCATION_MARKER, isRevocationRequest } from './nodeData.js';
 export { encodeOwnerData, parseOwnerData, type NodeOwner } from './ownerData.js';

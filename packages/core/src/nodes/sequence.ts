@@ -86,6 +86,14 @@ export function kindOf(name: string): string {
 }
 
 /**
+ * The name a sequential create asked for, given the name it made: `name` without its sequence.
+ * `_c_<uuid>-lock-0000000003` → `_c_<uuid>-lock-`. A name without a sequence is returned unchanged.
+ */
+export function withoutSequence(name: string): string {
+  return splitSequence(name)?.head ?? name;
+}
+
+/**
  * Parses and orders the children of a lock directory: by sequence, then by name (two parents'
  * worth of nodes can share a sequence only after a directory was recreated, but the order must
  * still be total). Names without a sequence, e.g. files of other tools, are left out.

@@ -57,6 +57,18 @@ describe('EngineScope', () => {
     expect(scope.namesWithGuid(listing, '99999999-9999-4999-8999-999999999999')).toEqual([]);
   });
 
+  it("finds the nodes a create made by its GUID and its kind: a downgrade's read node, same GUID, another kind, is not one of them", () => {
+    const scope = new EngineScope(fakeSession());
+    for (const [write, read] of [['write-', 'read-'], ['__WRIT__', '__READ__']] as const) {
+      const made = [`_c_${GUID_A}-${write}0000000005`, `_c_${GUID_A}-${write}0000000007`, `_c_${GUID_A}-${write}-2147483648`];
+      const listing = [made[0]!, `_c_${GUID_A}-${read}0000000005`, `_c_${GUID_B}-${write}0000000006`, made[1]!, made[2]!];
+      expect(scope.namesCreatedAs(listing, `_c_${GUID_A}-${write}`)).toEqual(made);
+      expect(scope.namesCreatedAs(listing, `_c_${GUID_A}-${read}`)).toEqual([listing[1]]);
+      expect(scope.namesCreatedAs(listing, `_c_${GUID_B}-${read}`)).toEqual([]);
+    }
+    expect(scope.namesCreatedAs([`_c_${GUID_A}-lock-0000000001`], 'lock-')).toEqual([]); // not a protected name
+  });
+
   it('marks a seat of ours as keeping its place, and only a seat of ours', () => {
     const scope = new EngineScope(fakeSession());
     scope.seats.set('/locks/a/_c_x-write-0000000001', { held: true });

@@ -9,6 +9,7 @@ import { retryForever, retryNTimes, sessionFailedRetryPolicy } from '../../src/r
 import { LockQueue } from '../../src/engine/LockQueue.js';
 import { protectionGuidOf } from '../../src/nodes/index.js';
 import { exclusiveRule, type OrderingRule } from '../../src/engine/OrderingRule.js';
+import type { QueueSeat } from '../../src/engine/ownNode.js';
 import { waitUntilGone } from '../../src/watch/NodeWatch.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { childrenOf, pollUntil, untilChildCount } from '../../../testing/src/observeNodes.js';
@@ -542,17 +543,10 @@ describe('LockQueue', () => {
 
   it('a create lost before the server saw it is made again; a node with its GUID applied late (the old server still held it) is swept when the seat is left, and once more a session timeout later', async () => {
     const path = `${root}/ghost`;
-    await observer.mkdirp(path);
-    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
-    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
-    try {
+    await throughProxy(async (via, proxy) => {
       const queue = new LockQueue(via, path);
-      const dropped = proxy.dropNextRequest(OP_CREATE2);
-      const entering = enterExclusive(queue, { timeoutMs: 20_000 });
-      await dropped;
-      const seat = await entering; // not found after the reconnection: created again
-      const guid = protectionGuidOf(seat.name)!;
-      expect(seat.ghostGuid).toBe(guid);
+      const seat = await seatAfterLostCreate(queue, proxy);
+      const guid = seat.ghostGuid!;
       // What a late-applied first create leaves: a node of ours with the same GUID, behind us.
       const ghost = (await via.create(`${path}/_c_${guid}-lock-`, null, { mode: 'ephemeral_sequential' })).path;
       await queue.leave(seat);
@@ -565,10 +559,37 @@ describe('LockQueue', () => {
       // A plain acquisition (no lost create) lists nothing when it leaves.
       const plain = await enterExclusive(queue);
       expect(plain.ghostGuid).toBeUndefined();
-    } finally {
-      await via.close();
-      await proxy.close();
-    }
+    }, 4000);
+  });
+
+  it("the sweeps for a lost create never take a node a seat of this process stands for, whatever its name: a held node named as that create's late node would be stays held (at the release and a session timeout later) while a real late node goes; deleted by someone else, its holder is told", async () => {
+    const path = `${root}/ghost-spares-seats`;
+    await throughProxy(async (via, proxy) => {
+      const queue = new LockQueue(via, path);
+      const seat = await seatAfterLostCreate(queue, proxy);
+      // A node of ours with that create's GUID and kind, held through the queue as a read/write
+      // downgrade's read node is (that one's kind differs; the guard must not rely on it).
+      const lookalike = await via.create(`${path}/_c_${seat.ghostGuid!}-lock-`, null, { mode: 'ephemeral_sequential' });
+      const held = queue.adopt(lookalike.path, lookalike.stat.czxid, via.generation, performance.now());
+      await via.create(`${path}/_c_${seat.ghostGuid!}-lock-`, null, { mode: 'ephemeral_sequential' }); // a real late node
+      const heldOnly = [lookalike.path.slice(path.length + 1)];
+      const listed = proxy.answersTo(OP_GET_CHILDREN2, path);
+      await queue.leave(seat);
+      await queue.settled();
+      expect(await children(path), 'the late node goes, the held one stays').toEqual(heldOnly);
+      expect([held.signal.aborted, proxy.requestsTo(OP_DELETE, lookalike.path)], "the held node's signal; deletes sent for it").toEqual([false, 0]);
+      // The second sweep, a session timeout later: a listing, then nothing deleted.
+      await pollUntil(() => proxy.answersTo(OP_GET_CHILDREN2, path) >= listed + 2, via.negotiatedSessionTimeoutMs + 10_000, 'the second sweep');
+      await queue.settled();
+      expect(await children(path)).toEqual(heldOnly);
+      expect([held.signal.aborted, proxy.requestsTo(OP_DELETE, lookalike.path)], "the held node's signal; deletes sent for it").toEqual([false, 0]);
+      // Nothing of the sweeps silenced its holder: deleted by an operator, the holding is lost.
+      const aborted = new Promise<void>((resolve) => held.signal.addEventListener('abort', () => resolve(), { once: true }));
+      await observer.delete(lookalike.path);
+      await aborted;
+      expect((held.signal.reason as { code?: string }).code).toBe('NODE_DELETED');
+      await queue.leave(held);
+    }, 4000);
   });
 
   it('1,000 acquisitions whose first creates were lost unseen, drained one after another: their sweeps for late nodes share listings, at least a tenth of the session timeout apart', async () => {
@@ -745,14 +766,29 @@ describe('waitUntilGone', () => {
   });
 });
 
-/** Runs `fn` with a session (8 s) connected to the shared server through a FaultProxy of its own; closes both after. */
-async function throughProxy(fn: (via: ZkSession, proxy: FaultProxy) => Promise<void>): Promise<void> {
+/** Runs `fn` with a session (8 s unless said) connected to the shared server through a FaultProxy of its own; closes both after. */
+async function throughProxy(fn: (via: ZkSession, proxy: FaultProxy) => Promise<void>, sessionTimeoutMs = 8000): Promise<void> {
   const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
-  const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 8000 });
+  const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs });
   try {
     await fn(via, proxy);
   } finally {
     await via.close();
     await proxy.close();
   }
+}
+
+/**
+ * A seat of `queue` (its session behind `proxy`) whose first create was dropped with its
+ * connection, unseen by the server: not found after the reconnection, it was created again, and
+ * the seat carries the GUID to sweep for.
+ */
+async function seatAfterLostCreate(queue: LockQueue, proxy: FaultProxy): Promise<QueueSeat> {
+  await observer.mkdirp(queue.path);
+  const dropped = proxy.dropNextRequest(OP_CREATE2);
+  const entering = enterExclusive(queue, { timeoutMs: 20_000 });
+  await dropped;
+  const seat = await entering;
+  expect(seat.ghostGuid).toBe(protectionGuidOf(seat.name));
+  return seat;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SEQUENCE, kindOf, sequenceOf, sortedChildren } from '../../src/nodes/index.js';
+import { MAX_SEQUENCE, kindOf, sequenceOf, sortedChildren, withoutSequence } from '../../src/nodes/index.js';
 
 const G1 = '3f0a3c6e-8b1d-4c5e-9f2a-7d6b5c4e3a21';
 const G2 = '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f';
@@ -63,6 +63,16 @@ describe('kindOf', () => {
   it('is the unprotected remainder when there is no sequence', () => {
     expect(kindOf(`_c_${G1}-lock-`)).toBe('lock-');
     expect(kindOf('readme.txt')).toBe('readme.txt');
+  });
+});
+
+describe('withoutSequence', () => {
+  it('is the name a sequential create asked for, wrapped sequences included', () => {
+    expect(withoutSequence(`_c_${G1}-lock-0000000001`)).toBe(`_c_${G1}-lock-`);
+    expect(withoutSequence(`_c_${G1}-__WRIT__0000000001`)).toBe(`_c_${G1}-__WRIT__`);
+    expect(withoutSequence(`_c_${G1}-lock--2147483648`)).toBe(`_c_${G1}-lock-`);
+    expect(withoutSequence(`_c_${G1}-lock--000000001`)).toBe(`_c_${G1}-lock-`);
+    expect(withoutSequence('readme.txt')).toBe('readme.txt');
   });
 });
 

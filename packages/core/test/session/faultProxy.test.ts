@@ -158,6 +158,24 @@ describe('FaultProxy', () => {
     expect(c.frames.map((f) => f.readInt32BE(4)).slice(1)).toEqual([1]);
   });
 
+  it('dropNextRequest swallows the next request of its opcode and cuts (true); disarmed by its signal first, it lets it through (false)', async () => {
+    const c = await client();
+    const disarm = new AbortController();
+    const disarmed = proxy.dropNextRequest(15, { signal: disarm.signal });
+    disarm.abort();
+    expect(await disarmed).toBe(false);
+    c.sock.write(request(1, 15, Buffer.from('create')));
+    await until(() => c.frames.length === 2);
+    const dropped = proxy.dropNextRequest(15, { signal: new AbortController().signal });
+    c.sock.write(request(2, 4));
+    c.sock.write(request(3, 15, Buffer.from('create')));
+    expect(await dropped).toBe(true);
+    await c.closed;
+    // The server saw the first create and the read, never the second create.
+    expect(received.map((f) => (f.length >= 12 ? f.readInt32BE(8) : null)).slice(1)).toEqual([15, 4]);
+    expect(await proxy.dropNextRequest(15, { signal: AbortSignal.abort() })).toBe(false);
+  });
+
   it('dropConnections and refuseConnections', async () => {
     const c = await client();
     proxy.dropConnections();

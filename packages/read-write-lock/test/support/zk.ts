@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { isZkError, type ZkSession } from '@zk-recipes/core';
 import { listAndWatchChildren } from '@zk-recipes/core/recipe-kit';
+import { FaultProxy, testConnectString } from '@zk-recipes/testing';
 
 /** The children of `path` ([] when it does not exist), sorted by name. */
 export async function childrenOf(session: ZkSession, path: string): Promise<string[]> {
@@ -25,6 +26,12 @@ export async function untilChildren(
     if (accept(children)) return children;
     await changed;
   }
+}
+
+/** A FaultProxy in front of the test server (the first of `testConnectString()`): connect a session through it. */
+export function proxyToTestServer(): Promise<FaultProxy> {
+  const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
+  return FaultProxy.start({ targetHost: host, targetPort: Number(port) });
 }
 
 /** A promise with its resolve function outside. */

@@ -106,7 +106,7 @@ const NS_PER_MS = 1_000_000n;
  * its session expires, whichever is first; a leader failure for as long as it lasts, plus a second
  * to elect and reconnect; a stalled server as a partition of everyone on it, plus a second for an
  * election (it may be the leader); an expiry frees its nodes at once (a second for the victim to enqueue
- * again). An operator's deletes and writes never hold a lock back: none.
+ * again), and a dropped create costs its process a reconnection (a second, the same). An operator's deletes and writes never hold a lock back: none.
  */
 export function faultAllowanceMs(fault: FaultSpan, sessionTimeoutMs: number): number {
   const durationMs = Number(fault.end - fault.start) / 1e6;
@@ -132,6 +132,10 @@ export function faultAllowanceMs(fault: FaultSpan, sessionTimeoutMs: number): nu
     case 'server-stall':
       return Math.min(durationMs, sessionTimeoutMs) + 2000;
     case 'expire':
+      return 1000;
+    // The process whose create was dropped waits while it reconnects, finds nothing by its GUID and
+    // creates again: as an expiry's victim enqueueing again.
+    case 'drop-create':
       return 1000;
     default:
       return 0;

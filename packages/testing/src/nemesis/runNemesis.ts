@@ -2,10 +2,10 @@
  * The nemesis: N worker processes contend for one lock, each through its own {@link FaultProxy}
  * per server, while a seeded schedule of faults ({@link makeSchedule}) runs against them — kills
  * (with a replacement process), pauses, partitions of both and of either direction, session
- * expiries, an operator's deletes and foreign writes, leader failures and stalled servers of a
- * 3-server ensemble. Then a calm tail without faults, a clean stop, and the checkers over every
- * process's records: holds ({@link checkHolds}), idle gaps ({@link findIdleGaps}) and deadlines
- * ({@link checkDeadlines}).
+ * expiries, creates dropped with their connection, an operator's deletes and foreign writes,
+ * leader failures and stalled servers of a 3-server ensemble. Then a calm tail without faults, a
+ * clean stop, and the checkers over every process's records: holds ({@link checkHolds}), idle
+ * gaps ({@link findIdleGaps}) and deadlines ({@link checkDeadlines}).
  *
  * The worker script receives `<connectString> <lockPath> <sessionTimeoutMs> <chatterPath>
  * ...workerArgs` and runs {@link runNemesisWorker} (with `chatterPath`).
@@ -166,9 +166,11 @@ export interface NemesisResult {
   sections: number;
   /** Of `sections`, those that started in the calm tail. */
   calmSections: number;
+  /** Of `sections`, read holds a write-lock holder took by downgrading (see `NemesisHandle.downgrade`). */
+  downgrades: number;
   /** Acquisitions the workers gave up on purpose (waiters leaving the queue). */
   gaveUp: number;
-  /** Acquisitions that rejected, by error code. */
+  /** Acquisitions that rejected, by error code (downgrades that failed as `downgrade:<code>`). */
   acquireFailures: Record<string, number>;
   /** The safety checker's result over every process's holds ({@link checkHolds}). */
   check: CheckResult;
@@ -221,6 +223,8 @@ export interface NemesisResult {
 const now = (): bigint => process.hrtime.bigint();
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const NS_PER_MS = 1_000_000n;
+/** ZooKeeper's CREATE2 opcode: every lock node's create (`ZkSession` sends no plain CREATE). */
+const OP_CREATE2 = 15;
 
 function portsOf(connectString: string): number[] {
   return connectString.split(',').map((hp) => Number(hp.slice(hp.lastIndexOf(':') + 1)));
@@ -247,6 +251,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
   const credentials = new Map<string, { session: string; password: string }>();
   const acquireFailures: Record<string, number> = {};
   let sections = 0;
+  let downgrades = 0;
   let gaveUp = 0;
   const states: Record<string, Array<{ t: bigint; state: string }>> = {};
   let calmStart: bigint | undefined;
@@ -303,6 +308,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
           ...(line['shared'] === true ? { shared: true } : {}),
         });
         holding.set(line.worker, String(line['path']));
+        if (line['downgrade'] === true) downgrades++;
         settle(key, line, true);
         break;
       case 'section': {
@@ -328,6 +334,11 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
         const code = String(line['code']);
         acquireFailures[code] = (acquireFailures[code] ?? 0) + 1;
         settle(key, line, false);
+        break;
+      }
+      case 'downgrade-failed': {
+        const code = `downgrade:${String(line['code'])}`;
+        acquireFailures[code] = (acquireFailures[code] ?? 0) + 1;
         break;
       }
       case 'stopped':
@@ -487,6 +498,27 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
           const done = now();
           expiries.push({ session: creds.session, start: at, done });
           return { step, lane, start: at, end: done, worker: proc.name };
+        }
+        case 'drop-create': {
+          const proc = chooseProcess(step, claimed);
+          if (!proc) return record({ skipped: 'no process' });
+          // Armed on each of its proxies (it may move to another server meanwhile); the first to
+          // drop disarms the others.
+          const disarm = new AbortController();
+          let droppedAt: bigint | undefined;
+          const dropped = new Promise<boolean>((resolve) => {
+            for (const proxy of proxies[proc.slot]!) {
+              void proxy.dropNextRequest(OP_CREATE2, { signal: disarm.signal }).then((cut) => {
+                if (!cut) return;
+                droppedAt ??= now();
+                resolve(true);
+              });
+            }
+          });
+          const fired = await Promise.race([dropped, sleep(step.durationMs).then(() => false)]);
+          disarm.abort();
+          if (!fired || droppedAt === undefined) return record({ skipped: 'no create sent', worker: proc.name });
+          return { step, lane, start: droppedAt, end: droppedAt, worker: proc.name };
         }
         case 'delete-holder':
         case 'delete-waiter': {
@@ -667,6 +699,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
     counts: countKinds(faults.filter((f) => !f.skipped).map((f) => f.step.kind)),
     sections,
     calmSections,
+    downgrades,
     gaveUp,
     acquireFailures,
     check,
@@ -698,7 +731,7 @@ export function describeNemesis(result: NemesisResult): string {
   const lines = [
     `seed ${result.seed}: ${(result.faultMs / 60_000).toFixed(2)} min of faults + ${result.calmMs} ms calm, ${result.workers} processes (${result.processesStarted} started), session ${result.sessionTimeoutMs} ms`,
     `faults: ${counts || 'none'} (${result.faults.filter((f) => f.skipped).length} skipped)`,
-    `sections: ${result.sections} (${result.calmSections} in the calm tail); waiters gave up: ${result.gaveUp}; acquire failures: ${failures || 'none'}`,
+    `sections: ${result.sections} (${result.calmSections} in the calm tail)${result.downgrades > 0 ? `, ${result.downgrades} of them downgrades` : ''}; waiters gave up: ${result.gaveUp}; acquire failures: ${failures || 'none'}`,
     `overlaps: ${result.overlaps.length}`,
   ];
   // Seconds since the run's start, as in the fault log.

@@ -22,6 +22,12 @@ export const FAULT_KINDS = [
   'partition-replies',
   /** Expire a process's session on the server (`expireSession`). */
   'expire',
+  /**
+   * Swallow the next create a process sends, and its connection with it
+   * (`FaultProxy.dropNextRequest`): the server never sees it, the client recovers it by its GUID,
+   * creates again and sweeps for the lost one later. Armed for 1-3 s; skipped if no create came.
+   */
+  'drop-create',
   /** The operator deletes the first node of the queue (the holder's). */
   'delete-holder',
   /** The operator deletes a node behind the first (a waiter's). */
@@ -57,7 +63,7 @@ export interface FaultStep {
   kind: FaultKind;
   /** Earliest start, ms after the run's start (a step never starts before the previous one ended). */
   atMs: number;
-  /** How long a pause or partition lasts (0 for instant faults). */
+  /** How long a pause or partition lasts, or a `drop-create` stays armed (0 for instant faults). */
   durationMs: number;
   /** Process faults: aim at the current holder, or at any process. */
   target: 'holder' | 'any';
@@ -110,6 +116,9 @@ export function makeSchedule(options: ScheduleOptions): FaultStep[] {
     else if (kind.startsWith('partition')) durationMs = prng.chance(0.5) ? prng.int(100, Math.floor(t / 2)) : prng.int(t, Math.floor(t * 1.75));
     // Shorter than the read timeout (the client waits it out) to longer than the session (it must move).
     else if (kind === 'server-stall') durationMs = prng.int(Math.ceil(t / 2), t * 2);
+    // How long the drop stays armed: a process creates a node per acquisition (tens of ms apart),
+    // a long hold delays its next one.
+    else if (kind === 'drop-create') durationMs = prng.int(1000, 3000);
     const step: FaultStep = {
       index: steps.length,
       kind,

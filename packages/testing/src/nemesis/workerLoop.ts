@@ -9,6 +9,10 @@
  *   the node and the session;
  * - `section`: the hold's end = the earlier of the handle's `signal` aborting and the call to
  *   `release()` (printed before the release is awaited);
+ * - a downgrade (a write lock's handle with `downgrade`): the write hold's `section`, then a
+ *   `granted` with `downgrade: true` and the next id for the read hold, from the write hold's end
+ *   (no `acquiring`: the read lock is granted at once), or `downgrade-failed` (the write hold's id,
+ *   the error code);
  * - `release-failed`: `release()` rejected;
  * - `acquire-failed`: `acquire()` rejected (its error code);
  * - `gave-up`: the worker aborted its own acquisition (see `giveUp`);
@@ -47,6 +51,12 @@ export interface NemesisHandle {
   readonly grantedAt?: number;
   /** Gives the lock up; the hold ends when it is called. */
   release(): Promise<void>;
+  /**
+   * A write lock's handle whose holder downgrades: takes the read lock at the write lock's place.
+   * The loop calls it once the write hold is over, before releasing this handle, then holds the
+   * read lock (a shared hold, reported from the write hold's end) and releases it in turn.
+   */
+  downgrade?(): Promise<NemesisHandle>;
 }
 
 /** Options of {@link runNemesisWorker}. */
@@ -162,6 +172,27 @@ function hold(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** When a handle's signal aborted, followed from the moment it was obtained (see {@link abortsOf}). */
+interface AbortTimes {
+  /** Stops following; when the signal aborted, if it has. */
+  stop(): bigint | undefined;
+}
+
+/** Follows `handle`'s signal from now: aborted already, it counts as aborted at `since`. */
+function abortsOf(handle: NemesisHandle, since: bigint): AbortTimes {
+  let abortedAt: bigint | undefined = handle.signal.aborted ? since : undefined;
+  const onAbort = (): void => {
+    abortedAt ??= now();
+  };
+  handle.signal.addEventListener('abort', onAbort, { once: true });
+  return {
+    stop: () => {
+      handle.signal.removeEventListener('abort', onAbort);
+      return abortedAt;
+    },
+  };
+}
+
 /** Runs the loop until `stop` arrives on stdin, then closes the session and prints `done`. */
 export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<void> {
   const worker = workerName();
@@ -227,6 +258,40 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
   session.on('connected', rearm);
 
   let sections = 0;
+  let downgrades = 0;
+  /** Holds `handle` for a drawn time: mostly short, a share of them long (until the faults are over). */
+  const holdForDrawnTime = async (handle: NemesisHandle): Promise<void> => {
+    const timeout = session.negotiatedSessionTimeoutMs;
+    const isLong = prng.chance(longHold.chance) && !calm.signal.aborted;
+    const holdFor = isLong
+      ? prng.int(Math.round(timeout * longHold.sessions[0]), Math.round(timeout * longHold.sessions[1]))
+      : prng.int(holdMin, holdMax);
+    await hold(holdFor, isLong ? AbortSignal.any([handle.signal, calm.signal]) : handle.signal);
+  };
+  /** Ends the hold of `handle` (acquisition `id`, granted at `granted`): reports its section, then releases. Returns the hold's end. */
+  const letGo = async (handle: NemesisHandle, id: number, granted: bigint, aborts: AbortTimes): Promise<bigint> => {
+    const releasing = now();
+    const abortedAt = aborts.stop();
+    const end = abortedAt !== undefined && abortedAt < releasing ? abortedAt : releasing;
+    sections++;
+    // Reported before release() is awaited: the hold ends when we let go, and a release that
+    // waits for a connection (or a process killed meanwhile) must not stretch it.
+    report({
+      type: 'section',
+      worker,
+      id,
+      start: granted,
+      end,
+      path: handle.path,
+      ...(abortedAt !== undefined ? { abortedAt, reason: errorCode(handle.signal.reason) } : {}),
+    });
+    try {
+      await handle.release();
+    } catch (err) {
+      report({ type: 'release-failed', worker, id, t: now(), code: errorCode(err) });
+    }
+    return end;
+  };
   for (let id = 0; !stop.signal.aborted; id++) {
     let handle: NemesisHandle;
     const attempt = new AbortController();
@@ -270,11 +335,7 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
     }
     const settledAt = now();
     const granted = handle.grantedAt !== undefined ? toMonotonic(handle.grantedAt) : settledAt;
-    let abortedAt: bigint | undefined = handle.signal.aborted ? granted : undefined;
-    const onAbort = (): void => {
-      abortedAt ??= now();
-    };
-    handle.signal.addEventListener('abort', onAbort, { once: true });
+    const aborts = abortsOf(handle, granted);
     report({
       type: 'granted',
       worker,
@@ -285,32 +346,28 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
       ...(handle.shared === true ? { shared: true } : {}),
       ...timing(settledAt),
     });
-    const timeout = session.negotiatedSessionTimeoutMs;
-    const isLong = prng.chance(longHold.chance) && !calm.signal.aborted;
-    const holdFor = isLong
-      ? prng.int(Math.round(timeout * longHold.sessions[0]), Math.round(timeout * longHold.sessions[1]))
-      : prng.int(holdMin, holdMax);
-    await hold(holdFor, isLong ? AbortSignal.any([handle.signal, calm.signal]) : handle.signal);
-    const releasing = now();
-    const end = abortedAt !== undefined && abortedAt < releasing ? abortedAt : releasing;
-    handle.signal.removeEventListener('abort', onAbort);
-    sections++;
-    // Reported before release() is awaited: the hold ends when we let go, and a release that
-    // waits for a connection (or a process killed meanwhile) must not stretch it.
-    report({
-      type: 'section',
-      worker,
-      id,
-      start: granted,
-      end,
-      path: handle.path,
-      ...(abortedAt !== undefined ? { abortedAt, reason: errorCode(handle.signal.reason) } : {}),
-    });
-    try {
-      await handle.release();
-    } catch (err) {
-      report({ type: 'release-failed', worker, id, t: now(), code: errorCode(err) });
+    await holdForDrawnTime(handle);
+    // A writer that downgrades takes the read lock while it still holds the write lock, then lets
+    // the write lock go and holds the read lock as a hold of its own (see `NemesisHandle.downgrade`).
+    let downgraded: { handle: NemesisHandle; aborts: AbortTimes } | undefined;
+    if (handle.downgrade !== undefined && !handle.signal.aborted && !stop.signal.aborted) {
+      try {
+        const read = await handle.downgrade();
+        downgraded = { handle: read, aborts: abortsOf(read, now()) };
+      } catch (err) {
+        report({ type: 'downgrade-failed', worker, id, t: now(), code: errorCode(err) });
+      }
     }
+    const end = await letGo(handle, id, granted, aborts);
+    if (downgraded === undefined) continue;
+    id++;
+    // Held alone from the write hold's end: the checker sees an exclusive hold, then a shared one.
+    const read = downgraded.handle;
+    const readGranted = read.grantedAt !== undefined && toMonotonic(read.grantedAt) > end ? toMonotonic(read.grantedAt) : end;
+    downgrades++;
+    report({ type: 'granted', worker, id, t: readGranted, path: read.path, session: session.sessionId, shared: true, downgrade: true });
+    await holdForDrawnTime(read);
+    await letGo(read, id, readGranted, downgraded.aborts);
   }
   rl.close();
   session.off('connected', reportSession);
@@ -318,5 +375,5 @@ export async function runNemesisWorker(options: NemesisWorkerOptions): Promise<v
   session.off('state', reportState);
   // close() settles every pending call; a partition cannot hold it for long, but do not wait forever.
   await Promise.race([session.close(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
-  report({ type: 'done', worker, sections });
+  report({ type: 'done', worker, sections, downgrades });
 }
