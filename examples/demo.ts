@@ -1,103 +1,90 @@
 /**
- * The zk-recipes demo: `npm run demo`.
+ * The zk-recipes demo: `npm run demo`. Every recipe, and a leader election, run by separate OS
+ * processes (children of this one, each with its own ZooKeeper session); the demo checks what they
+ * report and says whether each act held. Against the ensemble in ZK_CONNECT, or a local server it
+ * starts and stops. Exits 1 if any act failed.
  *
- * Runs against the ZooKeeper in ZK_CONNECT, or starts a local server itself (and stops it after).
- * Shows several OS processes contending for one InterProcessMutex as a live timeline, then the
- * other recipes in action.
+ * One file per act in examples/demo/acts/, one per worker role in examples/workers/.
  */
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { TestingServer } from '@zk-recipes/testing';
-import { otherRecipes } from './demoRecipes.js';
+import { ZkSession } from '@zk-recipes/core';
+import type { Act } from './demo/act.js';
+import { leaderAct } from './demo/acts/leader.js';
+import { multiLockAct } from './demo/acts/multiLock.js';
+import { mutexAct } from './demo/acts/mutex.js';
+import { readWriteLockAct } from './demo/acts/readWriteLock.js';
+import { semaphoreAct } from './demo/acts/semaphore.js';
+import { killAllWorkers } from './demo/processes.js';
+import { bold, green, red, say } from './demo/screen.js';
+import { demoZooKeeper, type DemoZooKeeper } from './demo/zookeeper.js';
 
-const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);
-const colors = [31, 32, 33, 34, 35, 36];
-const paint = (i: number, text: string) => (process.stdout.isTTY ? `\x1b[${colors[i % colors.length]}m${text}\x1b[0m` : text);
+const allActs: [string, Act][] = [
+  ['mutex', mutexAct],
+  ['read-write-lock', readWriteLockAct],
+  ['semaphore', semaphoreAct],
+  ['multi-lock', multiLockAct],
+  ['leader', leaderAct],
+];
+// `npm run demo -- leader semaphore` plays only those acts.
+const asked = process.argv.slice(2);
+const unknown = asked.filter((name) => !allActs.some(([n]) => n === name));
+if (unknown.length > 0) {
+  say(`No act named ${unknown.join(', ')}; the acts are ${allActs.map(([n]) => n).join(', ')}.`);
+  process.exit(2);
+}
+const acts = asked.length === 0 ? allActs : allActs.filter(([name]) => asked.includes(name));
 
-async function main(): Promise<void> {
-  let server: TestingServer | undefined;
-  let connectString = process.env.ZK_CONNECT;
-  if (connectString === undefined || connectString === '') {
-    process.stdout.write('No ZK_CONNECT given: starting a local ZooKeeper server... ');
-    server = await TestingServer.start();
-    connectString = server.connectString;
-    process.stdout.write(`up at ${connectString}\n`);
-  } else {
-    process.stdout.write(`Using ZooKeeper at ${connectString}\n`);
-  }
+const started = Date.now();
+say(bold('zk-recipes demo'));
+say('Five acts: the mutex, the read/write lock, the semaphore, the multi-lock and a leader election, each');
+say('played by separate OS processes (children of this one, each with its own ZooKeeper session). The demo');
+say('checks what the processes report (never two holders, never more leases than allowed, one leader) and says');
+say('so after each act. About 30 s on an idle machine, plus a few seconds to start a local ZooKeeper.');
+if (acts.length < allActs.length) say(`Playing only: ${acts.map(([name]) => name).join(', ')}.`);
+say();
+
+let zookeeper: DemoZooKeeper | undefined;
+let observer: ZkSession | undefined;
+let interrupted = false;
+// Ctrl-C: stop every process by PID and the server before leaving.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    say(`\n${signal}: stopping ${killAllWorkers()} worker processes and the server.`);
+    void (zookeeper?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
+  });
+}
+
+const verdicts: { name: string; summary: string; failures: string[] }[] = [];
+try {
+  zookeeper = await demoZooKeeper();
+  observer = await ZkSession.connect({ connectString: zookeeper.connectString });
   const root = `/zk-recipes-demo/${Date.now()}`;
-  try {
-    await mutexTimeline(connectString, `${root}/mutex`);
-    await otherRecipes(connectString, root, (line) => process.stdout.write(`${line}\n`));
-  } finally {
-    if (server !== undefined) {
-      await server.stop();
-      process.stdout.write('Local ZooKeeper server stopped.\n');
+  for (const [name, act] of acts) {
+    if (interrupted) break;
+    try {
+      verdicts.push({ name, ...(await act({ connectString: zookeeper.connectString, path: `${root}/${name}`, observer })) });
+    } catch (err) {
+      if (interrupted) break;
+      const stopped = killAllWorkers();
+      const message = `${(err as Error).message}${stopped > 0 ? ` (${stopped} processes killed)` : ''}`;
+      say(`   ${red('✗ FAILED:')} ${message}`);
+      verdicts.push({ name, summary: '', failures: [message] });
     }
   }
+} finally {
+  await observer?.close();
+  await zookeeper?.stop();
 }
+// Every worker has exited by now unless an act failed half-way (those were killed then).
+const leftOver = killAllWorkers();
 
-/** Four worker processes, each with its own session, take the mutex 3 times; print who holds it. */
-async function mutexTimeline(connectString: string, lockPath: string): Promise<void> {
-  const workers = 4;
-  process.stdout.write(`\n${bold('InterProcessMutex')}: ${workers} OS processes, 3 rounds each, 400 ms holds, lock ${lockPath}\n`);
-  const start = Date.now();
-  let holder: string | undefined;
-  let violations = 0;
-  let acquisitions = 0;
-  let inspecting: Promise<void> = Promise.resolve();
-  const runs = Array.from({ length: workers }, (_, i) => {
-    const name = `worker-${i + 1}`;
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@zk-recipes/source', '--import', 'tsx', here('./workers/mutexContender.ts'), connectString, lockPath, name, '3', '400'],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    const lines = createInterface({ input: child.stdout });
-    lines.on('line', (line) => {
-      const event = JSON.parse(line) as { name: string; event: string; at: number; round: number; token?: string; node?: string };
-      const t = `${((event.at - start) / 1000).toFixed(3).padStart(7)}s`;
-      if (event.event === 'acquired') {
-        acquisitions++;
-        // While they contend, show what an operator would see (the CLI takes a second to start).
-        if (acquisitions === 1) inspecting = inspect(connectString, lockPath);
-        if (holder !== undefined) violations++;
-        holder = event.name;
-        const lane = ' '.repeat(i * 4) + '████';
-        process.stdout.write(`${t}  ${paint(i, `${lane.padEnd(workers * 4)}  ${event.name} holds the lock (round ${event.round}, fencing token ${event.token}, node …${event.node?.slice(-15)})`)}\n`);
-      } else if (event.event === 'releasing') {
-        holder = undefined;
-        process.stdout.write(`${t}  ${' '.repeat(workers * 4)}  ${event.name} releases\n`);
-      }
-    });
-    return new Promise<void>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${name} exited with ${code}`))));
-    });
-  });
-  await Promise.all(runs);
-  await inspecting;
-  process.stdout.write(`${violations === 0 ? 'No two workers ever held the lock at once.' : `${violations} OVERLAPS SEEN`}\n`);
-}
-
-/**
- * Runs `zk-recipes inspect` (the CLI of @zk-recipes/cli, from its source) on the lock while the
- * workers contend, and prints what it shows: who holds it, who waits, from which host and process.
- */
-async function inspect(connectString: string, lockPath: string): Promise<void> {
-  const child = spawn(process.execPath, ['--conditions=@zk-recipes/source', '--import', 'tsx', here('../packages/cli/src/bin.ts'), 'inspect', lockPath, '--connect', connectString], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', resolve);
-  });
-  const shown = output.trimEnd().split('\n').map((line) => `    ${line}`).join('\n');
-  process.stdout.write(`\n  ${bold('$ zk-recipes inspect')} ${lockPath}   (meanwhile, from another process; exit ${code})\n${shown}\n\n`);
-}
-
-await main();
+say();
+say(bold('Verdict'));
+for (const v of verdicts) say(v.failures.length === 0 ? `   ${green('PASSED')}  ${v.summary}` : `   ${red('FAILED')}  ${v.name}: ${v.failures.join('; ')}`);
+const failed = verdicts.filter((v) => v.failures.length > 0).length;
+const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
+const processes = leftOver === 0 ? 'no process left running' : `${leftOver} processes were still running and were killed`;
+const all = acts.length === 1 ? 'The act' : `All ${acts.length} acts`;
+if (failed === 0 && verdicts.length === acts.length) say(green(`${all} passed, checked from what the processes reported. ${took}; ${processes}.`));
+else say(red(`${failed} of ${acts.length} acts FAILED (${took}; ${processes}).`));
+process.exitCode = failed === 0 ? 0 : 1;

@@ -1,23 +1,21 @@
 /**
- * A demo worker process: takes the mutex a few times and reports each step as a JSON line on
- * stdout for the demo's timeline. Usage: mutexContender.ts <connectString> <lockPath> <name> <rounds> <holdMs>
+ * A demo process contending for one InterProcessMutex: `rounds` turns of `holdMs` each, reporting
+ * `waiting`, `acquired` (fencing token, node) and `releasing` (just before the release, so the
+ * section it reports never ends after the next holder's begins).
+ * Usage: mutexContender.ts <connectString> <lockPath> <rounds> <holdMs>
  */
-import { ZkSession } from '@zk-recipes/core';
 import { InterProcessMutex } from '@zk-recipes/mutex';
+import { connectAndWait, finish, report, sleep } from './demoWorker.js';
 
-const [connectString, lockPath, name, roundsArg, holdMsArg] = process.argv.slice(2) as [string, string, string, string, string];
-const report = (event: string, extra: Record<string, unknown> = {}) =>
-  process.stdout.write(`${JSON.stringify({ name, event, at: Date.now(), ...extra })}\n`);
-
-// The label names this process's lock nodes (with its host and pid) in `zk-recipes inspect`.
-const session = await ZkSession.connect({ connectString, sessionTimeoutMs: 10_000, label: name });
+const [connectString, lockPath, rounds, holdMs] = process.argv.slice(2) as [string, string, string, string];
+const session = await connectAndWait(connectString);
 const mutex = new InterProcessMutex(session, lockPath);
-for (let round = 1; round <= Number(roundsArg); round++) {
+for (let round = 1; round <= Number(rounds); round++) {
   report('waiting', { round });
   await mutex.withLock(async (lock) => {
-    report('acquired', { round, token: lock.fencingToken.toString(), node: lock.path.split('/').pop() });
-    await new Promise((resolve) => setTimeout(resolve, Number(holdMsArg)));
+    report('acquired', { round, token: lock.fencingToken, node: lock.path.split('/').pop() });
+    await sleep(Number(holdMs));
     report('releasing', { round });
   });
 }
-await session.close();
+await finish(session);
