@@ -140,7 +140,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
 
   /**
    * Acquires one lease, runs `fn` with it, and always releases it; returns what `fn` returns, or
-   * rejects with what it threw. A release the server refuses leaves the lease held: then it
+   * rejects with what it threw. A release the server refuses leaves the lease's node: then it
    * rejects with ReleaseFailedError (`RELEASE_FAILED`), whose `handle` is the lease and whose
    * `suppressed` is what `fn` threw, if it did (docs/errors.md, "Releasing").
    */

@@ -187,7 +187,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
 
   /**
    * Acquires, runs `fn` with the handle, and always releases; returns what `fn` returns, or rejects
-   * with what it threw. A release the server refuses leaves the lock held: then it rejects with
+   * with what it threw. A release the server refuses leaves the node ours: then it rejects with
    * ReleaseFailedError (`RELEASE_FAILED`), whose `handle` releases it again and whose `suppressed`
    * is what `fn` threw, if it did (docs/errors.md, "Releasing").
    */
@@ -195,12 +195,16 @@ export class QueueLock extends EventEmitter<LockEvents> {
     return withLockVia(this.acquire(options), fn, `${this.config.name}.withLock ${this.path}`, (handle) => (handle as Handle).unreleased);
   }
 
-  /** True if any async context of this process holds the lock through this object. */
+  /**
+   * True if some async context of this process acquired the lock through this object and has not
+   * released it yet (a lost holding not released counts, and so does a release the server refused:
+   * its node is still ours).
+   */
   isAcquiredInThisProcess(): boolean {
     return this.holdings.size > 0;
   }
 
-  /** True if the calling async context holds the lock. */
+  /** True if the calling async context holds the lock (not once it called `release()` on its last handle, even a refused one). */
   isOwnedByCurrentContext(): boolean {
     return this.holdingOfCurrentContext() !== undefined;
   }
