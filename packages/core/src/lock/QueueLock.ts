@@ -83,7 +83,7 @@ interface Holding {
 class Handle extends SeatHandle implements LockHandle {
   constructor(
     private readonly lock: QueueLock,
-    readonly holding: Holding,
+    private readonly holding: Holding,
     queue: LockQueue,
   ) {
     super(queue, holding.seat);
