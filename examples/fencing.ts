@@ -9,8 +9,9 @@
  *    writes to the resource every 100 ms with its fencing token.
  * 3. This process (B) queues for the same mutex, and we freeze A with SIGSTOP: a stand-in for a
  *    long GC pause. A's session expires on the server, its node goes, and B gets the lock.
- * 4. B writes with its (newer) token. We resume A with SIGCONT: A still believes it holds the lock
- *    and writes again with its old token. The resource refuses that write.
+ * 4. B writes with its (newer) token. We resume A with SIGCONT: A writes again with its old token,
+ *    as code already past its check when the process stopped would (its handle, had it looked,
+ *    would say lost). The resource refuses that write.
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -94,7 +95,7 @@ async function scenario(connectString: string, lockPath: string, url: string, ke
 
     a.kill('SIGCONT');
     paused = false;
-    say('A resumed (SIGCONT): it still believes it holds the lock and goes on writing');
+    say("A resumed (SIGCONT): it goes on writing without looking at its handle, as code already past its check would");
     const late = await next((l) => l.type === 'write' && l.accepted === false);
     say(`A writes with token ${late.token}: rejected (the resource has seen ${late.highest})`);
     say(`  (A's handle.signal was ${late.signalAborted === true ? 'already' : 'not yet'} aborted when that write went out)`);

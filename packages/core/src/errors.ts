@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'UPGRADE_NOT_SUPPORTED'
   | 'INCONSISTENT_MAX_LEASES'
   | 'INSECURE_ACL'
+  | 'RELEASED'
   | 'MULTI_RELEASE_FAILED'
   | 'RELEASE_FAILED'
   | 'TLS_HANDSHAKE'
@@ -115,6 +116,18 @@ export class SessionClosedError extends ZkRecipesError {
 export class NodeDeletedError extends ZkRecipesError {
   constructor(message: string, options?: ZkRecipesErrorOptions) {
     super('NODE_DELETED', message, options);
+  }
+}
+
+/**
+ * The reason of a handle's `signal` once its holder called `release()` (docs/errors.md, "While you
+ * hold"): from the call on the handle holds nothing, whether the delete of its node has been
+ * answered yet or not. Never thrown: a reason, so that code watching the signal can tell a release
+ * of its own from a loss.
+ */
+export class ReleasedError extends ZkRecipesError {
+  constructor(message: string, options?: ZkRecipesErrorOptions) {
+    super('RELEASED', message, options);
   }
 }
 

@@ -38,6 +38,7 @@ export { settleByOf, settleWithin, type Bounded } from './signals/settleBound.js
 export { followFirst, type LinkedSignal } from './signals/followFirst.js';
 export { OwnerFrame, OwnerHoldings, currentFrame, continueInFrame, runInFrame } from './context/ownerContext.js';
 export { QueueLock, type Acquisition, type QueueLockConfig } from './lock/QueueLock.js';
+export { SeatHandle } from './lock/SeatHandle.js';
 export { acquireVia, parseAcquireOptions, tryAcquireVia, withLockVia, type AcquireSource, type AcquireStep, type Started } from './lock/acquireFrontEnd.js';
 export { Deadline } from './lock/Deadline.js';
 export { pauseAfterLostSession } from './lock/pauseAfterLostSession.js';

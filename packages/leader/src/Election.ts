@@ -12,7 +12,9 @@ export interface LeaderEvents {
   notLeader: (reason: Error) => void;
   /**
    * The election went wrong for this participant: a latch whose retry policy gave up (it then
-   * closes itself), a selector's function that threw while it led (with `autoRequeue`).
+   * closes itself), a selector's function that threw while it led (with `autoRequeue`), a
+   * selector's node whose delete the server refused after its run settled (`NO_AUTH`...: the node
+   * stays first in the election until its session ends).
    */
   error: (error: unknown) => void;
 }

@@ -26,6 +26,8 @@ export class LeaderSelector extends ElectionMember {
   private readonly leaving = new AbortController();
   /** The run in progress (never rejects: `close()` waits for it). */
   private running: Promise<void> | undefined;
+  /** Deletes of our node that runs settled without (never reject: `close()` waits for them). */
+  private readonly departures = new Set<Promise<void>>();
   private term: Term | undefined;
 
   constructor(session: ZkSession, path: string, options?: LeaderSelectorOptions) {
@@ -36,9 +38,11 @@ export class LeaderSelector extends ElectionMember {
 
   /**
    * Waits for leadership, runs `fn(leadership)`, gives leadership up when it settles. Without
-   * `autoRequeue`: resolves once that term is over, rejects with what `fn` threw. With
-   * `autoRequeue`: joins again after every term (a throw while leading is emitted as `error`) and
-   * resolves once `close()` or the run's `signal` ends it. One run at a time.
+   * `autoRequeue`: resolves once that term is over, rejects with what `fn` threw: as soon as `fn`
+   * settled, while our node's delete goes on underneath (`close()` waits for it; a delete the
+   * server refuses is an `error` event). With `autoRequeue`: joins again after every term, once
+   * its node is deleted (a throw while leading is emitted as `error`), and resolves once `close()`
+   * or the run's `signal` ends it. One run at a time.
    * @throws LeadershipTimeoutError (`LEADERSHIP_TIMEOUT`), AbortedError (`ABORTED`, the run's
    *   signal before a term), ElectionClosedError (`ELECTION_CLOSED`), SESSION_CLOSED, RETRIES_EXHAUSTED
    */
@@ -79,7 +83,8 @@ export class LeaderSelector extends ElectionMember {
 
   /**
    * Leaves the election: a wait rejects (`ELECTION_CLOSED`), a term's `signal` aborts; resolves once
-   * the function has returned and our node is deleted. Idempotent.
+   * the function has returned and our node's delete was answered (a refusal is an `error` event).
+   * Idempotent.
    */
   async close(): Promise<void> {
     if (!this.closed) {
@@ -87,6 +92,7 @@ export class LeaderSelector extends ElectionMember {
       this.leaving.abort(new ElectionClosedError(`${this.what}: closed`));
     }
     await this.running;
+    await Promise.all([...this.departures]);
   }
 
   /** `await using selector = ...`: closes it. */
@@ -109,16 +115,20 @@ export class LeaderSelector extends ElectionMember {
           throw stopped();
         }
         losses = undefined;
-        const { reason, thrown, ran } = await this.lead(seat, fn, stop.signal, stopped);
+        const { reason, thrown, ran, left } = await this.lead(seat, fn, stop.signal, stopped);
         if (ran && !this.autoRequeue) {
+          this.departing(left);
           if (thrown !== undefined) throw thrown.error;
           return;
         }
         if (thrown !== undefined && thrown.whileLeading) this.emit('error', thrown.error);
         if (stop.signal.aborted) {
+          this.departing(left);
           if (this.autoRequeue) return;
           throw stopped();
         }
+        // Joining again: only once our node is gone (a refused delete ends the run with its error).
+        await left;
         // Lost (a term that ended before its function could run included): join again.
         if (isZkError(reason, 'SESSION_LOST')) {
           losses ??= new RetryBudget(this.session.retryPolicy, this.what);
@@ -160,8 +170,29 @@ export class LeaderSelector extends ElectionMember {
     }
   }
 
-  /** One term: runs `fn` while we lead, then gives our node back. */
-  private async lead(seat: QueueSeat, fn: LeaderFunction, stop: AbortSignal, stopped: () => Error): Promise<{ reason: Error; ran: boolean; thrown?: { error: unknown; whileLeading: boolean } }> {
+  /**
+   * Our node's delete after a term that ends the run: the run settles without it (the term is over
+   * from the moment the function returned); `close()` waits for it, and a delete the server refuses
+   * is an `error` event (our node stays first in the election until the session ends).
+   */
+  private departing(left: Promise<void>): void {
+    const departure = left.then(
+      () => undefined,
+      (err: unknown) => {
+        this.emit('error', err);
+      },
+    );
+    this.departures.add(departure);
+    void departure.then(() => this.departures.delete(departure));
+  }
+
+  /** One term: runs `fn` while we lead, then starts giving our node back (`left`). */
+  private async lead(
+    seat: QueueSeat,
+    fn: LeaderFunction,
+    stop: AbortSignal,
+    stopped: () => Error,
+  ): Promise<{ reason: Error; ran: boolean; thrown?: { error: unknown; whileLeading: boolean }; left: Promise<void> }> {
     const term = this.beginTerm(seat);
     this.term = term;
     const onStop = (): void => {
@@ -189,7 +220,8 @@ export class LeaderSelector extends ElectionMember {
     term.end(new AbortedError(`${this.what}: the term is over (the function ${thrown === undefined ? 'returned' : 'threw'})`));
     this.term = undefined;
     // The node goes only now: while the function runs, nobody else may be elected.
-    await this.queue.leave(seat);
-    return { reason: term.reason!, ran, ...(thrown === undefined ? {} : { thrown }) };
+    const left = this.queue.leave(seat);
+    left.catch(() => undefined); // awaited, or told as `error`, by the caller
+    return { reason: term.reason!, ran, left, ...(thrown === undefined ? {} : { thrown }) };
   }
 }

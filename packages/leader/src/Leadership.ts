@@ -26,13 +26,17 @@ export interface Leadership {
   readonly grantedAt: number;
   /**
    * Aborts when the leadership ends or may have ended. `reason` is a typed error: `SESSION_LOST`,
-   * `NODE_DELETED`, `SESSION_CLOSED` (taken away); `ELECTION_CLOSED`, `ABORTED` (given up).
+   * `NODE_DELETED`, `SESSION_CLOSED` (taken away); `ELECTION_CLOSED`, `ABORTED` (given up: the
+   * latch closed, the selector's function returned or was interrupted). Reading it first checks
+   * what `held` checks, so a process woken from a stop past its session sees it aborted on its
+   * first read, before any timer has run.
    */
   readonly signal: AbortSignal;
   /**
-   * True while still leader, checked now as the engine checks a grant: the signal has not
-   * aborted, our node is not known deleted, and the session cannot have expired yet (a stall of
-   * this process past the session timeout ends the leadership here, before this returns).
+   * Still leader, checked now (the same meaning as a lock handle's `held`): the signal has not
+   * aborted, our node is not known deleted, and the session cannot have expired yet by this
+   * process's clock (a stall of this process past the session timeout ends the leadership here,
+   * before this returns).
    */
   readonly held: boolean;
 }
@@ -74,13 +78,23 @@ export class Term implements Leadership {
   }
 
   get signal(): AbortSignal {
+    // The same check as `held` first: code that looks at the signal after a stop of this process
+    // sees the end before any timer of ours has run (docs/architecture.md, "What a handle says when read").
+    this.checkNow();
     return this.controller.signal;
   }
 
   get held(): boolean {
+    return this.checkNow();
+  }
+
+  /**
+   * Whether the term lasts, checked now as a grant is checked: a process stopped past its session
+   * timeout must not go on believing in a node the server has deleted (docs/architecture.md,
+   * "Only events the session can still vouch for"). A loss found ends the term before this returns.
+   */
+  private checkNow(): boolean {
     if (this.controller.signal.aborted) return false;
-    // docs/architecture.md, "Only events the session can still vouch for": a process that was
-    // stopped past its session timeout must not go on believing in a node the server has deleted.
     const lost = this.queue.holdingLost(this.seat);
     if (lost === undefined) return true;
     this.end(lost);

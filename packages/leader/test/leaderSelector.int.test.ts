@@ -59,10 +59,11 @@ describe('LeaderSelector', () => {
     expect((await selector.getLeader())?.id).toBe('worker-a');
     release.open();
     await run;
-    // The term is over: its signal aborted (ABORTED: given up), our node gone.
+    // The term is over: its signal aborted (ABORTED: given up), our node's delete sent (read on the
+    // selector's own session: ZooKeeper answers one session in order, so after that delete).
     expect(seen!.signal.reason).toMatchObject({ code: 'ABORTED' });
     expect(selector.hasLeadership()).toBe(false);
-    expect(await children(path)).toEqual([]);
+    expect(await childrenOf(session, path)).toEqual([]);
     // Another run is another term, with a larger fencing token.
     let token = 0n;
     await selector.run((leadership) => {
@@ -104,7 +105,7 @@ describe('LeaderSelector', () => {
         throw boom;
       }),
     ).rejects.toBe(boom);
-    expect(await children(path)).toEqual([]);
+    expect(await childrenOf(selector.session, path)).toEqual([]); // on its session: after its delete
     await selector.close();
   });
 
@@ -161,7 +162,7 @@ describe('LeaderSelector', () => {
     expect(await observer.exists(node)).not.toBeNull();
     returned.open();
     await run;
-    expect(await observer.exists(node)).toBeNull();
+    expect(await selector.session.exists(node)).toBeNull(); // on its session: after its delete
     await selector.close();
   });
 
@@ -219,7 +220,7 @@ describe('LeaderSelector', () => {
     stop.abort('enough');
     await run;
     expect(reasons).toEqual([expect.objectContaining({ code: 'ABORTED', cause: 'enough' })]);
-    expect(await children(path)).toEqual([]);
+    expect(await childrenOf(requeuing.session, path)).toEqual([]); // on its session: after its delete
     await Promise.all([holder.close(), waiter.close(), requeuing.close()]);
   });
 

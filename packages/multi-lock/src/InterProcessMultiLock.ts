@@ -5,6 +5,7 @@ import {
   MultiReleaseError,
   NodeDeletedError,
   NotOwnerError,
+  ReleasedError,
   SessionClosedError,
   SessionLostError,
   type AcquireOptions,
@@ -41,13 +42,15 @@ const NAME = 'InterProcessMultiLock';
 
 /** One acquisition of all members, held by one owner context. */
 class Holding implements MultiLockHandle {
-  /** Every member held: false once released, or partly released. */
-  held = true;
-  /** A release is on its way: not re-entered meanwhile. */
+  /** A release is on its way: not re-entered, not released again meanwhile. */
   releasing = false;
-  /** Aborted when a release gave back only some members: the whole is no longer held. */
-  private readonly partly = new AbortController();
-  /** Aborts with the first member's signal (or a partial release), until released. */
+  /** `release()` was called: from then on not held, its signal aborted. */
+  private releaseCalled = false;
+  /** The members given back so far, by index: a release after a refused one gives back the others. */
+  readonly given: boolean[];
+  /** Aborts at `release()` (`RELEASED`). */
+  private readonly ended = new AbortController();
+  /** Aborts with the first member's signal, or at `release()`. */
   private readonly linked: LinkedSignal;
   constructor(
     private readonly lock: InterProcessMultiLock,
@@ -55,26 +58,32 @@ class Holding implements MultiLockHandle {
     readonly lockPaths: readonly string[],
     readonly members: readonly LockHandle[],
   ) {
-    this.linked = followFirst([...members.map((member) => member.signal), this.partly.signal]);
+    this.given = members.map(() => false);
+    this.linked = followFirst([...members.map((member) => member.signal), this.ended.signal]);
   }
-  /** Some members were released and some are still held: `release()` gives back the rest. */
-  get partlyReleased(): boolean {
-    return this.partly.signal.aborted && this.holdsAny();
+  /** Every member still ours, checked now (each member's `held` checks itself), and not released. */
+  get held(): boolean {
+    return !this.releaseCalled && this.members.every((member) => member.held);
   }
-  /** A release gave back only some members: the guarded work must stop, as after a loss. */
-  markPartlyReleased(reason: MultiReleaseError): void {
-    this.held = false;
-    this.partly.abort(reason);
-  }
-  /** True while some member is still held (after a partial release too). */
-  holdsAny(): boolean {
-    return this.members.some((member) => member.held);
-  }
+  /** Reading it first runs each member's check: a member lost now aborts its signal, and so this one. */
   get signal(): AbortSignal {
+    if (!this.releaseCalled) for (const member of this.members) if (!member.held) break;
     return this.linked.signal;
   }
-  /** Released: the members' signals no longer reach this one (nothing of it stays on them). */
-  unlink(): void {
+  /** Whether `release()` was called on this handle. */
+  get released(): boolean {
+    return this.releaseCalled;
+  }
+  /** Whether `release()` may be called: never called, or some member was not given back. */
+  get unreleased(): boolean {
+    return !this.releaseCalled || this.given.includes(false);
+  }
+  /** `release()` was called: not held from now on, the signal aborts (`RELEASED`), members or not. */
+  endByRelease(): void {
+    if (this.releaseCalled) return;
+    this.releaseCalled = true;
+    this.ended.abort(new ReleasedError(`${NAME} [${this.lockPaths.join(', ')}] was released by its holder: this handle holds nothing any more`));
+    // The members' signals no longer reach this one (nothing of it stays on them).
     this.linked.unlink();
   }
   get paths(): readonly string[] {
@@ -90,7 +99,7 @@ class Holding implements MultiLockHandle {
     return this.lock.releaseHolding(this);
   }
   [Symbol.asyncDispose](): Promise<void> {
-    return disposeHandle(this, `${NAME}: await using`, () => this.holdsAny());
+    return disposeHandle(this, `${NAME}: await using`, () => this.unreleased);
   }
 }
 
@@ -195,17 +204,17 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
 
   /**
    * Acquires, runs `fn` with the handle, and always releases; returns what `fn` returns, or rejects
-   * with what it threw. If some member's release is refused, the members it holds stay held: it
-   * rejects with ReleaseFailedError (`RELEASE_FAILED`, the MultiReleaseError as `error`), whose
-   * `handle` releases the rest and whose `suppressed` is what `fn` threw, if it did.
+   * with what it threw. If some member's release is refused, that member's node stays: it rejects
+   * with ReleaseFailedError (`RELEASE_FAILED`, the MultiReleaseError as `error`), whose `handle`
+   * releases the rest and whose `suppressed` is what `fn` threw, if it did.
    */
   withLock<T>(fn: (handle: MultiLockHandle) => T | Promise<T>, options?: AcquireOptions): Promise<T> {
-    return withLockVia(this.acquire(options), fn, `${NAME}.withLock [${this.paths.join(', ')}]`, (handle) => handle.members.some((member) => member.held));
+    return withLockVia(this.acquire(options), fn, `${NAME}.withLock [${this.paths.join(', ')}]`, (handle) => (handle as Holding).unreleased);
   }
 
-  /** True if any async context of this process holds the multi-lock (every member) through this object. */
+  /** True if some async context of this process acquired the multi-lock through this object and has not called `release()` on it. */
   isAcquiredInThisProcess(): boolean {
-    return this.holdings.some((holding) => holding.held);
+    return this.holdings.some((holding) => !holding.released);
   }
 
   /** True if the calling async context holds the multi-lock. */
@@ -214,39 +223,31 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
   }
 
   /**
-   * @internal Releases one acquisition: every member still held, last first, all attempted. A
-   * member whose delete the server refused is still held; the handle is then held no longer as a
-   * whole (its signal aborts with the error naming the members), and a later release gives back
-   * the rest.
+   * @internal Releases one acquisition: from the call on the handle is not held and its signal is
+   * aborted (`RELEASED`); then every member not given back yet, last first, all attempted. A member
+   * whose delete the server refused keeps its node; a later release gives back the rest.
    */
   async releaseHolding(holding: Holding): Promise<void> {
-    if (!holding.held && !holding.partlyReleased) throw new NotOwnerError(`${NAME}.release: this handle was already released`);
+    if (!holding.unreleased) throw new NotOwnerError(`${NAME}.release: this handle was already released`);
     if (holding.releasing) throw new NotOwnerError(`${NAME}.release: this handle is being released`);
+    holding.endByRelease();
     holding.releasing = true;
     let failures: unknown[];
     try {
-      failures = await releaseInReverse(holding.members);
+      failures = await releaseInReverse(holding.members, holding.given);
     } finally {
       holding.releasing = false;
     }
     if (failures.length > 0) {
-      const released = holding.lockPaths.filter((_, i) => !holding.members[i]!.held);
-      const stillHeld = holding.lockPaths.filter((_, i) => holding.members[i]!.held);
-      const whole =
-        released.length === 0
-          ? 'none released: the multi-lock is still held; release again'
-          : `[${released.join(', ')}] released (someone else may hold them now): the multi-lock is no longer held; release again for the rest`;
-      const err = new MultiReleaseError(
-        `${NAME}.release: ${failures.length} of ${holding.members.length} members failed to release: [${stillHeld.join(', ')}] still held, ${whole}`,
+      const released = holding.lockPaths.filter((_, i) => holding.given[i]);
+      const stillHeld = holding.lockPaths.filter((_, i) => !holding.given[i]);
+      const given = released.length === 0 ? 'none released' : `[${released.join(', ')}] released (someone else may hold them now)`;
+      throw new MultiReleaseError(
+        `${NAME}.release: ${failures.length} of ${holding.members.length} members failed to release: [${stillHeld.join(', ')}] still ours, ${given}; release again for the rest`,
         failures,
         { released, stillHeld },
       );
-      // Released members may be someone else's now: the handle must not claim the whole.
-      if (holding.held && released.length > 0) holding.markPartlyReleased(err);
-      throw err;
     }
-    holding.held = false;
-    holding.unlink();
     if (this.holdings.delete(holding)) this.relay.detach();
   }
 
@@ -299,7 +300,7 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
       // Given back, and waited for no longer than the failure's settle-by moment (its deadline or
       // abort plus the slack, docs/architecture.md "Deadlines"): a stalled server must not hold
       // the caller. Past it the releases go on in the background.
-      const releasing = releaseInReverse(held);
+      const releasing = releaseInReverse(held, held.map(() => false));
       const released = await settleWithin(releasing, deadline.settleBy(err));
       if (!released.settled) throw err;
       const failures = await releasing;
@@ -313,7 +314,7 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
     frame.attachTo(currentFrame());
     const holding = this.hold(frame, held);
     whole = true;
-    if (early) setImmediate(() => holding.held && tellEarlyRevocation(onRevoke!));
+    if (early) setImmediate(() => !holding.released && tellEarlyRevocation(onRevoke!));
     return holding;
   }
 
@@ -344,18 +345,22 @@ export class InterProcessMultiLock extends EventEmitter<LockEvents> {
     holding.signal.addEventListener(
       'abort',
       () => {
-        // close() is not a loss (QueueLock does not emit it either).
-        if (!holding.held || isZkError(holding.signal.reason, 'SESSION_CLOSED')) return;
-        this.emit('lost', holding.signal.reason instanceof Error ? holding.signal.reason : new Error(String(holding.signal.reason)));
+        // Neither close() nor a release is a loss (QueueLock does not emit them either).
+        const reason: unknown = holding.signal.reason;
+        if (holding.released || isZkError(reason, 'SESSION_CLOSED') || isZkError(reason, 'RELEASED')) return;
+        this.emit('lost', reason instanceof Error ? reason : new Error(String(reason)));
       },
       { once: true },
     );
     return holding;
   }
 
-  /** The calling context's holding; with `partly`, one a release gave back only in part too. */
+  /**
+   * The calling context's holding whose release was not called (lost or not: a re-entry reports
+   * the loss); with `partly`, also one a release gave back only in part.
+   */
   private holdingOfCurrentContext(partly = false): Holding | undefined {
-    return this.holdings.ofCurrentContext((holding) => (holding.held || (partly && holding.partlyReleased)) && !holding.releasing);
+    return this.holdings.ofCurrentContext((holding) => (partly ? holding.unreleased : !holding.released) && !holding.releasing);
   }
 }
 

@@ -17,20 +17,23 @@ export interface MultiLockHandle extends AsyncDisposable {
   /** When the last member was granted (`performance.now()` clock, see `LockHandle.grantedAt`): all were held from then. */
   readonly grantedAt: number;
   /**
-   * Aborted as soon as ownership of ANY member is lost, or a release gave back only some members
-   * (reason: the MultiReleaseError, naming them): stop the guarded work then.
+   * Aborts as soon as ANY member's signal does (its session ended or may have, its node was
+   * deleted), or when `release()` is called (`RELEASED`, from the call on): stop the guarded work
+   * then. Reading it first runs the members' checks (see `held`), so a process woken from a stop
+   * past its session sees it aborted on its first read.
    */
   readonly signal: AbortSignal;
   /**
-   * True while every member is held: false once released, and once a release gave back only some
-   * of them (those may be someone else's now; see `members[i].held`).
+   * Every member still ours, checked now (each member's own `held`: its node not known deleted, its
+   * session unable to have expired yet by this process's clock), and `release()` not called.
+   * False does not mean released: release the handle once, a lost one too.
    */
   readonly held: boolean;
   /**
-   * Releases every member still held, last acquired first, attempting all even when some fail.
-   * When some fail (the server refused a delete: `NO_AUTH`...) the others are released and those
-   * stay held; the multi-lock is then no longer held as a whole (`held` false, `signal` aborted
-   * with the error): call `release()` again once the cause is fixed to give back the rest.
+   * Releases every member not given back yet, last acquired first, attempting all even when some
+   * fail; from the call on the handle is not held and its `signal` is aborted (`RELEASED`). When
+   * the server refuses some members' deletes (`NO_AUTH`...) the others are released and those keep
+   * their nodes: call `release()` again once the cause is fixed to give back the rest.
    * @throws MultiReleaseError (`MULTI_RELEASE_FAILED`, failures in `errors`, the members'
    * directories in `released` and `stillHeld`) if any member failed; NotOwnerError (`NOT_OWNER`)
    * if this handle was already released (or is being released).

@@ -1,4 +1,4 @@
-import { isZkError } from '@zk-recipes/core';
+import { isZkError, NotOwnerError } from '@zk-recipes/core';
 import { Deadline as CoreDeadline } from '@zk-recipes/core/recipe-kit';
 import { describe, expect, it } from 'vitest';
 import {
@@ -47,9 +47,21 @@ describe('releaseInReverse', () => {
         if (fails) throw failure;
       },
     });
-    const failures = await releaseInReverse([handle('a'), handle('b', true), handle('c')]);
+    const given = [false, false, false];
+    const failures = await releaseInReverse([handle('a'), handle('b', true), handle('c')], given);
     expect(order).toEqual(['c', 'b', 'a']);
     expect(failures).toEqual([failure]);
+    expect(given).toEqual([true, false, true]);
+  });
+
+  it('skips the handles given back already, and counts one released directly (NOT_OWNER) as given back', async () => {
+    const order: string[] = [];
+    const given = [true, false, false];
+    const released = { release: async () => Promise.reject(new NotOwnerError('already released')) };
+    const failures = await releaseInReverse([{ release: async () => void order.push('a') }, { release: async () => void order.push('b') }, released], given);
+    expect(order).toEqual(['b']);
+    expect(failures).toEqual([]);
+    expect(given).toEqual([true, true, true]);
   });
 });
 

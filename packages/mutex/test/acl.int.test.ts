@@ -230,21 +230,24 @@ describe('sasl and x509 ACLs, judged against the session up front', () => {
 });
 
 describe('a release the server refuses', () => {
-  it('keeps the handle held and rejects with NO_AUTH; once an admin fixes the ACL, releasing again works', async () => {
+  it('rejects with RELEASE_FAILED (the NO_AUTH as error) carrying the handle, which is not held from the call on; once an admin fixes the ACL, releasing it again works', async () => {
     const dir = `${root}/refused/lock`;
     const session = await app();
     const mutex = new InterProcessMutex(session, dir);
     const handle = await mutex.acquire();
     // An operator takes DELETE away from the app (deleting a child needs DELETE on its parent).
     await ops.setACL(dir, NO_DELETE);
-    await expect(handle.release()).rejects.toMatchObject({ code: 'NO_AUTH' });
-    expect(handle.held).toBe(true);
-    expect(handle.signal.aborted).toBe(false);
+    const err = (await handle.release().catch((e: unknown) => e)) as ReleaseFailedError<LockHandle>;
+    expect(err).toMatchObject({ code: 'RELEASE_FAILED', fnFailed: false, error: expect.objectContaining({ code: 'NO_AUTH' }) as unknown });
+    expect(err.handle).toBe(handle);
+    expect(handle.held).toBe(false);
+    expect(handle.signal.reason).toMatchObject({ code: 'RELEASED' });
+    // The node is still ours: nobody else gets the lock, and this context cannot re-enter it.
     expect(mutex.isAcquiredInThisProcess()).toBe(true);
+    expect(mutex.isOwnedByCurrentContext()).toBe(false);
     expect(await anonymous.exists(handle.path)).not.toBeNull();
     await ops.setACL(dir, SECURE_STORED);
-    await handle.release();
-    expect(handle.held).toBe(false);
+    await err.handle.release();
     expect(mutex.isAcquiredInThisProcess()).toBe(false);
     expect(await anonymous.exists(handle.path)).toBeNull();
     await expect(handle.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
@@ -264,7 +267,7 @@ describe('a release the server refuses', () => {
       .catch((e: unknown) => e)) as ReleaseFailedError<LockHandle>;
     expect(err).toMatchObject({ code: 'RELEASE_FAILED', fnFailed: true, error: expect.objectContaining({ code: 'NO_AUTH' }) as unknown });
     expect(err.suppressed).toBe(thrown);
-    expect(err.handle.held).toBe(true);
+    expect(err.handle.held).toBe(false);
     expect(await anonymous.exists(err.handle.path)).not.toBeNull();
     await ops.setACL(dir, SECURE_STORED);
     await err.handle.release();
@@ -278,7 +281,7 @@ describe('a release the server refuses', () => {
         return 'done';
       })
       .catch((e: unknown) => e)) as ReleaseFailedError<LockHandle>;
-    expect(returned).toMatchObject({ code: 'RELEASE_FAILED', fnFailed: false, suppressed: undefined });
+    expect(returned).toMatchObject({ code: 'RELEASE_FAILED', fnFailed: false, suppressed: undefined, error: expect.objectContaining({ code: 'NO_AUTH' }) as unknown });
     await ops.setACL(dir, SECURE_STORED);
     await returned.handle.release();
   });
@@ -292,22 +295,24 @@ describe('a release the server refuses', () => {
     };
     const err = (await block().catch((e: unknown) => e)) as ReleaseFailedError<LockHandle>;
     expect(err).toMatchObject({ code: 'RELEASE_FAILED', error: expect.objectContaining({ code: 'NO_AUTH' }) as unknown });
-    expect(err.handle.held).toBe(true);
+    expect(await anonymous.exists(err.handle.path)).not.toBeNull();
     await ops.setACL(dir, SECURE_STORED);
     await err.handle.release();
     expect(mutex.isAcquiredInThisProcess()).toBe(false);
   });
 
-  it('still tells the holder when someone else deletes the node after the refusal', async () => {
+  it('still watches the node after the refusal: someone else deleting it is told (lost, NODE_DELETED), and releasing again just finishes', async () => {
     const dir = `${root}/refused-then-deleted/lock`;
-    const handle = await new InterProcessMutex(await app(), dir).acquire();
+    const mutex = new InterProcessMutex(await app(), dir);
+    const handle = await mutex.acquire();
     await ops.setACL(dir, NO_DELETE);
-    await expect(handle.release()).rejects.toMatchObject({ code: 'NO_AUTH' });
-    const aborted = new Promise((resolve) => handle.signal.addEventListener('abort', resolve, { once: true }));
+    await expect(handle.release()).rejects.toMatchObject({ code: 'RELEASE_FAILED' });
+    const lost = new Promise<Error>((resolve) => mutex.once('lost', resolve));
     await ops.delete(handle.path);
-    await aborted;
-    expect(handle.signal.reason).toMatchObject({ code: 'NODE_DELETED' });
+    expect(await lost).toMatchObject({ code: 'NODE_DELETED' });
+    expect(handle.signal.reason).toMatchObject({ code: 'RELEASED' }); // aborted since the release, by it
     await handle.release(); // the node is gone: nothing left to refuse
-    expect(handle.held).toBe(false);
+    expect(mutex.isAcquiredInThisProcess()).toBe(false);
+    await expect(handle.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
   });
 });

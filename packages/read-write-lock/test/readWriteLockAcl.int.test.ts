@@ -1,6 +1,7 @@
 /**
- * A read or write lock's release that the server refuses (docs/errors.md, "Releasing"): the handle
- * stays held and releases once the ACL is fixed.
+ * A read or write lock's release that the server refuses (docs/errors.md, "Releasing"): it rejects
+ * with RELEASE_FAILED carrying the handle, which holds nothing from the call on while its node stays
+ * ours, and releases once the ACL is fixed.
  */
 import { testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { NO_DELETE_ACL as NO_DELETE, SECURE_ACL_STORED as SECURE_STORED, useAclCast } from '../../testing/test-support/aclCast.js';
@@ -11,18 +12,19 @@ const root = uniqueRoot('rwlock-acl');
 const cast = useAclCast(root, testConnectString);
 
 describe.each(['read', 'write'] as const)('%s lock release refused by the server', (kind) => {
-  it('keeps the handle held and releases once the ACL is fixed', async () => {
+  it('rejects with RELEASE_FAILED, the handle not held and its node still there; releasing again works once the ACL is fixed', async () => {
     const path = `${root}/${kind}`;
     const rw = new InterProcessReadWriteLock(cast.app, path);
     const lock = kind === 'read' ? rw.readLock() : rw.writeLock();
     const handle = await lock.acquire();
     await cast.ops.setACL(path, NO_DELETE);
-    await expect(handle.release()).rejects.toMatchObject({ code: 'NO_AUTH' });
-    expect(handle.held).toBe(true);
-    expect(lock.isOwnedByCurrentContext()).toBe(true);
+    await expect(handle.release()).rejects.toMatchObject({ code: 'RELEASE_FAILED', handle, error: expect.objectContaining({ code: 'NO_AUTH' }) as unknown });
+    expect(handle.held).toBe(false);
+    expect(lock.isOwnedByCurrentContext()).toBe(false);
+    expect(lock.isAcquiredInThisProcess()).toBe(true);
+    expect(await cast.anonymous.exists(handle.path)).not.toBeNull();
     await cast.ops.setACL(path, SECURE_STORED);
     await handle.release();
-    expect(handle.held).toBe(false);
     expect(lock.isAcquiredInThisProcess()).toBe(false);
     expect(await cast.anonymous.exists(handle.path)).toBeNull();
   });

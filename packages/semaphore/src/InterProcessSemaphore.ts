@@ -37,7 +37,7 @@ import { EventEmitter } from 'eventemitter3';
 import { asLeases, type Leases } from './Leases.js';
 import { z } from 'zod';
 import { LEASE_KIND, leaseKind, weightOfKind } from './leaseKinds.js';
-import { LeaseNode, type Lease } from './Lease.js';
+import { isUnreleased, LeaseNode, type Lease } from './Lease.js';
 import { maxLeasesRecord } from './maxLeasesRecord.js';
 import { parseSemaphoreOptions, type SemaphoreLayout, type SemaphoreOptions } from './options.js';
 import { curatorCountRule, failInsteadOfWaiting, leaseQueueRule } from './rules.js';
@@ -140,12 +140,12 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
 
   /**
    * Acquires one lease, runs `fn` with it, and always releases it; returns what `fn` returns, or
-   * rejects with what it threw. A release the server refuses leaves the lease held: then it
+   * rejects with what it threw. A release the server refuses leaves the lease's node: then it
    * rejects with ReleaseFailedError (`RELEASE_FAILED`), whose `handle` is the lease and whose
    * `suppressed` is what `fn` threw, if it did (docs/errors.md, "Releasing").
    */
   withLock<T>(fn: (lease: Lease) => T | Promise<T>, options?: AcquireOptions): Promise<T> {
-    return withLockVia(this.acquire(options), fn, `InterProcessSemaphore.withLock ${this.path}`, (lease) => lease.held);
+    return withLockVia(this.acquire(options), fn, `InterProcessSemaphore.withLock ${this.path}`, isUnreleased);
   }
 
   /**
@@ -366,7 +366,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
     };
     seat.signal.addEventListener('abort', onLost, { once: true });
     // Still told while the delete is on its way, and after one the server refused: the node is ours.
-    return new LeaseNode(seat.path, seat.fencingToken, seat.grantedAt, this.data, seat.signal, weight, async () => {
+    return new LeaseNode(queue, seat, this.data, weight, async () => {
       // A lost lease's release deletes nothing (its node is gone): only a real one is told.
       const deletes = !seat.signal.aborted;
       try {

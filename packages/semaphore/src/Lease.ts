@@ -1,10 +1,10 @@
-import { NotOwnerError } from '@zk-recipes/core';
-import { disposeHandle } from '@zk-recipes/core/recipe-kit';
+import { NotOwnerError, ReleaseFailedError } from '@zk-recipes/core';
+import { disposeHandle, SeatHandle, type LockQueue, type QueueSeat } from '@zk-recipes/core/recipe-kit';
 
 /**
  * One lease of an {@link InterProcessSemaphore}. Release it exactly once: with `release()`, or by
- * `await using` (`Symbol.asyncDispose` releases it if still held; a release the server refuses then
- * rejects with ReleaseFailedError, `RELEASE_FAILED`, carrying this lease).
+ * `await using` (`Symbol.asyncDispose` releases it unless `release()` was called; a release the
+ * server refuses rejects with ReleaseFailedError, `RELEASE_FAILED`, carrying this lease).
  */
 export interface Lease extends AsyncDisposable {
   /** Full path of the ZooKeeper node backing this lease (shared by the leases of one `acquireMany` in the `queue` layout). */
@@ -26,14 +26,27 @@ export interface Lease extends AsyncDisposable {
   readonly grantedAt: number;
   /** The semaphore's `data` option, stored in the lease's node; `null` without one (the node then names its owner). */
   readonly data: Uint8Array | null;
-  /** Aborted when the lease is lost: the ZooKeeper session ended, and the node with it. */
+  /**
+   * Aborts when the lease is no longer ours: the ZooKeeper session ended or may have
+   * (`SESSION_LOST`; `SESSION_CLOSED` after `session.close()`), someone else deleted its node
+   * (`NODE_DELETED`), or `release()` was called on this lease (`RELEASED`, from the call on).
+   * Reading it first checks what `held` checks, so a process woken from a stop past its session
+   * sees it aborted on its first read.
+   */
   readonly signal: AbortSignal;
-  /** True until this lease is released (still true after a release the server refused). */
+  /**
+   * Still ours, checked now: `release()` not called on this lease, its node not known deleted,
+   * and the session unable to have expired yet by this process's clock (docs/semaphore.md). False
+   * does not mean released: release every lease once, a lost one too.
+   */
   readonly held: boolean;
   /**
-   * Gives the lease back. Throws `NOT_OWNER` if it was already released (or is being released); not
-   * if it was lost. When the server refuses to delete the node (`NO_AUTH`...) it rejects with that
-   * error and the lease stays held: release again once the cause is fixed (docs/errors.md, "Releasing").
+   * Gives the lease back: from the call on it is not held and its signal is aborted (`RELEASED`);
+   * resolves once its node is deleted (the node of an `acquireMany` goes with its last lease).
+   * Throws `NOT_OWNER` if it was already released (or is being released); not if it was lost. When
+   * the server refuses to delete the node (`NO_AUTH`...) it rejects with ReleaseFailedError
+   * (`RELEASE_FAILED`, the refusal as `error`): the node is still ours, and `release()` on this
+   * lease tries again once the cause is fixed (docs/errors.md, "Releasing").
    */
   release(): Promise<void>;
 }
@@ -42,11 +55,10 @@ export interface Lease extends AsyncDisposable {
 export class LeaseNode {
   private outstanding: number;
   constructor(
-    readonly path: string,
-    readonly fencingToken: bigint,
-    readonly grantedAt: number,
+    /** The queue that granted the node (it checks a lease as it checks a grant). */
+    readonly queue: LockQueue,
+    readonly seat: QueueSeat,
     readonly data: Uint8Array | null,
-    readonly signal: AbortSignal,
     weight: number,
     private readonly giveBack: () => Promise<void>,
   ) {
@@ -72,37 +84,54 @@ export class LeaseNode {
   }
 }
 
-class NodeLease implements Lease {
-  held = true;
+/** Whether `release()` may still be called on `lease`: never called, or its delete was refused. */
+export function isUnreleased(lease: Lease): boolean {
+  return lease instanceof NodeLease ? lease.unreleased : lease.held;
+}
+
+class NodeLease extends SeatHandle implements Lease {
   private releasing = false;
-  constructor(private readonly node: LeaseNode) {}
+  /** The server refused the delete of the node at this lease's release: it may release again. */
+  private refused = false;
+  constructor(private readonly node: LeaseNode) {
+    super(node.queue, node.seat);
+  }
   get path(): string {
-    return this.node.path;
+    return this.node.seat.path;
   }
   get fencingToken(): bigint {
-    return this.node.fencingToken;
+    return this.node.seat.fencingToken;
   }
   get grantedAt(): number {
-    return this.node.grantedAt;
+    return this.node.seat.grantedAt;
   }
   get data(): Uint8Array | null {
     return this.node.data;
   }
-  get signal(): AbortSignal {
-    return this.node.signal;
+  /** @internal See {@link isUnreleased}. */
+  get unreleased(): boolean {
+    return !this.released || this.refused;
   }
   async release(): Promise<void> {
-    if (!this.held) throw new NotOwnerError(`lease ${this.node.path} was already released`);
-    if (this.releasing) throw new NotOwnerError(`lease ${this.node.path} is being released`);
+    if (!this.unreleased) throw new NotOwnerError(`lease ${this.path} was already released`);
+    if (this.releasing) throw new NotOwnerError(`lease ${this.path} is being released`);
+    this.endByRelease();
     this.releasing = true;
+    this.refused = false;
     try {
       await this.node.releaseOne();
+    } catch (err) {
+      this.refused = true;
+      throw new ReleaseFailedError(
+        `lease ${this.path}: its node could not be deleted (${String(err)}): the node is still ours, though this lease is no longer held; release again with err.handle.release() once the cause is fixed, or close the session`,
+        this,
+        err,
+      );
     } finally {
       this.releasing = false;
     }
-    this.held = false;
   }
   [Symbol.asyncDispose](): Promise<void> {
-    return disposeHandle(this, `lease ${this.node.path}: await using`, () => this.held);
+    return disposeHandle(this, `lease ${this.path}: await using`, () => this.unreleased);
   }
 }

@@ -1,26 +1,27 @@
 import { disposeHandle } from '@zk-recipes/core/recipe-kit';
-import type { Lease } from './Lease.js';
+import { isUnreleased, type Lease } from './Lease.js';
 
 /**
  * The leases of one `acquireMany`: an array of {@link Lease} that `await using` can dispose.
- * `release()` gives back every lease of it still held (each attempted, the last acquired first);
- * `Symbol.asyncDispose` does the same if any is still held (an explicit release before is no
- * error). A release the server refuses leaves that lease held: it rejects with the first error,
- * and `await using` with ReleaseFailedError (`RELEASE_FAILED`) carrying these leases.
+ * `release()` gives back every lease of it not released yet (each attempted, the last acquired
+ * first); `Symbol.asyncDispose` does the same if any is left (an explicit release before is no
+ * error). A release the server refuses leaves that lease's node: it rejects with the first error
+ * (`RELEASE_FAILED`), and `await using` with a ReleaseFailedError carrying these leases; releasing
+ * again tries the refused ones again.
  */
 export type Leases = Lease[] & AsyncDisposable & {
-  /** Releases every lease still held; see {@link Leases}. */
+  /** Releases every lease not released yet; see {@link Leases}. */
   release(): Promise<void>;
 };
 
 /** `leases` as {@link Leases} (the same array, given the two methods). */
 export function asLeases(leases: Lease[], what: string): Leases {
-  const held = (): boolean => leases.some((lease) => lease.held);
+  const unreleased = (): boolean => leases.some(isUnreleased);
   const release = async (): Promise<void> => {
     let first: { error: unknown } | undefined;
     for (let i = leases.length - 1; i >= 0; i--) {
       const lease = leases[i]!;
-      if (!lease.held) continue;
+      if (!isUnreleased(lease)) continue;
       try {
         await lease.release();
       } catch (error) {
@@ -31,6 +32,6 @@ export function asLeases(leases: Lease[], what: string): Leases {
   };
   const result = leases as Leases;
   Object.defineProperty(result, 'release', { value: release });
-  Object.defineProperty(result, Symbol.asyncDispose, { value: () => disposeHandle(result, `${what}: await using`, held) });
+  Object.defineProperty(result, Symbol.asyncDispose, { value: () => disposeHandle(result, `${what}: await using`, unreleased) });
   return result;
 }

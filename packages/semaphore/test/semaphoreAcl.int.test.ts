@@ -83,7 +83,7 @@ describe.each(['queue', 'curator'] as const)('%s layout with a restrictive ACL',
     expect(await anonymous.exists(`${root}/${layout}-oversized`)).toBeNull();
   });
 
-  it('a release the server refuses keeps the lease held; after the ACL is fixed, releasing again works', async () => {
+  it('a release the server refuses rejects with RELEASE_FAILED carrying the lease, not held from the call on; after the ACL is fixed, releasing it again works', async () => {
     const path = `${root}/${layout}-refused`;
     const semaphore = new InterProcessSemaphore(app, path, { maxLeases: 3, layout });
     const leases = await semaphore.acquireMany(2);
@@ -91,16 +91,15 @@ describe.each(['queue', 'curator'] as const)('%s layout with a restrictive ACL',
     // The queue layout's two leases share one node: the first release deletes nothing.
     if (layout === 'queue') await leases[0]!.release();
     const last = leases[layout === 'queue' ? 1 : 0]!;
-    await expect(last.release()).rejects.toMatchObject({ code: 'NO_AUTH' });
-    expect(last.held).toBe(true);
-    expect(last.signal.aborted).toBe(false);
+    await expect(last.release()).rejects.toMatchObject({ code: 'RELEASE_FAILED', handle: last, error: expect.objectContaining({ code: 'NO_AUTH' }) as unknown });
+    expect(last.held).toBe(false);
+    expect(last.signal.reason).toMatchObject({ code: 'RELEASED' });
     expect(await anonymous.exists(last.path)).not.toBeNull();
     await ops.setACL(leasesOf(path), SECURE_STORED);
     await last.release();
-    expect(last.held).toBe(false);
     expect(await anonymous.exists(last.path)).toBeNull();
     await expect(last.release()).rejects.toMatchObject({ code: 'NOT_OWNER' });
-    for (const lease of leases) if (lease.held) await lease.release();
+    await leases.release(); // the curator layout's other lease
   });
 });
 

@@ -7,6 +7,7 @@ import { Contender } from './Contender.js';
 import { engineScopeOf, type EngineScope } from './EngineScope.js';
 import type { DirectoryRecord } from './lockDirectory.js';
 import { assertLockNodeFits } from './lockNodeSize.js';
+import { isSeatLost, loseSeat, seatLossReason } from './holding.js';
 import type { OwnNodeSink, QueueNode, QueueSeat } from './ownNode.js';
 import type { AbortFanOut } from '../signals/StopSignal.js';
 import type { EnterOptions, Survival } from './QueueOps.js';
@@ -92,19 +93,21 @@ export class LockQueue {
 
   /**
    * Why a seat granted earlier can no longer be relied on, checked as a grant is checked
-   * (docs/architecture.md, "Only events the session can still vouch for"): its signal aborted, its
+   * (docs/architecture.md, "Only events the session can still vouch for"): its holding lost, its
    * node's deletion read off the wire and not yet told, or a session the server may have expired
-   * meanwhile (a stall of this process: then the session is declared lost now, and the seat's
-   * signal aborts before this returns). `undefined` while the seat still holds. What a re-entry
-   * asks before it hands out another handle on the same seat.
+   * meanwhile (a stall of this process). A loss found here is declared before this returns: the
+   * session lost (every holding of it aborts), or this holding lost to its node's deletion, so
+   * every listener and signal of the seat agrees with the answer. `undefined` while the seat still
+   * holds. What a re-entry asks before it hands out another handle on the same seat, and what a
+   * handle's `held` and `signal` ask when read (`SeatHandle`). Makes no signal.
    */
   holdingLost(seat: QueueSeat): Error | undefined {
-    if (!seat.signal.aborted) {
+    if (!isSeatLost(seat)) {
       const own = this.scope.seats.get(seat.path)?.own;
-      if (own?.state === 'gone') return own.deletedBy;
-      if (this.session.aliveAt(seat.generation) !== undefined) return undefined;
+      if (own?.state === 'gone') loseSeat(seat, own.deletedBy!);
+      else if (this.session.aliveAt(seat.generation) !== undefined) return undefined;
     }
-    const reason: unknown = seat.signal.reason;
+    const reason = seatLossReason(seat);
     return reason instanceof Error ? reason : new SessionLostError(`${this.ops.what}: the ZooKeeper session was lost`, { cause: reason });
   }
 
@@ -118,8 +121,8 @@ export class LockQueue {
     const own = this.ops.seat(path, IGNORE_WHILE_WAITING, false);
     own.arm();
     const sessionSignal = session.generation === generation ? session.sessionSignal : AbortSignal.abort(new SessionLostError(`${this.ops.what}: the ZooKeeper session was lost`));
-    const signal = this.ops.hold(path, sessionSignal, undefined);
-    return { path, name: path.slice(path.lastIndexOf('/') + 1), fencingToken, generation, signal, grantedAt };
+    const node = { path, name: path.slice(path.lastIndexOf('/') + 1), fencingToken, generation, signal: sessionSignal };
+    return this.ops.holdSeat(node, sessionSignal, undefined, grantedAt);
   }
 
   /**

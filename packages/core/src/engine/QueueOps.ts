@@ -68,8 +68,6 @@ export interface QueueOps {
   enqueue(options: EnterOptions, stop: StopSignal): Promise<Created>;
   /** Watches our node from its seating (see {@link OwnNodeWatch}) and registers it as ours. */
   seat(path: string, sink: OwnNodeSink, revocable: boolean): OwnNodeWatch;
-  /** Our seat at `path` holds from now on; returns the holder's signal (see `beginHolding`). */
-  hold(path: string, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined): AbortSignal;
   /** Our seat `node` holds from now on, granted at `grantedAt`: its seat, whose signal is made on first use. */
   holdSeat(node: QueueNode, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined, grantedAt: number): QueueSeat;
   /** Lists the queue once connected (shared with the other contenders asking now: in this turn, or in this run). */

@@ -75,11 +75,6 @@ export class ZkQueueOps implements QueueOps {
     return own;
   }
 
-  hold(path: string, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined): AbortSignal {
-    const state = this.scope.seats.get(path)!;
-    return beginHolding(state, state.own!, this.scope.fanOut, sessionSignal, onRevoke).signal;
-  }
-
   holdSeat(node: QueueNode, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined, grantedAt: number): QueueSeat {
     const state = this.scope.seats.get(node.path)!;
     return heldSeat(node, beginHolding(state, state.own!, this.scope.fanOut, sessionSignal, onRevoke), grantedAt);

@@ -163,6 +163,19 @@ export function isSeatLost(seat: QueueNode): boolean {
   return seat instanceof HeldSeat ? seat.holding.aborted : seat.signal.aborted;
 }
 
+/** Why `seat` is lost (its signal's reason), without making a signal; `undefined` while it is not. */
+export function seatLossReason(seat: QueueNode): unknown {
+  return seat instanceof HeldSeat ? seat.holding.reason : seat.signal.reason;
+}
+
+/**
+ * `seat` is lost to its node's deletion, read off the wire and not told yet (see
+ * `OwnNodeWatch.deletedBy`): its holding ends now, as it would when told.
+ */
+export function loseSeat(seat: QueueNode, deletion: NodeDeletedError): void {
+  if (seat instanceof HeldSeat) seat.holding.ownNodeGone(deletion);
+}
+
 /**
  * Tells `listener` when `seat` is lost (its signal aborts; never if it has already), and returns
  * how to stop: without making the signal of a seat granted by the engine.

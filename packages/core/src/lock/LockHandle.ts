@@ -1,7 +1,8 @@
 /**
  * Proof of holding a lock, returned by every `acquire()`. Release it exactly once: with
- * `release()`, or by `await using` (`Symbol.asyncDispose` releases it if still held; a release the
- * server refuses then rejects with ReleaseFailedError, `RELEASE_FAILED`, carrying this handle).
+ * `release()`, or by `await using` (`Symbol.asyncDispose` releases it unless `release()` was
+ * called; a release the server refuses rejects with ReleaseFailedError, `RELEASE_FAILED`, carrying
+ * this handle).
  */
 export interface LockHandle extends AsyncDisposable {
   /** Full path of the ZooKeeper node that holds the lock for us. */
@@ -20,19 +21,31 @@ export interface LockHandle extends AsyncDisposable {
    */
   readonly grantedAt: number;
   /**
-   * Aborted when ownership is lost: the ZooKeeper session ended, so the node and the lock are
-   * gone (or going). Stop the guarded work when it fires.
+   * Aborts when the lock is no longer ours through this handle: the ZooKeeper session ended or may
+   * have (`SESSION_LOST`; `SESSION_CLOSED` after `session.close()`), someone else deleted our node
+   * (`NODE_DELETED`), or `release()` was called on this handle (`RELEASED`, from the call on, while
+   * the delete is still on its way). Reading it first checks what `held` checks, so a process that
+   * wakes from a stop past its session sees it aborted on its first read, before any timer has run.
+   * Stop the guarded work when it fires; check it (or `held`) before each step.
    */
   readonly signal: AbortSignal;
-  /** True until this handle is released (still true after a release the server refused). */
+  /**
+   * Still ours, checked now: `release()` not called on this handle, the signal not aborted, our
+   * node not known deleted, and the session unable to have expired yet by this process's clock
+   * (a loss found here is declared at once: every handle of the session sees it). False does not
+   * mean released: call `release()` once for every acquisition (`await using` does), a lost one too.
+   * Only a fencing token protects work already past its check when the process stopped.
+   */
   readonly held: boolean;
   /**
-   * Releases this acquisition. For a re-entrant lock the node is deleted when the outermost
-   * acquisition is released. Throws `NOT_OWNER` when this handle was already released (or is being
-   * released); does not throw when ownership was lost meanwhile. When the server refuses the delete
-   * (`NO_AUTH`: an ACL without DELETE for us, or another answer that is not a lost connection) it
-   * rejects with that error and the handle stays held, its node still there: release again once the
-   * cause is fixed, or close the session (docs/errors.md, "Releasing").
+   * Releases this acquisition: from the call on this handle is not held and its `signal` is
+   * aborted (`RELEASED`); resolves once the node is deleted. For a re-entrant lock the node is
+   * deleted when the outermost acquisition is released. Throws `NOT_OWNER` when this handle was
+   * already released (or is being released); does not throw when ownership was lost meanwhile.
+   * When the server refuses the delete (`NO_AUTH`: an ACL without DELETE for us, or another answer
+   * that is not a lost connection) it rejects with ReleaseFailedError (`RELEASE_FAILED`, the
+   * refusal as `error`): the node is still ours, and `release()` on this handle (`err.handle`)
+   * tries again once the cause is fixed; or close the session (docs/errors.md, "Releasing").
    */
   release(): Promise<void>;
 }

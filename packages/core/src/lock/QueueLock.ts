@@ -1,5 +1,5 @@
 import { EventEmitter } from 'eventemitter3';
-import { AbortedError, isZkError, NotOwnerError, SessionClosedError, SessionLostError } from '../errors.js';
+import { AbortedError, isZkError, NotOwnerError, ReleaseFailedError, SessionClosedError, SessionLostError } from '../errors.js';
 import { currentFrame, OwnerFrame, OwnerHoldings } from '../context/ownerContext.js';
 import { joinPath, validateLockPath } from '../nodes/index.js';
 import type { LockQueue } from '../engine/LockQueue.js';
@@ -12,6 +12,7 @@ import type { ZkSession } from '../session/ZkSession.js';
 import type { AcquireOptions } from './acquireFrontEnd.js';
 import type { LockHandle } from './LockHandle.js';
 import { disposeHandle } from './releaseAfter.js';
+import { SeatHandle } from './SeatHandle.js';
 import { heldLocksRelayOf, type ConnectionNewsListener, type HeldLocksRelay } from './heldLocksRelay.js';
 
 /** Events a lock emits while it is held in this process. */
@@ -69,20 +70,24 @@ export type Acquisition =
 interface Holding {
   frame: OwnerFrame;
   seat: QueueSeat;
-  /** Handles not yet released, innermost last. */
+  /** Handles not yet released (and the last one, while its release is refused), innermost last. */
   handles: Handle[];
   /** Stops telling the lock's listeners about this holding's node. */
   unlisten: () => void;
-  /** Its node's delete is on its way: not re-entered meanwhile, held again if the server refuses. */
+  /** Its node's delete is on its way: not re-entered meanwhile. */
   releasing?: boolean;
+  /** The server refused its node's delete: the node is still ours, and the last handle may release again. */
+  refused?: boolean;
 }
 
-class Handle implements LockHandle {
-  held = true;
+class Handle extends SeatHandle implements LockHandle {
   constructor(
     private readonly lock: QueueLock,
     private readonly holding: Holding,
-  ) {}
+    queue: LockQueue,
+  ) {
+    super(queue, holding.seat);
+  }
   get path(): string {
     return this.holding.seat.path;
   }
@@ -92,14 +97,19 @@ class Handle implements LockHandle {
   get grantedAt(): number {
     return this.holding.seat.grantedAt;
   }
-  get signal(): AbortSignal {
-    return this.holding.seat.signal;
+  /** @internal Whether `release()` may still be called: never called, or its delete was refused. */
+  get unreleased(): boolean {
+    return !this.released || (this.holding.refused === true && this.holding.handles.includes(this));
+  }
+  /** @internal `release()` was called: see {@link SeatHandle}. */
+  endNow(): void {
+    this.endByRelease();
   }
   release(): Promise<void> {
     return this.lock.releaseHandle(this.holding, this);
   }
   [Symbol.asyncDispose](): Promise<void> {
-    return disposeHandle(this, `${this.lock.path}: await using`, () => this.held);
+    return disposeHandle(this, `${this.lock.path}: await using`, () => this.unreleased);
   }
 }
 
@@ -177,20 +187,24 @@ export class QueueLock extends EventEmitter<LockEvents> {
 
   /**
    * Acquires, runs `fn` with the handle, and always releases; returns what `fn` returns, or rejects
-   * with what it threw. A release the server refuses leaves the lock held: then it rejects with
+   * with what it threw. A release the server refuses leaves the node ours: then it rejects with
    * ReleaseFailedError (`RELEASE_FAILED`), whose `handle` releases it again and whose `suppressed`
    * is what `fn` threw, if it did (docs/errors.md, "Releasing").
    */
   withLock<T>(fn: (handle: LockHandle) => T | Promise<T>, options?: AcquireOptions): Promise<T> {
-    return withLockVia(this.acquire(options), fn, `${this.config.name}.withLock ${this.path}`, (handle) => handle.held);
+    return withLockVia(this.acquire(options), fn, `${this.config.name}.withLock ${this.path}`, (handle) => (handle as Handle).unreleased);
   }
 
-  /** True if any async context of this process holds the lock through this object. */
+  /**
+   * True if some async context of this process acquired the lock through this object and has not
+   * released it yet (a lost holding not released counts, and so does a release the server refused:
+   * its node is still ours).
+   */
   isAcquiredInThisProcess(): boolean {
     return this.holdings.size > 0;
   }
 
-  /** True if the calling async context holds the lock. */
+  /** True if the calling async context holds the lock (not once it called `release()` on its last handle, even a refused one). */
   isOwnedByCurrentContext(): boolean {
     return this.holdingOfCurrentContext() !== undefined;
   }
@@ -204,7 +218,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
 
   /** The holding of the calling context, if any (also used by recipes, e.g. read/write rules). */
   protected holdingOfCurrentContext(): Holding | undefined {
-    return this.holdings.ofCurrentContext((holding) => holding.handles.length > 0 && holding.releasing !== true);
+    return this.holdings.ofCurrentContext((holding) => holding.handles.length > 0 && holding.releasing !== true && holding.refused !== true);
   }
 
   /**
@@ -226,7 +240,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
       throw new SessionLostError(`${this.config.name}.acquire: this context held ${this.path} but lost it with its session; release it first`);
     }
     if (signal?.aborted === true) throw new AbortedError(`${this.config.name}.acquire: aborted (re-entering ${this.path})`, { cause: signal.reason, path: this.path });
-    const handle = new Handle(this, holding);
+    const handle = new Handle(this, holding, this.config.queue);
     holding.handles.push(handle);
     return handle;
   }
@@ -276,28 +290,31 @@ export class QueueLock extends EventEmitter<LockEvents> {
       },
     };
     const holding: Holding = { frame, seat, handles: [], unlisten: onSeatLost(seat, onLost) };
-    const handle = new Handle(this, holding);
+    const handle = new Handle(this, holding, this.config.queue);
     holding.handles.push(handle);
     if (this.holdings.add(holding)) this.relay.join(this.news);
     return handle;
   }
 
   /**
-   * @internal Releases one handle; deletes the node with the last one. A delete the server refuses
-   * (NO_AUTH...) leaves the node, so the handle stays held and the error goes to the caller, who
-   * may release again (docs/errors.md, "Releasing").
+   * @internal Releases one handle; deletes the node with the last one. From the call on the handle
+   * is not held and its signal is aborted (`RELEASED`), while the delete goes on. A delete the
+   * server refuses (NO_AUTH...) leaves the node, which is still ours: the release rejects with
+   * ReleaseFailedError (`RELEASE_FAILED`, the refusal as `error`), and the same handle may release
+   * again (docs/errors.md, "Releasing").
    */
   releaseHandle(holding: Holding, handle: Handle): Promise<void> {
-    const index = holding.handles.indexOf(handle);
-    if (!handle.held || index < 0) {
+    if (!handle.unreleased || !holding.handles.includes(handle)) {
       return Promise.reject(new NotOwnerError(`${this.config.name}.release: this handle of ${this.path} was already released`));
     }
+    if (holding.releasing === true) return Promise.reject(new NotOwnerError(`${this.config.name}.release: this handle of ${this.path} is being released`));
+    handle.endNow();
     if (holding.handles.length > 1) {
       this.dropHandle(holding, handle);
       return Promise.resolve();
     }
-    if (holding.releasing === true) return Promise.reject(new NotOwnerError(`${this.config.name}.release: this handle of ${this.path} is being released`));
     holding.releasing = true;
+    holding.refused = false;
     // A lost holding's release deletes nothing (its node is gone): only a real one is told.
     const deletes = !isSeatLost(holding.seat);
     let leaving: Promise<void>;
@@ -305,6 +322,7 @@ export class QueueLock extends EventEmitter<LockEvents> {
       leaving = this.leave(holding.seat);
     } catch (err) {
       holding.releasing = false;
+      holding.refused = true;
       return Promise.reject(err);
     }
     // One `then`, not an async function: every release passes here.
@@ -316,15 +334,19 @@ export class QueueLock extends EventEmitter<LockEvents> {
       },
       (err: unknown) => {
         holding.releasing = false;
+        holding.refused = true;
         if (deletes && releaseChannel.hasSubscribers) publishRelease(this.config.recipe, this.path, holding.seat, this.config.queue.session.sessionId, err);
-        throw err;
+        throw new ReleaseFailedError(
+          `${this.config.name}.release: ${holding.seat.path} could not be deleted (${String(err)}): the node is still ours, though this handle no longer holds it; release again with err.handle.release() once the cause is fixed, or close the session`,
+          handle,
+          err,
+        );
       },
     );
   }
 
   /** The handle is released; the holding ends with its last one. */
   private dropHandle(holding: Holding, handle: Handle): void {
-    handle.held = false;
     holding.handles.splice(holding.handles.indexOf(handle), 1);
     if (holding.handles.length > 0) return;
     holding.unlisten();

@@ -119,16 +119,16 @@ export function tryAcquireVia<H>(step: AcquireStep<H>, options: unknown, where: 
 /**
  * `withLock(fn, options)`: waits for `acquired`, runs `fn` with the handle and always releases
  * (see {@link runThenRelease}: a refused release rejects with `RELEASE_FAILED` carrying the handle).
- * `holdsAny` tells whether the handle still holds something after a failed release.
+ * `unreleased` tells whether the handle still has something to release after a failed release.
  */
 export async function withLockVia<H extends Releasable, T>(
   acquired: Promise<H>,
   fn: (handle: H) => T | Promise<T>,
   what: string,
-  holdsAny: (handle: H) => boolean,
+  unreleased: (handle: H) => boolean,
 ): Promise<T> {
   const handle = await acquired;
-  return runThenRelease(handle, fn, what, () => holdsAny(handle));
+  return runThenRelease(handle, fn, what, () => unreleased(handle));
 }
 
 /** The grant as the caller gets it: tagged with the holder's frame, if there is one. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NotOwnerError, ZooKeeperError } from '../../src/errors.js';
-import { disposeHandle } from '../../src/lock/releaseAfter.js';
+import { NotOwnerError, ReleaseFailedError, ZooKeeperError } from '../../src/errors.js';
+import { disposeHandle, runThenRelease } from '../../src/lock/releaseAfter.js';
 
 /** A handle whose release can be made to fail, as the server refusing the delete would. */
 class FakeHandle {
@@ -48,5 +48,36 @@ describe('disposeHandle (`await using`)', () => {
     let holds = true;
     const attempt = disposeHandle({ release: () => ((holds = false), handle.release()) }, 'lock /x: await using', () => holds);
     await expect(attempt).rejects.toBe(failure);
+  });
+});
+
+describe('a handle whose own release rejects with RELEASE_FAILED (a lock handle, a lease)', () => {
+  /** Not held from the call on; a refused delete leaves its node, and it may release again. */
+  class RefusingHandle {
+    releaseCalled = false;
+    refuse: Error | undefined;
+    async release(): Promise<void> {
+      this.releaseCalled = true;
+      if (this.refuse !== undefined) throw new ReleaseFailedError('release refused', this, this.refuse);
+    }
+  }
+
+  it('await using rethrows it as its own RELEASE_FAILED, with the refusal as `error`, although nothing says "held" any more', async () => {
+    const handle = new RefusingHandle();
+    handle.refuse = new ZooKeeperError('NO_AUTH', -102, 'no DELETE for us');
+    await expect(disposeHandle(handle, 'lock /x: await using', () => !handle.releaseCalled)).rejects.toMatchObject({
+      code: 'RELEASE_FAILED',
+      handle,
+      error: handle.refuse,
+      message: expect.stringContaining('lock /x: await using') as unknown,
+    });
+  });
+
+  it('withLock keeps what fn threw as `suppressed`', async () => {
+    const handle = new RefusingHandle();
+    handle.refuse = new ZooKeeperError('NO_AUTH', -102, 'no DELETE for us');
+    const thrown = new Error('fn failed');
+    const attempt = runThenRelease(handle, () => Promise.reject(thrown), 'Lock.withLock /x', () => false);
+    await expect(attempt).rejects.toMatchObject({ code: 'RELEASE_FAILED', handle, error: handle.refuse, suppressed: thrown, fnFailed: true });
   });
 });
