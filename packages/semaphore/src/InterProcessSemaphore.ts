@@ -74,7 +74,8 @@ export interface SemaphoreEvents {
  *
  * Two layouts (see docs/semaphore.md). `queue` (default): one FIFO queue of lease nodes whose
  * names carry their lease count; no internal lock (an uncontended acquire is one round trip), a
- * release wakes one waiting process, `acquireMany(n)` takes all n leases at once (no deadlock).
+ * release wakes at most `maxLeases` waiting processes and admits the waiters it frees leases for
+ * at once, `acquireMany(n)` takes all n leases at once (no deadlock).
  * `curator`: Curator's
  * InterProcessSemaphoreV2 layout and protocol, to share a semaphore with Java services.
  */

@@ -7,11 +7,10 @@ function weightOf(entry: QueueEntry): number {
 }
 
 /**
- * Above this many holders ahead of it, the first waiter watches the directory instead of each
- * holder: one child watch then costs less than that many data watches, at the price of waking on
- * arrivals too.
+ * Above this many nodes to watch, a waiter watches the directory instead of each node: one child
+ * watch then costs less than that many deletion watches, at the price of waking on arrivals too.
  */
-export const MAX_WATCHED_HOLDERS = MAX_ANY_OF_WATCHES;
+export const MAX_WATCHED_NODES = MAX_ANY_OF_WATCHES;
 
 /**
  * The `queue` layout's rule, FIFO by sequence: a node holds its leases iff the leases of every
@@ -19,31 +18,33 @@ export const MAX_WATCHED_HOLDERS = MAX_ANY_OF_WATCHES;
  * large request at the head is never overtaken, and a node gets all its leases or none (two
  * clients asking for more than half can never each hold a part and wait for each other).
  *
- * Waiting is herd-free. The first waiter (every node ahead of it holds) watches each holder:
- * whichever releases wakes it, and only it; arrivals wake nobody. Every later waiter watches its
- * predecessor, which nudges it on becoming a holder; it then lists and is the first waiter. So a
- * release wakes at most one waiting process, and a freed lease is taken as soon as the first
- * waiter hears of it. The one hint: the first waiter decides again on the queue it has
- * (`reuseListing`), exact because nothing ever appears ahead of a lease node.
+ * A waiter watches its *proof*: the nearest nodes ahead of it whose leases alone leave too few
+ * for its own (docs/architecture.md, "Counting semaphores"). While all of them stand it cannot
+ * hold, whatever happens further ahead, so it needs to hear of nothing else; when one goes it
+ * decides again at once on what it knows (`reuseListing`). A first waiter's proof is every holder,
+ * so any release admits it without a request; when releases come together, each waiter whose
+ * proof they break decides for itself, so as many waiters are admitted as leases were freed, with
+ * no write between them. Nothing is written to a lease node after its create.
+ *
+ * No herd: a node is in the proof of at most the `maxLeases` waiters right behind it (each node
+ * between holds at least one lease), so a release wakes at most `maxLeases` processes, and an
+ * arrival none.
  *
  * `maxLeases` is read at every decision, so a shared count's current value applies.
  */
 export function leaseQueueRule(maxLeases: () => number): OrderingRule {
   const decide = (queue: readonly QueueEntry[], ownIndex: number): Decision => {
     const max = maxLeases();
-    let before = 0;
-    let waiterAhead = false;
-    for (let i = 0; i < ownIndex; i++) {
-      before += weightOf(queue[i]!);
-      if (before > max) {
-        waiterAhead = true;
-        break;
-      }
-    }
-    if (!waiterAhead && before + weightOf(queue[ownIndex]!) <= max) return { held: true, nudgeSuccessor: true };
-    if (!waiterAhead && ownIndex > MAX_WATCHED_HOLDERS) return { held: false, waitForChildren: true };
-    if (!waiterAhead) return { held: false, waitForAnyOf: queue.slice(0, ownIndex).map((entry) => entry.name) };
-    return { held: false, waitFor: queue[ownIndex - 1]!.name, relistIfTouched: true };
+    const own = weightOf(queue[ownIndex]!);
+    let ahead = 0;
+    for (let i = 0; i < ownIndex; i++) ahead += weightOf(queue[i]!);
+    if (ahead + own <= max) return { held: true };
+    // The proof: nearest first, until the leases it holds leave too few for ours.
+    let proof = 0;
+    let first = ownIndex;
+    while (proof + own <= max && first > 0) proof += weightOf(queue[--first]!);
+    if (ownIndex - first > MAX_WATCHED_NODES) return { held: false, waitForChildren: true };
+    return { held: false, waitForAnyOf: queue.slice(first, ownIndex).map((entry) => entry.name) };
   };
   return { decide, hints: (_queue, _ownIndex, decision) => ('waitForAnyOf' in decision ? { reuseListing: true } : {}) };
 }

@@ -1,7 +1,7 @@
 import { decideWithHints, sortedChildren, type HintedDecision, type OrderingRule, type QueueEntry } from '@zk-recipes/core/recipe-kit';
 import { describe, expect, it } from 'vitest';
 import { leaseKind, weightOfKind } from '../src/leaseKinds.js';
-import { curatorCountRule, failInsteadOfWaiting, leaseQueueRule, MAX_WATCHED_HOLDERS } from '../src/rules.js';
+import { curatorCountRule, failInsteadOfWaiting, leaseQueueRule, MAX_WATCHED_NODES } from '../src/rules.js';
 
 const GUID = '0f6c3e2a-1b2c-4d5e-8f90-123456789abc';
 /** Builds a lease queue from weights: node i has sequence i. */
@@ -51,38 +51,47 @@ describe('lease kinds', () => {
   });
 });
 
+/** The names of the nodes from index `from` up to (not including) index `to`. */
+function namesBetween(weights: number[], from: number, to: number): string[] {
+  return queueOf(weights).slice(from, to).map((entry) => entry.name);
+}
+
 describe('leaseQueueRule', () => {
-  it('lets the first maxLeases single leases hold', () => {
-    for (const own of [0, 1, 2]) expect(decide([1, 1, 1, 1, 1], own, 3)).toEqual({ held: true, nudgeSuccessor: true });
+  it('lets the first maxLeases single leases hold, without any write', () => {
+    for (const own of [0, 1, 2]) expect(decide([1, 1, 1, 1, 1], own, 3)).toEqual({ held: true });
   });
 
-  it('makes the first waiter, and only it, wait for any of the holders ahead of it', () => {
+  it('makes the first waiter wait for any of the holders, all of them', () => {
     expect(decide([1, 1, 1, 1, 1], 3, 3)).toEqual({ held: false, waitForAnyOf: namesAhead([1, 1, 1, 1, 1], 3) });
   });
 
-  it(`makes a first waiter behind more than ${MAX_WATCHED_HOLDERS} holders watch the directory instead`, () => {
-    const many = new Array<number>(MAX_WATCHED_HOLDERS + 2).fill(1);
-    expect(decide(many, MAX_WATCHED_HOLDERS, MAX_WATCHED_HOLDERS)).toMatchObject({ held: false, waitForAnyOf: expect.any(Array) });
-    expect(decide(many, MAX_WATCHED_HOLDERS + 1, MAX_WATCHED_HOLDERS + 1)).toEqual({ held: false, waitForChildren: true });
+  it('makes every later waiter wait for any of the maxLeases nodes right ahead of it (its proof)', () => {
+    const weights = [1, 1, 1, 1, 1, 1, 1, 1];
+    expect(decide(weights, 4, 3)).toEqual({ held: false, waitForAnyOf: namesBetween(weights, 1, 4) });
+    expect(decide(weights, 7, 3)).toEqual({ held: false, waitForAnyOf: namesBetween(weights, 4, 7) });
   });
 
-  it('makes every later waiter watch its predecessor, confirming after the watch', () => {
-    const queue = queueOf([1, 1, 1, 1, 1, 1]);
-    expect(decide([1, 1, 1, 1, 1, 1], 4, 3)).toEqual({ held: false, waitFor: queue[3]!.name, lastObstacle: false, relistIfTouched: true });
-    expect(decide([1, 1, 1, 1, 1, 1], 5, 3)).toEqual({ held: false, waitFor: queue[4]!.name, lastObstacle: false, relistIfTouched: true });
+  it(`makes a waiter whose proof is more than ${MAX_WATCHED_NODES} nodes watch the directory instead`, () => {
+    const many = new Array<number>(MAX_WATCHED_NODES + 2).fill(1);
+    expect(decide(many, MAX_WATCHED_NODES, MAX_WATCHED_NODES)).toMatchObject({ held: false, waitForAnyOf: expect.any(Array) });
+    expect(decide(many, MAX_WATCHED_NODES + 1, MAX_WATCHED_NODES + 1)).toEqual({ held: false, waitForChildren: true });
   });
 
-  it('holds all n leases of a weighted node or none', () => {
+  it('holds all n leases of a weighted node or none, and counts weights in the proof', () => {
     expect(decide([1, 3], 1, 3)).toEqual({ held: false, waitForAnyOf: namesAhead([1, 3], 1) });
-    expect(decide([3], 0, 3)).toEqual({ held: true, nudgeSuccessor: true });
+    expect(decide([3], 0, 3)).toEqual({ held: true });
     expect(decide([2, 1], 1, 3)).toMatchObject({ held: true });
     expect(decide([2, 2], 1, 3)).toMatchObject({ held: false, waitForAnyOf: namesAhead([2, 2], 1) });
+    // A request for 2 of 3 needs 2 leases held ahead to be refused: the nearest node of 2 is enough.
+    expect(decide([1, 1, 2, 2], 3, 3)).toEqual({ held: false, waitForAnyOf: namesBetween([1, 1, 2, 2], 2, 3) });
+    // ... and two single leases are needed otherwise.
+    expect(decide([2, 1, 1, 2], 3, 3)).toEqual({ held: false, waitForAnyOf: namesBetween([2, 1, 1, 2], 1, 3) });
   });
 
   it('is FIFO: a big request at the head is not overtaken by smaller ones behind it', () => {
     // 1 held, then a request for 3 waits; a single lease behind it must wait although one is free.
     expect(decide([1, 3, 1], 1, 3)).toEqual({ held: false, waitForAnyOf: namesAhead([1, 3, 1], 1) });
-    expect(decide([1, 3, 1], 2, 3)).toMatchObject({ held: false, waitFor: queueOf([1, 3, 1])[1]!.name });
+    expect(decide([1, 3, 1], 2, 3)).toEqual({ held: false, waitForAnyOf: namesBetween([1, 3, 1], 1, 2) });
   });
 
   it('cannot deadlock two requests for more than half: the first gets all, the second none', () => {
@@ -93,31 +102,34 @@ describe('leaseQueueRule', () => {
     expect(decide([2], 0, 3)).toMatchObject({ held: true });
   });
 
-  it('holders are always a prefix of the queue, and at most maxLeases leases are held', () => {
+  it('holders are a prefix, at most maxLeases are held, every proof refuses, and no node is in more than maxLeases proofs', () => {
     let seed = 7;
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     for (let round = 0; round < 500; round++) {
       const max = 1 + Math.floor(random() * 5);
-      const weights = Array.from({ length: Math.floor(random() * 8) }, () => 1 + Math.floor(random() * max));
+      const weights = Array.from({ length: Math.floor(random() * 12) }, () => 1 + Math.floor(random() * max));
       const queue = queueOf(weights);
       const decisions = weights.map((_, i) => hinted(leaseQueueRule(() => max))(queue, i));
       const held = decisions.map((d) => d.held);
       const firstWaiting = held.indexOf(false);
       if (firstWaiting >= 0) expect(held.slice(firstWaiting).every((h) => !h)).toBe(true);
       expect(weights.filter((_, i) => held[i]).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(max);
-      // Exactly one waiter watches the holders, all of them (so any release reaches it and
-      // deciding again without the one that went is exact); the others watch their predecessor.
-      const holderWatchers = decisions.filter((d) => !d.held && 'waitForAnyOf' in d).length;
-      expect(holderWatchers).toBe(firstWaiting >= 0 ? 1 : 0);
-      if (firstWaiting >= 0) expect(decisions[firstWaiting]).toEqual({ held: false, waitForAnyOf: queue.slice(0, firstWaiting).map((e) => e.name) });
+      const watchers = new Map<string, number>();
       for (const [i, d] of decisions.entries()) {
-        if (i > firstWaiting && firstWaiting >= 0) expect(d).toMatchObject({ held: false, waitFor: queue[i - 1]!.name });
+        if (d.held) continue;
+        expect(d).toMatchObject({ waitForAnyOf: expect.any(Array) });
+        const proof = (d as { waitForAnyOf: readonly string[] }).waitForAnyOf;
+        // The proof is the nearest nodes ahead, contiguous up to ours...
+        expect(proof).toEqual(queue.slice(i - proof.length, i).map((e) => e.name));
+        // ... holding too many leases for ours while they stand (so no lease idles while it waits) ...
+        const proofLeases = weights.slice(i - proof.length, i).reduce((a, b) => a + b, 0);
+        expect(proofLeases + weights[i]!).toBeGreaterThan(max);
+        // ... and no shorter: without its farthest node it would not refuse.
+        expect(proofLeases - weights[i - proof.length]! + weights[i]!).toBeLessThanOrEqual(max);
+        for (const name of proof) watchers.set(name, (watchers.get(name) ?? 0) + 1);
       }
-      // No lease idle while someone waits: the first waiter does not fit.
-      if (firstWaiting >= 0) {
-        const heldSum = weights.slice(0, firstWaiting).reduce((a, b) => a + b, 0);
-        expect(heldSum + weights[firstWaiting]!).toBeGreaterThan(max);
-      }
+      // A release wakes at most maxLeases waiters.
+      for (const count of watchers.values()) expect(count).toBeLessThanOrEqual(max);
     }
   });
 

@@ -7,7 +7,6 @@ import { sessionInternals } from '@zk-recipes/core/internal';
 // ZooKeeper's CREATE2 opcode: what ZkSession sends for an ephemeral-sequential create.
 const OP_CREATE2 = 15;
 const OP_GET_DATA = 4;
-const OP_SET_DATA = 5;
 
 const root = uniqueRoot('semaphore');
 const sessions: ZkSession[] = [];
@@ -328,27 +327,6 @@ describe('InterProcessSemaphore (queue layout)', () => {
       }),
   );
 
-  it('a new holder whose nudge is lost with its connection sends it again: the next waiter takes the free lease', () =>
-    throughProxy(async (proxy) => {
-      const path = `${root}/lost-nudge`;
-      const holder = await new InterProcessSemaphore(main, path, { maxLeases: 2 }).acquireMany(2);
-      const first = new InterProcessSemaphore(await connect(proxy.connectString), path, { maxLeases: 2 });
-      const second = new InterProcessSemaphore(await connect(), path, { maxLeases: 2 });
-      const firstLease = first.acquire({ timeoutMs: 20_000 });
-      await untilParticipants(second, 2);
-      // Queued behind `first`, it learns that it may go on only from first's nudge.
-      const secondLease = second.acquire({ timeoutMs: 10_000 });
-      await untilParticipants(second, 3);
-      // The nudge `first` sends once granted never reaches the server; its connection drops.
-      const dropped = proxy.dropNextRequest(OP_SET_DATA);
-      await Promise.all(holder.map((lease) => lease.release()));
-      await dropped;
-      const a = await firstLease;
-      const b = await secondLease; // LOCK_TIMEOUT if the nudge were lost for good
-      expect(a.held && b.held).toBe(true);
-      await Promise.all([a.release(), b.release()]);
-    }));
-
   it('an abort while the create is in flight: the rejection comes after the node is gone', async () => {
     const [host, port] = testConnectString().split(',')[0]!.split(':');
     const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
@@ -388,66 +366,105 @@ describe('InterProcessSemaphore (queue layout)', () => {
     await Promise.all((await Promise.all(waiters.slice(3))).map((l) => l.release()));
   });
 
-  it('a release wakes at most one waiting process (no herd), and arrivals wake nobody', async () => {
+  const ORDERS = [
+    [0, 1, 2],
+    [0, 2, 1],
+    [1, 0, 2],
+    [1, 2, 0],
+    [2, 0, 1],
+    [2, 1, 0],
+  ];
+  it.each(ORDERS)('holders released in the order %i, %i, %i admit the waiters first come first served, one per release, and write nothing to a lease node', async (...order) => {
+    const path = `${root}/order-${order.join('')}`;
+    const sem = new InterProcessSemaphore(main, path, { maxLeases: 3 });
+    const holders = await Promise.all([sem.acquire(), sem.acquire(), sem.acquire()]);
+    const holderOf = new Map(holders.map((lease) => [lease.path, lease]));
+    const ordered = (await sem.getParticipantNodes()).map((node) => holderOf.get(node)!);
+    const waiterSessions = await Promise.all(Array.from({ length: 4 }, () => connect()));
+    const waiters: Array<Promise<Lease>> = [];
+    const granted: number[] = [];
+    for (const [i, session] of waiterSessions.entries()) {
+      const waiting = new InterProcessSemaphore(session, path, { maxLeases: 3 }).acquire();
+      void waiting.then(() => granted.push(i));
+      waiters.push(waiting);
+      await untilParticipants(sem, 4 + i); // enqueued in a known order
+    }
+    for (const [k, holder] of order.entries()) {
+      await ordered[holder]!.release();
+      await waiters[k]; // waiter k was the first waiter: this release admits it
+      // Every waiter has handled what the server told it before this round trip's answer.
+      await Promise.all(waiterSessions.map((session) => session.exists(path)));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(granted.slice().sort(), `exclusion: after ${k + 1} releases only the first ${k + 1} waiters may hold`).toEqual(Array.from({ length: k + 1 }, (_, j) => j));
+    }
+    // A lease node is written once, at its create: every version is still 0.
+    for (const node of await sem.getParticipantNodes()) expect((await main.exists(node))?.version).toBe(0);
+    const admitted = await Promise.all(waiters.slice(0, 3));
+    await Promise.all(admitted.map((lease) => lease.release()));
+    await (await waiters[3]!).release();
+    expect(await sem.getParticipantNodes()).toEqual([]);
+  });
+
+  it('a release wakes at most maxLeases processes, an arrival nobody', async () => {
     const path = `${root}/herd`;
-    const sem = new InterProcessSemaphore(main, path, { maxLeases: 1 });
-    let lease = await sem.acquire();
-    const waiterCount = 5;
+    const maxLeases = 2;
+    const sem = new InterProcessSemaphore(main, path, { maxLeases });
+    const holders = [await sem.acquire(), await sem.acquire()];
+    const waiterCount = 6;
     const counters: WakeUps[] = [];
+    const waiterSessions: ZkSession[] = [];
     const waiters: Array<Promise<Lease>> = [];
     const total = () => counters.reduce((sum, c) => sum + c.count, 0);
+    /** Every waiter session has handled what the server told it before now. */
+    const drained = async (): Promise<void> => {
+      await Promise.all(waiterSessions.map((each) => each.exists(root)));
+      await new Promise((resolve) => setImmediate(resolve));
+    };
     for (let i = 0; i < waiterCount; i++) {
       const session = await connect();
       const counter = countWakeUps(session);
       counters.push(counter);
+      waiterSessions.push(session);
       const before = total();
-      waiters.push(new InterProcessSemaphore(session, path, { maxLeases: 1 }).acquire());
-      await untilParticipants(sem, 2 + i);
-      await until(() => counter.watchesSet.length > 1); // its wait has begun (its own node watched, then what it waits for)
-      // A notification caused by the arrival would reach each session before these replies.
-      await Promise.all(sessions.slice(-counters.length).map((each) => each.exists(root)));
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(total()).toBe(before); // nobody already waiting was woken by the arrival
+      waiters.push(new InterProcessSemaphore(session, path, { maxLeases }).acquire());
+      await untilParticipants(sem, maxLeases + 1 + i);
+      await until(() => counter.watchesSet.length > maxLeases); // its own node and its proof watched
+      await drained();
+      expect(total(), 'an arrival woke a waiter').toBe(before);
     }
+    // Releases one by one, oldest first, holders and then the admitted waiters.
+    const leases: Lease[] = [...holders];
     const perRelease: number[] = [];
     for (let i = 0; i < waiterCount; i++) {
-      const before = counters.map((c) => c.count);
-      const setBefore = counters[i + 1]?.watchesSet.length ?? 0;
-      await lease.release();
-      lease = await waiters[i]!;
-      // The new holder's nudge makes waiter i+1 the first waiter: it lists and watches the holder.
-      if (i + 1 < waiterCount) await untilWatched(counters[i + 1]!, lease.path, setBefore);
-      const woken = counters.map((c, j) => c.count - before[j]!);
-      perRelease.push(woken.reduce((a, b) => a + b, 0));
-      // Waiters further back than the next one were not woken at all.
-      expect(woken.slice(i + 2)).toEqual(new Array(Math.max(0, waiterCount - i - 2)).fill(0));
+      const before = total();
+      await leases.shift()!.release();
+      leases.push(await waiters[i]!);
+      await drained();
+      perRelease.push(total() - before);
     }
-    await lease.release();
-    // Per release: the first waiter's watch on the holder, plus the nudge that promotes the next one.
-    expect(Math.max(...perRelease)).toBeLessThanOrEqual(2);
+    await Promise.all(leases.map((lease) => lease.release()));
+    expect(Math.max(...perRelease), `notifications per release: ${perRelease.join(', ')}`).toBeLessThanOrEqual(maxLeases);
   });
 
-  it('a first waiter watches every holder, and once admitted is not woken by the others', async () => {
-    const path = `${root}/holders`;
+  it('a waiter that gives up removes its watches from the server: the holders it watched wake nobody', async () => {
+    const path = `${root}/gives-up`;
     const sem = new InterProcessSemaphore(main, path, { maxLeases: 2 });
     const [a, b] = await Promise.all([sem.acquire(), sem.acquire()]);
     const session = await connect();
     const counter = countWakeUps(session);
-    const waiting = new InterProcessSemaphore(session, path, { maxLeases: 2 }).acquire();
+    const controller = new AbortController();
+    const waiting = failureOf(new InterProcessSemaphore(session, path, { maxLeases: 2 }).acquire({ signal: controller.signal }));
     await untilWatched(counter, a!.path, 0);
     await untilWatched(counter, b!.path, 0);
-    await b!.release(); // the second holder goes first: any holder admits the first waiter
-    const lease = await waiting;
-    expect(counter.count).toBe(1);
-    // Its watches on `a` and on its own node were removed from the server when it was admitted.
-    await session.exists(root);
+    controller.abort();
+    expect(await waiting).toMatchObject({ code: 'ABORTED' });
+    await session.exists(root); // the removals, sent before, are answered first
     const left = await serverWatchedPaths(testConnectString(), session.sessionIdBigInt);
     expect([...left].filter((p) => p.startsWith(path))).toEqual([]);
-    await a!.release();
-    await session.exists(root); // the deletion's notification, had it been sent, came before this reply
+    await Promise.all([a!.release(), b!.release()]);
+    await session.exists(root); // a deletion's notification, had it been sent, came before this reply
     await new Promise((resolve) => setImmediate(resolve));
-    expect(counter.count).toBe(1);
-    await lease.release();
+    expect(counter.count).toBe(0);
   });
 
   it('a first waiter whose node someone else deletes fails with NODE_DELETED', async () => {

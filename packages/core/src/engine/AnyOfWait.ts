@@ -15,16 +15,16 @@ export interface AnyOfSink {
 }
 
 /**
- * A wait for any of several nodes of one directory to go: a counting semaphore's first waiter
- * watching every holder ahead of it, so that whichever holder releases wakes it, and only it (or
- * a writer watching the readers that hold ahead of it).
+ * A wait for any of several nodes of one directory to go: a counting semaphore's waiter watching
+ * its proof (the nearest nodes ahead holding too many leases for it), or a writer watching the
+ * readers that hold ahead of it. Whichever goes wakes it.
  *
  * One deletion-only watch per node (a child watch on the node: the server fires it when the node
- * goes, never when its data changes, so a foreign write or a holder's nudge wakes no one; and it
- * is not set on a node already gone: nothing dangles). Each departure is reported as soon as it
- * is known and the others stay watched until the sink ends the wait ({@link cancel}); their
- * watches are then removed from the server, so a holder that releases later does not wake a
- * process that no longer waits.
+ * goes, never when its data changes, so a foreign write wakes no one; and it is not set on a node
+ * already gone: nothing dangles). Each departure is reported as soon as it is known and the others
+ * stay watched: nodes from a newer listing may join them ({@link add}). A wait given up removes
+ * its watches from the server ({@link cancel}); one that ends in a grant leaves them to fire once,
+ * unheard ({@link abandon}).
  */
 export class AnyOfWait implements StopListener, CreationSink {
   private ended = false;
@@ -69,9 +69,23 @@ export class AnyOfWait implements StopListener, CreationSink {
     for (const name of names) this.arm(name);
   }
 
-  /** Whether this wait watches every one of `names` for departure and of `appears` for creation. */
-  covers(names: readonly string[], appears: readonly string[] = []): boolean {
-    return names.every((name) => this.watching.has(name)) && appears.every((name) => this.creations.has(name));
+  /** Whether this wait watches every one of `names` for departure. */
+  covers(names: readonly string[]): boolean {
+    return names.every((name) => this.watching.has(name));
+  }
+
+  /** Whether this wait watches every one of `appears` for creation (a wait cannot add to them). */
+  watchesForCreation(appears: readonly string[] = []): boolean {
+    return appears.every((name) => this.creations.has(name));
+  }
+
+  /**
+   * Watches `names` too (those not watched already), pipelined. Only names from a listing made
+   * since {@link begin}: their departures are then told in order with the others'.
+   */
+  add(names: readonly string[]): void {
+    if (this.ended) return;
+    for (const name of names) if (!this.watching.has(name)) this.arm(name);
   }
 
   /** Ends the wait: nothing more is reported, and every watch still set is removed. */
@@ -79,6 +93,18 @@ export class AnyOfWait implements StopListener, CreationSink {
     if (!this.end()) return;
     this.unsubscribe?.();
     for (const [name, watcher] of this.watching) this.session.removeWatches(joinPath(this.dir, name), watcher);
+    this.watching.clear();
+    for (const watch of this.creations.values()) watch.cancel();
+  }
+
+  /**
+   * Ends the wait, leaving the watches still set on the server: each fires once, told to no one
+   * (its watcher sees the wait ended). For a grant, where removing them would cost a request each
+   * and they fire at most once per node.
+   */
+  abandon(): void {
+    if (!this.end()) return;
+    this.unsubscribe?.();
     this.watching.clear();
     for (const watch of this.creations.values()) watch.cancel();
   }

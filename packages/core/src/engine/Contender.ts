@@ -12,6 +12,17 @@ import type { RetryBudget } from '../retry/RetryBudget.js';
 import { sessionEnded } from './sessionEnded.js';
 import { debugDecision, debugEnqueued, debugFailed, debugGranted, debugWaitEnded } from '../diagnostics/debug.js';
 
+/** A contender's wait for any of several nodes (see `Contender.nodeGone`). */
+interface AnyOfState {
+  wait: AnyOfWait;
+  /** The last listing decided on, without the nodes seen gone since. */
+  queue: QueueEntry[];
+  /** A listing asked for while the wait goes on is on its way. */
+  relisting: boolean;
+  /** An outside change made it list: follow the next change once that listing is decided on. */
+  followRecheck: boolean;
+}
+
 /**
  * One acquisition walking the queue (docs/architecture.md, "The lock-queue engine"): enqueue → decide → wait for what the rule names →
  * decide again … → hold; on any failure, leave (delete our node) and reject.
@@ -37,12 +48,13 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
   private finished = false;
   /** The wait for one node under way, if any (a newer listing may keep it: see `listedAhead`). */
   private nodeWait: ObstacleWait | undefined;
-  /** The last `relistIfTouched` wait that ended on a version found at once (see ObstacleWait). */
-  private touch: { name: string; version: number } | undefined;
   /** The nodes behind the one we wait for, in the queue we decided on (see `decideBehindIfHeld`). */
   private behindWaitedFor: QueueEntry[] | undefined;
-  /** A wait for any of several nodes, with the queue it was decided on (see `waitForAnyOf`). */
-  private anyOf: { wait: AnyOfWait; queue: QueueEntry[] } | undefined;
+  /**
+   * A wait for any of several nodes, with the queue it decides on: the last listing without the
+   * nodes seen gone since (see `waitForAnyOf`).
+   */
+  private anyOf: AnyOfState | undefined;
 
   constructor(
     private readonly queue: QueueOps,
@@ -116,11 +128,6 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     this.decide(children, undefined);
   }
 
-  /** @internal The node we waited for had been touched before our watch (see `relistIfTouched`). */
-  touchFound(name: string, version: number): void {
-    this.touch = { name, version };
-  }
-
   /** The wait we started failed. */
   waitFailed(reason: unknown): void {
     if (this.finished) return;
@@ -173,20 +180,51 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
 
   /**
    * A node the current {@link AnyOfWait} watches is gone: decide again on the queue we waited on,
-   * without it. No listing: nodes never appear ahead of ours, and the rule named every node
-   * ahead whose going matters, so this queue is as good as a fresh one.
+   * without it (`reuseListing`). No listing: nodes never appear ahead of ours, so that queue holds
+   * every node still ahead (and maybe some gone unseen): a grant decided on it is exact.
    */
   nodeGone(name: string): void {
     const current = this.anyOf;
     if (current === undefined || this.finished) return;
     debugWaitEnded(this.seat!.path, name);
+    const queue = current.queue.filter((entry) => entry.name !== name);
+    current.queue = queue;
+    // Told before the listing on its way was answered: that listing was served after it.
+    if (current.relisting) return;
     if (!this.ownNodeKnown()) {
       this.endAnyOf();
       return;
     }
-    const queue = current.queue.filter((entry) => entry.name !== name);
-    current.queue = queue;
     this.decideOn(queue, queue.findIndex((entry) => entry.name === this.seat!.name), false, undefined);
+  }
+
+  /**
+   * Lists again while the wait for any of several nodes goes on: its watches stay, and the fresh
+   * decision adds to them (see {@link decideOn}). Departures told meanwhile were served before the
+   * listing, which shows them.
+   */
+  private relistKeepingWatches(current: AnyOfState): void {
+    if (current.relisting) return;
+    current.relisting = true;
+    this.queue.list(this.stop, 'run').then(
+      (children) => {
+        if (this.anyOf !== current || this.finished) return;
+        current.relisting = false;
+        this.decide(children, undefined);
+        if (current.followRecheck && this.anyOf === current) this.followRecheck(current);
+      },
+      (err: unknown) => this.fail(err),
+    );
+  }
+
+  /** An outside change (a `SharedCount`) makes `current` list again, and then follow the next one. */
+  private followRecheck(current: AnyOfState): void {
+    current.followRecheck = false;
+    this.recheck?.next().then(() => {
+      if (this.anyOf !== current || this.finished) return;
+      current.followRecheck = true;
+      this.relistKeepingWatches(current);
+    });
   }
 
   /** A node appeared ahead of us (see `relistIfCreated`): decide again on a fresh listing. */
@@ -241,10 +279,21 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     // listing, which proved the node, needs it only while held: the holding sets it a turn after
     // the grant, unless released by then (OwnNodeWatch.held).
     if (!(decision.held && fresh)) this.own!.arm();
-    if ('waitForAnyOf' in decision && this.anyOf?.wait.covers(decision.waitForAnyOf, decision.relistIfCreated) === true) {
+    const anyOf = this.anyOf;
+    if ('waitForAnyOf' in decision && anyOf !== undefined && anyOf.wait.watchesForCreation(decision.relistIfCreated)) {
+      if (fresh) {
+        // Decided on a fresh listing: wait on it, watching what it names besides.
+        anyOf.queue = [...queue];
+        anyOf.wait.add(decision.waitForAnyOf);
+      } else if (!anyOf.wait.covers(decision.waitForAnyOf)) {
+        // It names a node we do not watch, which may have gone unseen: ask the server.
+        this.relistKeepingWatches(anyOf);
+      }
       return; // still waiting for the nodes we watch
     }
-    this.endAnyOf();
+    // A grant leaves the watches a wait for several nodes still has: each fires once, told to no
+    // one, where removing them would cost a request each (docs/architecture.md, "Counting semaphores").
+    this.endAnyOf(decision.held);
     const current = this.nodeWait;
     this.nodeWait = undefined;
     if (current !== undefined && 'waitFor' in decision && current.keeps(decision)) {
@@ -256,22 +305,16 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     }
     current?.cancel();
     if (decision.held) {
-      // A waiter behind us may have listed while we still waited, and so watches us for the
-      // nudge: on a fresh listing it is in it, on an old one it may not be.
-      if (decision.nudgeSuccessor === true && (!fresh || ownIndex < queue.length - 1)) this.queue.nudge(seat!, options.data);
       this.hold(fresh);
       return;
     }
     if ('waitForAnyOf' in decision) {
       const wait = this.queue.waitForAnyOf(stop, this);
-      this.anyOf = { wait, queue: [...queue] };
+      const current: AnyOfState = { wait, queue: [...queue], relisting: false, followRecheck: false };
+      this.anyOf = current;
       // Deciding without listing notices our own node's deletion through its own watch.
       wait.begin(decision.waitForAnyOf, decision.relistIfCreated);
-      recheck?.next().then(() => {
-        if (this.anyOf?.wait !== wait) return;
-        this.endAnyOf();
-        this.waited('relist');
-      });
+      this.followRecheck(current);
     } else if ('waitForChildren' in decision) {
       this.queue.waitForChildren(children ?? queue.map((entry) => entry.name), armed, recheck, stop).then(
         (next) => this.childrenWaited(next),
@@ -279,8 +322,7 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
       );
     } else {
       this.behindWaitedFor = this.behindOf(decision, queue);
-      const touchActedOn = this.touch?.name === decision.waitFor ? this.touch.version : 0;
-      this.nodeWait = this.queue.waitFor(decision, recheck, stop, this, touchActedOn);
+      this.nodeWait = this.queue.waitFor(decision, recheck, stop, this);
     }
   }
 
@@ -297,11 +339,15 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     current?.cancel();
   }
 
-  /** Ends the current {@link AnyOfWait}, if any (its leftover watches are removed). */
-  private endAnyOf(): void {
+  /**
+   * Ends the current {@link AnyOfWait}, if any: its leftover watches are removed from the server,
+   * or with `leaveWatches` left to fire once unheard.
+   */
+  private endAnyOf(leaveWatches = false): void {
     const current = this.anyOf;
     this.anyOf = undefined;
-    current?.wait.cancel();
+    if (leaveWatches) current?.wait.abandon();
+    else current?.wait.cancel();
   }
 
   /**

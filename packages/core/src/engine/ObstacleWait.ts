@@ -1,6 +1,5 @@
 import { joinPath, parentOf } from '../nodes/index.js';
 import type { HintedDecision } from './OrderingRule.js';
-import type { Stat } from '../session/types.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { StopSignal } from '../signals/StopSignal.js';
 import { CreationWatch, NodeWatch, type CreationSink, type NodeWaitOutcome } from '../watch/NodeWatch.js';
@@ -20,8 +19,6 @@ export type WaitResult = 'held' | 'passed' | 'relist' | string[];
 export interface WaitSink {
   waited(result: WaitResult): void;
   waitFailed(reason: unknown): void;
-  /** `relistIfTouched`: the wait ends because `name` was found at `version` when watched. */
-  touchFound?(name: string, version: number): void;
   /**
    * `watchAhead`: the node ahead of the one we wait for went, and `children` is a listing made
    * since. The wait goes on: decide on it, and either keep this wait ({@link ObstacleWait.update})
@@ -37,9 +34,8 @@ export interface WaitSink {
  * went, else 'relist'. 'held' and 'passed' are hints: the contender grants only while its own node
  * is known to exist (see `OwnNodeWatch`).
  *
- * The node is watched for its deletion only (a child watch), unless the rule waits for it to be
- * touched (`relistIfTouched`): then a data watch. With `watchAhead`, the node ahead of it is
- * watched too (docs/architecture.md, "The node two ahead").
+ * The node is watched for its deletion only (a child watch). With `watchAhead`, the node ahead of
+ * it is watched too (docs/architecture.md, "The node two ahead").
  */
 export class ObstacleWait extends NodeWatch implements CreationSink {
   private decision: NodeDecision;
@@ -68,10 +64,8 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
     /** Our predecessor if it is a node of this process and the rule allows the hand-over shortcut. */
     private readonly predecessor: LocalSeatState | undefined,
     private readonly sink: WaitSink,
-    /** `relistIfTouched`: the version of `waitFor` we already decided again for (0: none). */
-    private readonly touchActedOn = 0,
   ) {
-    super(scope.session, path, contenderStop, decision.relistIfTouched !== true);
+    super(scope.session, path, contenderStop, true);
     this.decision = decision;
     const appears = decision.relistIfCreated;
     this.creation = appears === undefined ? undefined : new CreationWatch(scope.session, joinPath(parentOf(path), appears), this);
@@ -84,7 +78,6 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
     return (
       decision.waitFor === current.waitFor &&
       decision.relistIfCreated === current.relistIfCreated &&
-      (decision.relistIfTouched === true) === (current.relistIfTouched === true) &&
       (decision.lastObstacleIfHeld === true || decision.decideBehindIfHeld === true) === (current.lastObstacleIfHeld === true || current.decideBehindIfHeld === true)
     );
   }
@@ -108,16 +101,6 @@ export class ObstacleWait extends NodeWatch implements CreationSink {
       this.unsubscribe = this.scope.suspensions.onSuspended(() => this.giveUp('changed'));
     }
     this.watchAhead();
-  }
-
-  protected override watched(stat: Stat): void {
-    // `relistIfTouched` (a data watch): touched before our watch was set, its change is already
-    // behind us. (Unless we acted on that very version already: a node touched for another reason
-    // must not make us list in a loop.)
-    if (this.decision.relistIfTouched === true && stat.version > this.touchActedOn) {
-      this.sink.touchFound?.(this.decision.waitFor, stat.version);
-      this.settle('changed');
-    }
   }
 
   protected override onEvent(outcome: 'gone' | 'changed'): void {

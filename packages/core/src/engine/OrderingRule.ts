@@ -9,32 +9,21 @@ export type Decision =
   | {
       /** We hold the lock (or lease). */
       readonly held: true;
-      /**
-       * Touch our node once held: the waiter behind us watches it (`relistIfTouched`) and must
-       * decide again now that we hold (a semaphore's next waiter becomes the first waiter and must
-       * watch the holders). Part of the outcome: without it that waiter sleeps while a lease is free.
-       */
-      readonly nudgeSuccessor?: boolean;
     }
   | {
       /** We wait. */
       readonly held: false;
-      /** The child name to watch: its going (or a change of its data) wakes us. No herd. */
+      /** The child name to watch: its going wakes us. No herd. */
       readonly waitFor: string;
-      /**
-       * Its data changes (its version rises) when it becomes a holder, and that changes our answer
-       * (see `nudgeSuccessor`): a version above 0 when our watch is set means it was touched
-       * first, and we decide again at once.
-       */
-      readonly relistIfTouched?: boolean;
     }
   | {
       /** We wait. */
       readonly held: false;
       /**
-       * Wait until any of these nodes goes, then decide again. Name every node ahead whose going
-       * could change the answer (a semaphore's first waiter: all the holders; a writer behind
-       * reading holders: all of them): whichever goes wakes this contender, and only it.
+       * Wait until any of these nodes goes, then decide again. Name nodes ahead whose presence
+       * alone keeps the answer "wait" (a semaphore waiter's proof: the nearest nodes ahead holding
+       * too many leases for ours; a writer behind reading holders: all of them): while they all
+       * stand nothing else matters, and whichever goes wakes this contender.
        */
       readonly waitForAnyOf: readonly string[];
     }
@@ -79,7 +68,10 @@ export interface Hints {
   readonly watchAhead?: string;
   /**
    * `waitForAnyOf`: when one goes, decide again on the listing we waited on without the nodes
-   * seen gone (no listing). Exact because nothing but `relistIfCreated` can appear ahead.
+   * seen gone (no listing). Safe because nothing but `relistIfCreated` can appear ahead, so that
+   * listing holds every node still ahead, and maybe some gone unseen: a grant decided on it is
+   * one a fresh listing would make. A decision to wait that names a node not watched yet may be
+   * naming one gone unseen: the engine lists again then, keeping the watches it has.
    */
   readonly reuseListing?: boolean;
   /**

@@ -78,13 +78,11 @@ export interface QueueOps {
    * Step 3, one node: waits and reports to `sink` how the wait ended. Returns the wait, which a
    * newer listing may keep (see `ObstacleWait.keeps`), unless outside changes are followed too.
    */
-  waitFor(decision: NodeDecision, recheck: Recheck | undefined, stop: StopSignal, sink: WaitSink, touchActedOn: number): ObstacleWait | undefined;
+  waitFor(decision: NodeDecision, recheck: Recheck | undefined, stop: StopSignal, sink: WaitSink): ObstacleWait | undefined;
   /** Step 3, any of several nodes: the wait, not begun. */
   waitForAnyOf(stop: StopSignal, sink: AnyOfSink): AnyOfWait;
   /** Step 3, the children: a new listing (watch armed) or `'relist'`. */
   waitForChildren(children: string[], armed: WatchedListing | undefined, recheck: Recheck | undefined, stop: StopSignal): Promise<WatchedListing | 'relist'>;
-  /** Touches our node, waking the successor that watches it (`nudgeSuccessor`). */
-  nudge(seat: QueueNode, data: Uint8Array | null | undefined): void;
   /** Deletes our node and forgets it (see `LockQueue.leave`). */
   leave(seat: QueueNode): Promise<void>;
   /** Counts `work` among the queue's clean-ups (`settled()` waits for it): it may outlive its acquisition. */

@@ -1,4 +1,3 @@
-import { isZkError } from '../errors.js';
 import { joinPath, type QueueEntry } from '../nodes/index.js';
 import type { ZkSession } from '../session/ZkSession.js';
 import type { Recheck } from '../signals/Recheck.js';
@@ -102,32 +101,32 @@ export class ZkQueueOps implements QueueOps {
    * Waits for the node `decision` names and reports to `sink` how it ended (see
    * {@link ObstacleWait}). On the common path that is one wait object and no promise.
    */
-  waitFor(decision: NodeDecision, recheck: Recheck | undefined, stop: StopSignal, sink: WaitSink, touchActedOn: number): ObstacleWait | undefined {
+  waitFor(decision: NodeDecision, recheck: Recheck | undefined, stop: StopSignal, sink: WaitSink): ObstacleWait | undefined {
     if (recheck === undefined) {
-      const wait = this.obstacleWait(decision, stop, sink, touchActedOn);
+      const wait = this.obstacleWait(decision, stop, sink);
       wait.begin();
       return wait;
     }
-    this.waitOrRecheck(decision, recheck, stop, sink, touchActedOn).then(
+    this.waitOrRecheck(decision, recheck, stop).then(
       (next) => sink.waited(next),
       (err: unknown) => sink.waitFailed(err),
     );
     return undefined;
   }
 
-  private obstacleWait(decision: NodeDecision, stop: StopSignal, sink: WaitSink, touchActedOn: number): ObstacleWait {
+  private obstacleWait(decision: NodeDecision, stop: StopSignal, sink: WaitSink): ObstacleWait {
     const path = joinPath(this.path, decision.waitFor);
     const shortcut = decision.lastObstacleIfHeld === true || decision.decideBehindIfHeld === true;
     const predecessor = shortcut ? this.scope.seats.get(path) : undefined;
-    return new ObstacleWait(this.scope, path, stop, decision, predecessor, sink, touchActedOn);
+    return new ObstacleWait(this.scope, path, stop, decision, predecessor, sink);
   }
 
   /** The node wait of a recipe with outside changes: ends early ('relist') when one is signalled. */
-  private async waitOrRecheck(decision: NodeDecision, recheck: Recheck, stop: StopSignal, caller: WaitSink, touchActedOn: number): Promise<WaitResult> {
+  private async waitOrRecheck(decision: NodeDecision, recheck: Recheck, stop: StopSignal): Promise<WaitResult> {
     let sink!: WaitSink;
-    const outcome = new Promise<WaitResult>((resolve, reject) => (sink = { waited: resolve, waitFailed: reject, touchFound: caller.touchFound?.bind(caller) }));
+    const outcome = new Promise<WaitResult>((resolve, reject) => (sink = { waited: resolve, waitFailed: reject }));
     outcome.catch(() => undefined); // we may return before it settles (and then cancel the wait)
-    const wait = this.obstacleWait(decision, stop, sink, touchActedOn);
+    const wait = this.obstacleWait(decision, stop, sink);
     wait.begin();
     try {
       return await Promise.race([outcome, recheck.next().then(() => 'relist' as const)]);
@@ -142,27 +141,5 @@ export class ZkQueueOps implements QueueOps {
 
   waitForChildren(children: string[], armed: WatchedListing | undefined, recheck: Recheck | undefined, stop: StopSignal): Promise<WatchedListing | 'relist'> {
     return waitForChildrenChange(this.session, this.path, children, armed, recheck, stop);
-  }
-
-  /**
-   * Touches our node so a successor watching it wakes up and decides again. The successor has no
-   * other way to learn it may go on while we hold (it watches our node, which stays), so a nudge
-   * lost with the connection is sent again once connected, for as long as our session lasts; one
-   * whose answer alone was lost then touches the node twice (the successor lists once more).
-   */
-  nudge(seat: QueueNode, data: Uint8Array | null | undefined): void {
-    const session = this.session;
-    const send = (): void => {
-      session.setData(seat.path, this.scope.nodeData(data)).catch((err: unknown) => {
-        if (!isZkError(err, 'CONNECTION_LOSS')) return; // NO_NODE: we left, and the successor saw it
-        session.waitForConnected(session.sessionSignal).then(
-          () => {
-            if (session.generation === seat.generation) send();
-          },
-          () => undefined, // the session ended: our node, and the reason to nudge, went with it
-        );
-      });
-    };
-    send();
   }
 }

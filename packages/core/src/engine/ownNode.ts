@@ -101,7 +101,7 @@ export type OwnNodeState = 'unknown' | 'present' | 'gone';
  * hold, the node's deletion by anyone else is how the holder learns it lost the lock.
  *
  * The watch is a *child* watch (getChildren on the node itself): ZooKeeper fires it when the node is
- * deleted but not when its data changes, so a semaphore holder's nudge (a write to our node) costs us no
+ * deleted but not when its data changes, so a foreign write to our node (a `zkCli set`) costs us no
  * notification. A data watch is added only when the caller listens for revocation requests.
  */
 export class OwnNodeWatch {

@@ -169,44 +169,6 @@ describe('LockQueue', () => {
     }
   });
 
-  it('relistIfTouched: a predecessor touched before the watch is set makes the waiter decide again once, not in a loop', async () => {
-    const path = `${root}/touched`;
-    // A semaphore-like rule: the first holds (and nudges); the others wait for their predecessor's touch.
-    const rule: OrderingRule = {
-      decide: (queue, i) => (i === 0 ? { held: true, nudgeSuccessor: true } : { held: false, waitFor: queue[i - 1]!.name, relistIfTouched: true }),
-    };
-    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
-    const waiterSession = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
-    opened.push(waiterSession);
-    try {
-      const queue = new LockQueue(session, path);
-      const holder = await queue.enter({ kind: 'lock-', rule });
-      const middle = queue.enter({ kind: 'lock-', rule });
-      await untilChildCount(observer, path, 2, 5000);
-      // Touched while it still waits (as no contender of ours would): version 1, not a holder.
-      const middleName = (await children(path)).find((name) => `${path}/${name}` !== holder.path)!;
-      await observer.setData(`${path}/${middleName}`, new Uint8Array(0));
-      const mark = proxy.frames.length;
-      const last = new LockQueue(waiterSession, path).enter({ kind: 'lock-', rule });
-      await untilChildCount(observer, path, 3, 5000);
-      await pollUntil(() => sessionInternals(waiterSession).diagnostics.watchers >= 2, 5000, 'the last to watch the middle');
-      // Twenty round trips of its session: a waiter listing in a loop would list about as often.
-      for (let i = 0; i < 20; i++) await waiterSession.exists(path);
-      const listings = proxy.requestTypesSince(mark).filter((type) => type === OP_GET_CHILDREN2);
-      // The create's listing, the watch on its own node, and one more listing for the version found
-      // at once; then it waits.
-      expect(listings).toHaveLength(3);
-      await queue.leave(holder);
-      const middleSeat = await middle;
-      await queue.leave(middleSeat);
-      const lastSeat = await last;
-      await new LockQueue(waiterSession, path).leave(lastSeat);
-      expect(await children(path)).toEqual([]);
-    } finally {
-      await proxy.close();
-    }
-  });
-
   it('a wait given up (timeout, abort) leaves no watch on its predecessor: its later release notifies nobody', async () => {
     const path = `${root}/watch-cleanup`;
     const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });

@@ -34,12 +34,6 @@ describe('decideWithHints', () => {
     expect(decideWithHints(bare, queue, 1)).toStrictEqual({ held: false, waitFor: queue[0]!.name, lastObstacle: false });
   });
 
-  it('keeps the outcome-level wake protocol (nudge, touch) without hints', () => {
-    const nudging: OrderingRule = { decide: (_q, i) => (i === 0 ? { held: true, nudgeSuccessor: true } : { held: false, waitFor: names[i - 1]!, relistIfTouched: true }) };
-    expect(decideWithHints(nudging, queue, 0)).toStrictEqual({ held: true, nudgeSuccessor: true });
-    expect(decideWithHints(nudging, queue, 1)).toStrictEqual({ held: false, waitFor: names[0], relistIfTouched: true, lastObstacle: false });
-  });
-
   it('waits for any of several nodes on the same listing only with reuseListing; else it waits for the children', () => {
     expect(decideWithHints(anyOf(undefined), queue, 2)).toStrictEqual({ held: false, waitForChildren: true });
     expect(decideWithHints(anyOf(() => ({ relistIfCreated: ['x'] })), queue, 2)).toStrictEqual({ held: false, waitForChildren: true });

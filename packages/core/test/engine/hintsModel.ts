@@ -17,9 +17,10 @@
  *   still waits (`watchAhead`: the node ahead of the one it waits for went) is counted apart: it
  *   is off the critical path, and it is what lets a later wake grant without one.
  *
- * Waits for a node's deletion are deletion-only (a child watch), as the engine's are, except a
- * `relistIfTouched` wait (a data watch). Replies come in order with the events (each contender's
- * notes are handled in the order they were sent), as one session's do.
+ * Waits for a node's deletion are deletion-only (a child watch), as the engine's are. A wait for
+ * any of several nodes that ends in a grant leaves its watches (they fire unheard), and one that
+ * names a node it does not watch lists again while it goes on. Replies come in order with the
+ * events (each contender's notes are handled in the order they were sent), as one session's do.
  *
  * Not modelled: a request in flight while its own reply is reordered (a watch set and its reply are
  * one step, so `ObstacleWait`'s wait for a creation watch's reply is not exercised), connection and
@@ -86,8 +87,8 @@ type Note =
   | { kind: 'list' }
   | { kind: 'reply'; queue: QueueEntry[] }
   | { kind: 'deleted'; name: string; wait: number }
-  | { kind: 'changed'; name: string; wait: number }
   | { kind: 'created'; name: string; wait: number }
+  | { kind: 'relisted'; queue: QueueEntry[]; wait: number }
   | { kind: 'children'; wait: number }
   | { kind: 'aheadReply'; queue: QueueEntry[]; wait: number; name: string };
 
@@ -104,7 +105,7 @@ type NodeWait = {
 
 type Wait =
   | NodeWait
-  | { type: 'anyOf'; id: number; queue: QueueEntry[]; watching: Set<string>; creations: Set<string> }
+  | { type: 'anyOf'; id: number; queue: QueueEntry[]; watching: Set<string>; creations: Set<string>; relisting: boolean }
   | { type: 'children'; id: number };
 
 interface ContenderModel {
@@ -115,13 +116,11 @@ interface ContenderModel {
   state: 'waiting' | 'held' | 'gone';
   inbox: Note[];
   wait: Wait | undefined;
-  touch: { name: string; version: number } | undefined;
   behindWaitedFor: QueueEntry[] | undefined;
 }
 
 interface NodeModel {
   process: number;
-  version: number;
   /** Granted in this run (the engine's `LocalSeatState.held`, seen by waiters of its process). */
   held: boolean;
   keepsPlace: boolean;
@@ -141,8 +140,6 @@ class RunModel {
   /** Listings made while still waiting (`watchAhead`). */
   aheadListings = 0;
   shortcutGrants = 0;
-  /** Data watches (getData): a change or the deletion fires them. */
-  private readonly data: Watchers = new Map();
   /** Deletion-only watches (a child watch on the node): only its deletion fires them. */
   private readonly deletions: Watchers = new Map();
   private readonly exists: Watchers = new Map();
@@ -173,17 +170,16 @@ class RunModel {
       state: 'waiting',
       inbox: [{ kind: 'list' }],
       wait: undefined,
-      touch: undefined,
       behindWaitedFor: undefined,
     };
-    this.create(name, { process, version: 0, held: false, keepsPlace: false, contender: c });
+    this.create(name, { process, held: false, keepsPlace: false, contender: c });
   }
 
   /** A downgrade: the read node appears at the holder's place (held at once), which keeps it. */
   downgrade(holder: string, readName: string): void {
     const node = this.nodes.get(holder)!;
     node.keepsPlace = true;
-    this.create(readName, { process: node.process, version: 0, held: true, keepsPlace: false, contender: undefined });
+    this.create(readName, { process: node.process, held: true, keepsPlace: false, contender: undefined });
     this.grants.push(readName);
   }
 
@@ -195,18 +191,13 @@ class RunModel {
     }
     this.nodes.delete(name);
     this.sorted = undefined;
-    this.fire(this.data, name, (wait) => ({ kind: 'deleted', name, wait }));
     this.fire(this.deletions, name, (wait) => ({ kind: 'deleted', name, wait }));
     this.fireChildren();
   }
 
-  /**
-   * Runs the contenders' pending work, one note at a time in a random order (the touches they ask
-   * for written in between), until none is left or after `limit` steps.
-   */
+  /** Runs the contenders' pending work, one note at a time in a random order, until none is left or after `limit` steps. */
   settle(limit = 100_000): void {
     for (let steps = 0; steps < limit; steps++) {
-      this.flushWrites();
       const busy: ContenderModel[] = [];
       for (const node of this.nodes.values()) if (node.contender !== undefined && node.contender.inbox.length > 0) busy.push(node.contender);
       if (busy.length === 0) return;
@@ -227,13 +218,6 @@ class RunModel {
     this.sorted = undefined;
     this.fire(this.exists, name, (wait) => ({ kind: 'created', name, wait }));
     this.fireChildren();
-  }
-
-  private setData(name: string): void {
-    const node = this.nodes.get(name);
-    if (node === undefined) return;
-    node.version++;
-    this.fire(this.data, name, (wait) => ({ kind: 'changed', name, wait }));
   }
 
   private fire(watchers: Watchers, name: string, note: (wait: number) => Note): void {
@@ -260,21 +244,26 @@ class RunModel {
 
   private step(c: ContenderModel, note: Note): void {
     if (c.state !== 'waiting') return;
-    if (note.kind === 'list') return this.list(c, 'first, or touched first');
+    if (note.kind === 'list') return this.list(c, 'first');
     if (note.kind === 'reply') return this.decideOn(c, note.queue, true);
     const wait = c.wait;
     if (wait === undefined || wait.id !== note.wait) return; // a wait that has ended
     if (wait.type === 'children') return this.list(c, 'children changed');
     if (wait.type === 'anyOf') {
       if (note.kind === 'created') return this.list(c, 'created ahead (any-of)');
+      if (note.kind === 'relisted') {
+        // `Contender.relistKeepingWatches`: decided on as fresh, the watches kept.
+        wait.relisting = false;
+        return this.decideOn(c, note.queue, true);
+      }
       if (note.kind !== 'deleted') return;
       wait.watching.delete(note.name);
       wait.queue = wait.queue.filter((entry) => entry.name !== note.name);
+      if (wait.relisting) return; // the listing on its way was served after this departure
       return this.decideOn(c, wait.queue, false);
     }
     // ObstacleWait
     if (note.kind === 'created') return this.list(c, 'created ahead');
-    if (note.kind === 'changed') return this.list(c, 'waited-for node touched');
     if (note.kind === 'aheadReply') {
       if (note.name !== wait.ahead || wait.aheadListing === 'none') return; // a listing superseded
       const decideWhenAnswered = wait.aheadListing === 'decide-when-answered';
@@ -352,9 +341,26 @@ class RunModel {
     const ownIndex = queue.findIndex((entry) => entry.name === c.name);
     const decision = decideWithHints(c.rule, queue, ownIndex);
     const current = c.wait;
-    if ('waitForAnyOf' in decision && current?.type === 'anyOf') {
-      const covered = decision.waitForAnyOf.every((name) => current.watching.has(name)) && (decision.relistIfCreated ?? []).every((name) => current.creations.has(name));
-      if (covered) return;
+    const appears = 'waitForAnyOf' in decision ? (decision.relistIfCreated ?? []) : [];
+    if ('waitForAnyOf' in decision && current?.type === 'anyOf' && appears.every((name) => current.creations.has(name))) {
+      if (fresh) {
+        // `AnyOfWait.add`: wait on the fresh listing, watching what it names besides.
+        current.queue = [...queue];
+        for (const name of decision.waitForAnyOf) if (!current.watching.has(name)) this.watchAnyOf(c, current, name);
+        return;
+      }
+      if (decision.waitForAnyOf.every((name) => current.watching.has(name))) return;
+      // It names a node not watched, maybe gone unseen: list again, the watches kept.
+      if (!current.relisting) {
+        current.relisting = true;
+        this.count('a node not watched named');
+        if (this.random() < this.staleRate) c.inbox.push({ kind: 'relisted', queue: this.trueQueue(), wait: current.id });
+        else {
+          current.relisting = false;
+          this.decideOn(c, this.trueQueue(), true);
+        }
+      }
+      return;
     }
     if ('waitFor' in decision && current?.type === 'node' && keeps(current.decision, decision)) {
       // `ObstacleWait.update`: the same node still, on a newer listing.
@@ -366,13 +372,12 @@ class RunModel {
     }
     c.wait = undefined;
     if (decision.held) {
-      if (decision.nudgeSuccessor === true && (!fresh || ownIndex < queue.length - 1)) this.pendingTouch.push(c.name);
       this.hold(c, fresh);
       return;
     }
     const id = this.nextWait++;
     if ('waitForAnyOf' in decision) {
-      const wait: Wait = { type: 'anyOf', id, queue: [...queue], watching: new Set(), creations: new Set() };
+      const wait: Wait = { type: 'anyOf', id, queue: [...queue], watching: new Set(), creations: new Set(), relisting: false };
       c.wait = wait;
       for (const name of decision.relistIfCreated ?? []) {
         wait.creations.add(name);
@@ -382,11 +387,7 @@ class RunModel {
         }
         this.watch(this.exists, name, c, id);
       }
-      for (const name of decision.waitForAnyOf) {
-        wait.watching.add(name);
-        if (this.nodes.has(name)) this.watch(this.deletions, name, c, id);
-        else c.inbox.push({ kind: 'deleted', name, wait: id }); // told like the event it stands for
-      }
+      for (const name of decision.waitForAnyOf) this.watchAnyOf(c, wait, name);
     } else if ('waitForChildren' in decision) {
       c.wait = { type: 'children', id };
       if (!armedChildren) {
@@ -403,7 +404,6 @@ class RunModel {
       this.children.add({ c, wait: id });
     } else {
       c.behindWaitedFor = behindOf(decision, queue);
-      const touchActedOn = c.touch?.name === decision.waitFor ? c.touch.version : 0;
       const wait: NodeWait = {
         type: 'node',
         id,
@@ -427,12 +427,7 @@ class RunModel {
         this.watchAhead(c, wait);
         return;
       }
-      if (decision.relistIfTouched === true && node.version > touchActedOn) {
-        c.touch = { name: decision.waitFor, version: node.version };
-        c.inbox.push({ kind: 'list' }); // touched first: the wait ends at once, list again
-        return;
-      }
-      this.watch(decision.relistIfTouched === true ? this.data : this.deletions, decision.waitFor, c, id);
+      this.watch(this.deletions, decision.waitFor, c, id);
       this.watchAhead(c, wait);
     }
   }
@@ -446,8 +441,12 @@ class RunModel {
     else c.inbox.push({ kind: 'deleted', name: wait.ahead, wait: wait.id }); // NO_NODE: told as its deletion
   }
 
-  /** Touches (nudges) asked for during a step, written once the step is done. */
-  readonly pendingTouch: string[] = [];
+  /** `AnyOfWait.arm`: a deletion watch on `name`, or, gone already, told like its deletion event. */
+  private watchAnyOf(c: ContenderModel, wait: Extract<Wait, { type: 'anyOf' }>, name: string): void {
+    wait.watching.add(name);
+    if (this.nodes.has(name)) this.watch(this.deletions, name, c, wait.id);
+    else c.inbox.push({ kind: 'deleted', name, wait: wait.id });
+  }
 
   private hold(c: ContenderModel, fresh: boolean): void {
     const queue = this.trueQueue();
@@ -462,12 +461,7 @@ class RunModel {
     this.grants.push(c.name);
   }
 
-  /** Writes the touches asked for (each a data change the watchers see). */
-  private flushWrites(): void {
-    for (const name of this.pendingTouch.splice(0)) this.setData(name);
-  }
-
-  /** Runs until nothing is left to do, writes included. */
+  /** Runs until nothing is left to do. */
   quiesce(): void {
     this.settle();
   }
@@ -482,7 +476,7 @@ class RunModel {
 /** `ObstacleWait.keeps`: the wait under way is the one `next` asks for. */
 function keeps(current: NodeWait['decision'], next: NodeWait['decision']): boolean {
   const shortcut = (d: NodeWait['decision']): boolean => d.lastObstacleIfHeld === true || d.decideBehindIfHeld === true;
-  return next.waitFor === current.waitFor && next.relistIfCreated === current.relistIfCreated && (next.relistIfTouched === true) === (current.relistIfTouched === true) && shortcut(next) === shortcut(current);
+  return next.waitFor === current.waitFor && next.relistIfCreated === current.relistIfCreated && shortcut(next) === shortcut(current);
 }
 
 /** `decideBehindIfHeld`: the nodes behind the one waited for, in the queue decided on. */
