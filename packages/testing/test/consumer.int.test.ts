@@ -1,7 +1,12 @@
 /**
  * The packed-consumer check: what a user gets from npm, not what the workspace sees.
- * Builds, packs every published package (`npm pack`), installs the tarballs in a fresh project
+ * Starts from a fresh checkout (the files git tracks, as the working tree has them: no
+ * node_modules, no dist/), runs `npm ci` there (it must warn about nothing) and `npm pack
+ * --workspaces` (each package's `prepack` builds it), installs the tarballs in a fresh project
  * outside the repository, and there
+ *  - imports every entry point of every package by name,
+ *  - runs the README's first example with plain `node`, in a project that installed only the
+ *    tarballs the README's install command names,
  *  - runs each recipe README's first `js` example with plain `node` against a server of our own
  *    (it must exit by itself, with 0),
  *  - type-checks a TypeScript consumer, strict and without skipLibCheck, under each module
@@ -14,14 +19,14 @@
  *  - records a lock with @zk-recipes/opentelemetry into the OpenTelemetry SDK a user installs.
  * One pack, one install, one project for all of it.
  */
-import { spawn } from 'node:child_process';
-import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstCodeBlock } from '../src/firstCodeBlock.js';
-import { runCommand, runCommandOrFail, describeCommandResult } from '../src/runCommand.js';
+import { runCommand, runCommandOrFail, describeCommandResult, type CommandResult } from '../src/runCommand.js';
 import { TestingServer } from '../src/TestingServer.js';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -30,6 +35,8 @@ const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
 
 /** The packages users install: the recipes, and the test servers and fault helpers for their tests. */
 const PUBLISHED = ['core', 'mutex', 'read-write-lock', 'semaphore', 'multi-lock', 'leader', 'testing', 'cli', 'opentelemetry'];
+/** The tarballs the README's install command names (`zk-recipes-<name>-*.tgz`), e.g. core and mutex. */
+const README_INSTALLS = [...readFileSync(join(repoRoot, 'README.md'), 'utf8').matchAll(/\bzk-recipes-([a-z-]+?)-\*\.tgz/g)].map((m) => m[1]!);
 /** Packages whose README starts with a runnable example. */
 const WITH_EXAMPLE = ['mutex', 'read-write-lock', 'semaphore', 'multi-lock', 'leader'];
 
@@ -71,6 +78,19 @@ function userEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 }
 
 /**
+ * A checkout as `git clone` gives it, of the working tree as it is now: the files git tracks (and
+ * new ones it does not ignore), without node_modules, dist/ or any other build output.
+ */
+function freshCheckout(into: string): void {
+  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' });
+  for (const file of listed.split('\0')) {
+    if (file === '' || !existsSync(join(repoRoot, file))) continue; // deleted in the working tree
+    mkdirSync(dirname(join(into, file)), { recursive: true });
+    copyFileSync(join(repoRoot, file), join(into, file));
+  }
+}
+
+/**
  * A tsconfig as a Node project writes it: strict, Node 20's language (no DOM), @types/node, and
  * no skipLibCheck, so our declarations and everything they pull in are checked too.
  */
@@ -95,24 +115,40 @@ describe('the packed packages in a fresh project', () => {
   let consumerDir: string;
   let cjsDir: string;
 
+  let ciRun: CommandResult;
+  let packed: Array<{ name: string; filename: string; files: Array<{ path: string }> }>;
+  let tarballOf: (name: string) => string;
+  let readmeAppDir: string;
+
   beforeAll(async () => {
     workDir = mkdtempSync(join(tmpdir(), 'zkr-consumer-'));
+    const checkoutDir = join(workDir, 'checkout');
     const packDir = join(workDir, 'tarballs');
     consumerDir = join(workDir, 'consumer');
     cjsDir = join(consumerDir, 'cjs');
+    readmeAppDir = join(workDir, 'readme-app');
     mkdirSync(packDir);
     mkdirSync(cjsDir, { recursive: true });
+    mkdirSync(readmeAppDir);
     const starting = TestingServer.start({ forceSync: false });
     try {
-      await runCommandOrFail(process.execPath, [tsc, '-b'], { cwd: repoRoot, timeoutMs: INSTALL_BOUND_MS });
-      const workspaces = PUBLISHED.flatMap((name) => ['--workspace', `packages/${name}`]);
-      const packed = await runCommandOrFail('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir, ...workspaces], {
-        cwd: repoRoot,
+      freshCheckout(checkoutDir);
+      ciRun = await runCommandOrFail('npm', ['ci', '--prefer-offline'], { cwd: checkoutDir, env: userEnvironment(), timeoutMs: INSTALL_BOUND_MS });
+      // No build before it: each package's `prepack` builds it.
+      const packing = await runCommandOrFail('npm', ['pack', '--json', '--workspaces', '--pack-destination', packDir], {
+        cwd: checkoutDir,
         env: userEnvironment(),
         timeoutMs: INSTALL_BOUND_MS,
       });
-      const tarballs = (JSON.parse(packed.stdout) as Array<{ filename: string }>).map((p) => join(packDir, p.filename));
-      expect(tarballs).toHaveLength(PUBLISHED.length);
+      packed = JSON.parse(packing.stdout) as typeof packed;
+      tarballOf = (name) => join(packDir, packed.find((p) => p.name === `@zk-recipes/${name}`)!.filename);
+      expect(packed.map((p) => p.name).sort()).toEqual(PUBLISHED.map((name) => `@zk-recipes/${name}`).sort());
+      const tarballs = PUBLISHED.map(tarballOf);
+
+      // The README's install: the tarballs it names, nothing else.
+      writeFileSync(join(readmeAppDir, 'package.json'), JSON.stringify({ name: 'zkr-readme-app', private: true }, null, 2));
+      expect(README_INSTALLS.sort()).toEqual(['core', 'mutex']);
+      await runCommandOrFail('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...README_INSTALLS.map(tarballOf)], { cwd: readmeAppDir, env: userEnvironment(), timeoutMs: INSTALL_BOUND_MS });
 
       writeFileSync(join(consumerDir, 'package.json'), JSON.stringify({ name: 'zkr-consumer', private: true, type: 'module' }, null, 2));
       writeFileSync(join(cjsDir, 'package.json'), JSON.stringify({ name: 'zkr-cjs-consumer', private: true }, null, 2));
@@ -126,16 +162,47 @@ describe('the packed packages in a fresh project', () => {
         env: userEnvironment(),
         timeoutMs: INSTALL_BOUND_MS,
       });
-      for (const file of ['esm-consumer.ts', 'testing-server.mjs', 'otel-consumer.mjs']) copyFileSync(join(fixtures, file), join(consumerDir, file));
+      for (const file of ['esm-consumer.ts', 'testing-server.mjs', 'otel-consumer.mjs', 'import-packages.mjs']) copyFileSync(join(fixtures, file), join(consumerDir, file));
       for (const file of ['cjs-consumer.ts', 'require-packages.cjs']) copyFileSync(join(fixtures, file), join(cjsDir, file));
     } finally {
       server = await starting;
     }
-  }, 2 * INSTALL_BOUND_MS);
+  }, 4 * INSTALL_BOUND_MS);
 
   afterAll(async () => {
     await server?.stop();
     if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('`npm ci` on a fresh checkout warns about nothing (no dependency install script left unreviewed: package.json, "allowScripts")', () => {
+    expect(ciRun.stderr.split('\n').filter((line) => /^npm warn/i.test(line)), describeCommandResult(ciRun)).toEqual([]);
+  });
+
+  it('`npm pack --workspaces` on a fresh checkout builds first: every tarball carries dist/ (what "main" and "exports" name)', () => {
+    for (const { name, files } of packed) {
+      const paths = files.map((f) => f.path);
+      expect(paths, name).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts']));
+    }
+  });
+
+  it('every entry point of every installed package loads by name under plain node', async () => {
+    const run = await runCommandOrFail(process.execPath, ['import-packages.mjs'], { cwd: consumerDir, env: userEnvironment(), timeoutMs: EXAMPLE_BOUND_MS });
+    const loaded = run.stdout.trim().split('\n').map((line) => line.split(' ')[0]);
+    expect(loaded).toEqual(
+      expect.arrayContaining([...PUBLISHED.map((name) => `@zk-recipes/${name}`), '@zk-recipes/core/recipe-kit', '@zk-recipes/core/internal', '@zk-recipes/testing/globalSetup', '@zk-recipes/testing/errorTally']),
+    );
+  });
+
+  it("the README's install (the core and mutex tarballs alone) and its first example, as first.mjs under plain node", async () => {
+    const example = firstCodeBlock(readFileSync(join(repoRoot, 'README.md'), 'utf8'), 'js');
+    expect(example, 'README.md has no ```js block').toBeDefined();
+    writeFileSync(join(readmeAppDir, 'first.mjs'), example!);
+    const run = await runCommand(process.execPath, ['first.mjs'], {
+      cwd: readmeAppDir,
+      env: userEnvironment({ ZK_CONNECT: server.connectString }),
+      timeoutMs: EXAMPLE_BOUND_MS,
+    });
+    expect(run.exitCode === 0 && !run.timedOut, `README.md's first example:\n${describeCommandResult(run)}`).toBe(true);
   });
 
   it('installed the tarballs: real directories, not links into the workspace', () => {

@@ -29,6 +29,7 @@ interface PackageJson {
   author?: string;
   license?: string;
   publishConfig?: { access?: string; provenance?: boolean };
+  scripts?: Record<string, string>;
 }
 
 const PACKAGES = ['@zk-recipes/core', '@zk-recipes/mutex', '@zk-recipes/read-write-lock', '@zk-recipes/semaphore', '@zk-recipes/multi-lock', '@zk-recipes/leader', '@zk-recipes/testing', '@zk-recipes/cli', '@zk-recipes/opentelemetry'];
@@ -89,6 +90,12 @@ describe('package metadata', () => {
     expect(pkg.author).toBe('zk-recipes contributors');
     expect(pkg.license).toBe('Apache-2.0');
     expect(pkg.publishConfig).toEqual({ access: 'public', provenance: true });
+  });
+
+  // `main` and `exports` point into dist/, which a fresh clone has not: `npm pack` and `npm publish`
+  // build it first (consumer.int.test.ts packs a fresh checkout and installs the result).
+  it.each(PACKAGES)('%s: `prepack` builds it (tsc -b: the package and the packages it depends on)', (name) => {
+    expect(packageJson(`packages/${dirOf(name)}/package.json`).scripts).toEqual({ prepack: 'tsc -b' });
   });
 
   // A consumer's toolchain that sets the common `source` condition (bundlers, TypeScript's
