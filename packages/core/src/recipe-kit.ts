@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-export { parseOptions, type OptionsSchema, type ParsedBy, type ValidationIssue } from './validation.js';
+export { parseOptions, type OptionsSchema, type ParsedBy } from './validation.js';
 export type { AssertTrue, TypesEqual } from './support/typeEquality.js';
 export { checkSharedNodeAcl } from './session/sharedNodeAcl.js';
 export { RetryBudget } from './retry/RetryBudget.js';
