@@ -38,6 +38,7 @@ const COMMANDS: ReadonlyArray<{ name: string; load: () => Promise<Command> }> = 
   { name: 'revoke', load: async () => (await import('./commands/revoke.js')).revoke },
 ];
 
+/** What `zk-recipes --help` prints: the commands, and where each one's options are. */
 export const HELP = `Usage: zk-recipes <command> [options]
 
 Commands:

@@ -18,6 +18,11 @@ export type LeaderFunction = (leadership: Leadership) => unknown;
  * `fn` gets the term's {@link Leadership}: its `signal` aborts the moment leadership may be lost
  * (before anyone else can be elected), on `interruptLeadership()`, `close()` and the run's
  * `signal`; `fn` is expected to stop then. Our node is deleted only once `fn` has returned.
+ *
+ * Events ({@link LeaderEvents}, with `on`, `once` and `off` as an EventEmitter's):
+ * - `isLeader(leadership)`: a term begins, just before `fn` runs with the same {@link Leadership}.
+ * - `notLeader(reason)`: the term ended, `reason` being its `signal`'s.
+ * - `error(error)`: with `autoRequeue`, what `fn` threw while it led (the run goes on).
  */
 export class LeaderSelector extends ElectionMember {
   private closed = false;

@@ -1,6 +1,8 @@
 /**
  * @zk-recipes/leader: leader election on ZooKeeper that never has two leaders — Curator's
  * `LeaderLatch` and `LeaderSelector`, on the lock-queue engine of `@zk-recipes/core`.
+ *
+ * @module @zk-recipes/leader
  */
 export { LeaderLatch, type LatchState } from './LeaderLatch.js';
 export { LeaderSelector, type LeaderFunction } from './LeaderSelector.js';

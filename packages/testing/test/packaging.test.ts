@@ -224,6 +224,42 @@ describe('package metadata', () => {
   );
 });
 
+// The API reference (`npm run docs`, typedoc.json) names each module as users import it, opens on
+// a page that links every one of them, and shows the leader elections' events on the classes.
+describe('the API reference', () => {
+  const typedoc = JSON.parse(readRepoFile('typedoc.json')) as { entryPoints: string[]; readme: string; plugin: string[] };
+  /** Each entry point's import specifier, from its package's "exports" (the source condition names the file). */
+  const specifierOf = (entry: string): string => {
+    const dir = /^packages\/([^/]+)\//.exec(entry)![1]!;
+    const pkg = JSON.parse(readRepoFile(`packages/${dir}/package.json`)) as { name: string; exports: Record<string, Record<string, string>> };
+    const subpath = Object.entries(pkg.exports).find(([, conditions]) => conditions['@zk-recipes/source'] === `./${entry.slice(`packages/${dir}/`.length)}`)?.[0];
+    expect(subpath, `${entry} is no export of ${pkg.name}`).toBeDefined();
+    return subpath === '.' ? pkg.name : `${pkg.name}/${subpath!.slice(2)}`;
+  };
+
+  it.each(typedoc.entryPoints)('%s: its module is named by its import specifier (`@module`, in the comment that opens the file)', (entry) => {
+    const source = readRepoFile(entry);
+    expect(source.startsWith('/**')).toBe(true);
+    const opening = source.slice(0, source.indexOf('*/'));
+    expect(opening).toContain(`\n * @module ${specifierOf(entry)}\n`);
+  });
+
+  it('the landing page links every module, and citations of docs/ become links (checked by the plugin)', () => {
+    const landing = readRepoFile(typedoc.readme);
+    expect(typedoc.entryPoints.map(specifierOf).filter((specifier) => !landing.includes(`{@link "${specifier}"!`))).toEqual([]);
+    expect(typedoc.plugin).toEqual(['./scripts/typedocDocLinks.mjs']);
+  });
+
+  it.each(['LeaderLatch', 'LeaderSelector'])('%s: its class comment lists every event of LeaderEvents', (name) => {
+    const source = readRepoFile(`packages/leader/src/${name}.ts`);
+    const classComment = source.slice(source.lastIndexOf('/**', source.indexOf(`export class ${name}`)), source.indexOf(`export class ${name}`));
+    const events = readRepoFile('packages/leader/src/Election.ts');
+    const declared = [...events.slice(events.indexOf('export interface LeaderEvents'), events.indexOf('}\n', events.indexOf('export interface LeaderEvents'))).matchAll(/^ {2}(\w+): \(/gm)].map((m) => m[1]!);
+    expect(declared).toEqual(['isLeader', 'notLeader', 'error']);
+    for (const event of declared) expect(classComment).toMatch(new RegExp(`^ \\* - \`${event}\\(`, 'm'));
+  });
+});
+
 describe('versions and changelogs (docs/releasing.md)', () => {
   const config = JSON.parse(readRepoFile('.changeset/config.json')) as {
     fixed: string[][];
