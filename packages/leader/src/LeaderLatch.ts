@@ -43,7 +43,7 @@ export class LeaderLatch extends ElectionMember {
 
   constructor(session: ZkSession, path: string, options?: LeaderLatchOptions) {
     const parsed = parseLatchOptions(options, 'LeaderLatch');
-    super(session, path, LATCH_KIND, parsed.id, 'leader-latch', `LeaderLatch ${String(path)}`);
+    super(session, path, LATCH_KIND, parsed.id, parsed.ownerData, 'leader-latch', `LeaderLatch ${String(path)}`);
     this.closeMode = parsed.closeMode ?? 'silent';
   }
 

@@ -35,7 +35,7 @@ export class LeaderSelector extends ElectionMember {
 
   constructor(session: ZkSession, path: string, options?: LeaderSelectorOptions) {
     const parsed = parseSelectorOptions(options, 'LeaderSelector');
-    super(session, path, SELECTOR_KIND, parsed.id, 'leader-selector', `LeaderSelector ${String(path)}`);
+    super(session, path, SELECTOR_KIND, parsed.id, parsed.ownerData, 'leader-selector', `LeaderSelector ${String(path)}`);
     this.autoRequeue = parsed.autoRequeue ?? false;
   }
 

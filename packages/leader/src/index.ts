@@ -8,7 +8,7 @@ export { LeaderLatch, type LatchState } from './LeaderLatch.js';
 export { LeaderSelector, type LeaderFunction } from './LeaderSelector.js';
 export type { LeaderEvents } from './Election.js';
 export type { Leadership } from './Leadership.js';
-export type { Participant } from './participants.js';
+export { participantOf, type Participant } from './participants.js';
 export { LeadershipTimeoutError, ElectionClosedError } from './errors.js';
 export { LATCH_KIND, SELECTOR_KIND } from './kinds.js';
 export type { LeaderLatchOptions, LeaderSelectorOptions, LeadershipOptions, RunOptions } from './options.js';
