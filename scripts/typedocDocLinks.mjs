@@ -4,21 +4,12 @@
 // not exist is a warning, which `npm run docs` treats as an error: the references cannot rot.
 import { existsSync, readFileSync } from 'node:fs';
 import { Converter } from 'typedoc';
+import { githubSlug as slug } from './githubSlug.mjs';
 
 const REPO_DOCS = 'https://github.com/zk-recipes/zk-recipes/blob/main/docs';
 const docsDir = new URL('../docs/', import.meta.url);
 /** `docs/<page>.md`, then `, "<section>"` (the comma may end a line) or `#<anchor>`. */
 const CITATION = /docs\/([a-z0-9-]+)\.md(?:,\s+"([^"]+)"|#([a-z0-9_-]+))?/g;
-
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
-function slug(heading) {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/`/g, '')
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
-    .replace(/ /g, '-');
-}
 
 /** A page's headings (outside code fences), backticks dropped, as titles and as anchors. */
 const headingsOf = new Map();

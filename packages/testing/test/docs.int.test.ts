@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { githubSlug as slug } from '../../../scripts/githubSlug.mjs';
 import { firstCodeBlock } from '../src/firstCodeBlock.js';
 import { nodeScriptArgs } from '../src/nodeScriptArgs.js';
 import { testConnectString } from '../src/testConnectString.js';
@@ -29,16 +30,6 @@ function pages(): string[] {
     .map((name) => join('packages', name, 'README.md'))
     .filter((path) => existsSync(join(repoRoot, path)));
   return ['README.md', ...docs, ...packages];
-}
-
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
-function slug(heading: string): string {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/`/g, '')
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
-    .replace(/ /g, '-');
 }
 
 /** Every anchor a page has: its headings' slugs (numbered when repeated) and explicit ids. */
