@@ -1,12 +1,12 @@
 /**
  * The packed-consumer check: what a user gets from npm, not what the workspace sees.
  * Starts from a fresh checkout (the files git tracks, as the working tree has them: no
- * node_modules, no dist/), runs `npm ci` there (it must warn about nothing) and `npm pack
- * --workspaces` (each package's `prepack` builds it), installs the tarballs in a fresh project
- * outside the repository, and there
+ * node_modules, no dist/) and runs the README's install commands there as a shell runs them: `npm
+ * ci` and `npm pack --workspaces` (each package's `prepack` builds it; neither may warn), then
+ * `npm install` of the tarballs the README names in an app of its own, where it runs the README's
+ * first example with plain `node`. It installs every tarball in another fresh project outside the
+ * repository, and there
  *  - imports every entry point of every package by name,
- *  - runs the README's first example with plain `node`, in a project that installed only the
- *    tarballs the README's install command names,
  *  - runs each recipe README's first `js` example with plain `node` against a server of our own
  *    (it must exit by itself, with 0),
  *  - type-checks a TypeScript consumer, strict and without skipLibCheck, under each module
@@ -17,7 +17,7 @@
  *  - finds no declaration that names zod,
  *  - runs the `zk-recipes` bin (@zk-recipes/cli) as `npx` would, against that server,
  *  - records a lock with @zk-recipes/opentelemetry into the OpenTelemetry SDK a user installs.
- * One pack, one install, one project for all of it.
+ * One pack, one install for all of it but the README's own.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,8 +35,12 @@ const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
 
 /** The packages users install: the recipes, and the test servers and fault helpers for their tests. */
 const PUBLISHED = ['core', 'mutex', 'read-write-lock', 'semaphore', 'multi-lock', 'leader', 'testing', 'cli', 'opentelemetry'];
-/** The tarballs the README's install command names (`zk-recipes-<name>-*.tgz`), e.g. core and mutex. */
-const README_INSTALLS = [...readFileSync(join(repoRoot, 'README.md'), 'utf8').matchAll(/\bzk-recipes-([a-z-]+?)-\*\.tgz/g)].map((m) => m[1]!);
+/**
+ * The README's install commands (its first `sh` block) as a shell script, without its `git clone`:
+ * the test puts a fresh copy of the working tree where the clone would be.
+ */
+const README_INSTALL = firstCodeBlock(readFileSync(join(repoRoot, 'README.md'), 'utf8'), 'sh') ?? '';
+const CLONE = 'git clone https://github.com/zk-recipes/zk-recipes.git\n';
 /** Packages whose README starts with a runnable example. */
 const WITH_EXAMPLE = ['mutex', 'read-write-lock', 'semaphore', 'multi-lock', 'leader'];
 
@@ -115,40 +119,34 @@ describe('the packed packages in a fresh project', () => {
   let consumerDir: string;
   let cjsDir: string;
 
-  let ciRun: CommandResult;
-  let packed: Array<{ name: string; filename: string; files: Array<{ path: string }> }>;
-  let tarballOf: (name: string) => string;
+  let readmeInstall: CommandResult;
+  let tarballs: string[];
   let readmeAppDir: string;
 
   beforeAll(async () => {
     workDir = mkdtempSync(join(tmpdir(), 'zkr-consumer-'));
-    const checkoutDir = join(workDir, 'checkout');
-    const packDir = join(workDir, 'tarballs');
+    // Where the README's commands put them: the clone, the tarballs beside it, and the user's app.
+    const checkoutDir = join(workDir, 'zk-recipes');
+    const packDir = join(workDir, 'zk-recipes-tarballs');
+    readmeAppDir = join(workDir, 'your-app');
     consumerDir = join(workDir, 'consumer');
     cjsDir = join(consumerDir, 'cjs');
-    readmeAppDir = join(workDir, 'readme-app');
-    mkdirSync(packDir);
     mkdirSync(cjsDir, { recursive: true });
     mkdirSync(readmeAppDir);
     const starting = TestingServer.start({ forceSync: false });
     try {
       freshCheckout(checkoutDir);
-      ciRun = await runCommandOrFail('npm', ['ci', '--prefer-offline'], { cwd: checkoutDir, env: userEnvironment(), timeoutMs: INSTALL_BOUND_MS });
-      // No build before it: each package's `prepack` builds it.
-      const packing = await runCommandOrFail('npm', ['pack', '--json', '--workspaces', '--pack-destination', packDir], {
-        cwd: checkoutDir,
-        env: userEnvironment(),
-        timeoutMs: INSTALL_BOUND_MS,
+      writeFileSync(join(readmeAppDir, 'package.json'), JSON.stringify({ name: 'your-app', private: true }, null, 2));
+      // npm ci, then npm pack with no build before it (each package's `prepack` builds it), then
+      // the app's install of the tarballs it names; npm's cache stands in for the registry.
+      expect(README_INSTALL.startsWith(CLONE), `README.md's install block starts with ${CLONE}`).toBe(true);
+      readmeInstall = await runCommandOrFail('sh', ['-e', '-c', README_INSTALL.slice(CLONE.length)], {
+        cwd: workDir,
+        env: { ...userEnvironment(), npm_config_prefer_offline: 'true' },
+        timeoutMs: 3 * INSTALL_BOUND_MS,
       });
-      packed = JSON.parse(packing.stdout) as typeof packed;
-      tarballOf = (name) => join(packDir, packed.find((p) => p.name === `@zk-recipes/${name}`)!.filename);
-      expect(packed.map((p) => p.name).sort()).toEqual(PUBLISHED.map((name) => `@zk-recipes/${name}`).sort());
-      const tarballs = PUBLISHED.map(tarballOf);
-
-      // The README's install: the tarballs it names, nothing else.
-      writeFileSync(join(readmeAppDir, 'package.json'), JSON.stringify({ name: 'zkr-readme-app', private: true }, null, 2));
-      expect(README_INSTALLS.sort()).toEqual(['core', 'mutex']);
-      await runCommandOrFail('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...README_INSTALLS.map(tarballOf)], { cwd: readmeAppDir, env: userEnvironment(), timeoutMs: INSTALL_BOUND_MS });
+      tarballs = readdirSync(packDir).map((file) => join(packDir, file));
+      expect(tarballs.map((file) => /zk-recipes-([a-z-]+)-\d[^/]*\.tgz$/.exec(file)?.[1]).sort()).toEqual([...PUBLISHED].sort());
 
       writeFileSync(join(consumerDir, 'package.json'), JSON.stringify({ name: 'zkr-consumer', private: true, type: 'module' }, null, 2));
       writeFileSync(join(cjsDir, 'package.json'), JSON.stringify({ name: 'zkr-cjs-consumer', private: true }, null, 2));
@@ -167,21 +165,21 @@ describe('the packed packages in a fresh project', () => {
     } finally {
       server = await starting;
     }
-  }, 4 * INSTALL_BOUND_MS);
+  }, 5 * INSTALL_BOUND_MS);
 
   afterAll(async () => {
     await server?.stop();
     if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
   });
 
-  it('`npm ci` on a fresh checkout warns about nothing (no dependency install script left unreviewed: package.json, "allowScripts")', () => {
-    expect(ciRun.stderr.split('\n').filter((line) => /^npm warn/i.test(line)), describeCommandResult(ciRun)).toEqual([]);
+  it("the README's install commands print no warning: npm ci (no dependency install script left unreviewed: package.json's allowScripts), npm pack, npm install", () => {
+    expect(readmeInstall.stderr.split('\n').filter((line) => /^npm warn/i.test(line)), describeCommandResult(readmeInstall)).toEqual([]);
   });
 
   it('`npm pack --workspaces` on a fresh checkout builds first: every tarball carries dist/ (what "main" and "exports" name)', () => {
-    for (const { name, files } of packed) {
-      const paths = files.map((f) => f.path);
-      expect(paths, name).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts']));
+    for (const tarball of tarballs) {
+      const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
+      expect(files, tarball).toEqual(expect.arrayContaining(['package/dist/index.js', 'package/dist/index.d.ts']));
     }
   });
 
@@ -193,7 +191,7 @@ describe('the packed packages in a fresh project', () => {
     );
   });
 
-  it("the README's install (the core and mutex tarballs alone) and its first example, as first.mjs under plain node", async () => {
+  it("the README's first example, as first.mjs under plain node, in the app its install commands made", async () => {
     const example = firstCodeBlock(readFileSync(join(repoRoot, 'README.md'), 'utf8'), 'js');
     expect(example, 'README.md has no ```js block').toBeDefined();
     writeFileSync(join(readmeAppDir, 'first.mjs'), example!);
