@@ -1,6 +1,8 @@
 /**
  * @zk-recipes/cli: the `zk-recipes` command (inspect, ls, revoke), and the same reads for programs:
  * every contender of a lock with its role, session, age and owner; the locks under a root.
+ *
+ * @module @zk-recipes/cli
  */
 export { main, EXIT, HELP } from './main.js';
 export type { Io } from './commands/Io.js';

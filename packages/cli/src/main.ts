@@ -1,10 +1,6 @@
 import { createRequire } from 'node:module';
-import { isZkError, parseZkSessionOptions, ZkSession } from '@zk-recipes/core';
 import type { Command } from './commands/Command.js';
-import { inspect } from './commands/inspect.js';
 import type { Io } from './commands/Io.js';
-import { ls } from './commands/ls.js';
-import { revoke } from './commands/revoke.js';
 import { CliError, type CliErrorCode } from './lock/CliError.js';
 import { connectionOptionsOf } from './options/connectionOptions.js';
 import { UsageError } from './options/UsageError.js';
@@ -32,8 +28,17 @@ export const CLI_ERROR_EXIT: Readonly<Record<CliErrorCode, number>> = {
   NOT_A_LOCK_NODE: EXIT.usage,
 };
 
-const COMMANDS: readonly Command[] = [inspect, ls, revoke];
+/**
+ * The commands, each loaded when it runs: a command brings in `@zk-recipes/core` (and zod) and,
+ * for `inspect` and `ls`, every recipe's rules, which `--version` and `--help` have no use for.
+ */
+const COMMANDS: ReadonlyArray<{ name: string; load: () => Promise<Command> }> = [
+  { name: 'inspect', load: async () => (await import('./commands/inspect.js')).inspect },
+  { name: 'ls', load: async () => (await import('./commands/ls.js')).ls },
+  { name: 'revoke', load: async () => (await import('./commands/revoke.js')).revoke },
+];
 
+/** What `zk-recipes --help` prints: the commands, and where each one's options are. */
 export const HELP = `Usage: zk-recipes <command> [options]
 
 Commands:
@@ -66,7 +71,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
 async function run(argv: string[], io: Io): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    const topic = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+    const topic = name === 'help' ? await COMMANDS.find((c) => c.name === rest[0])?.load() : undefined;
     // Asked for: on stdout, done. Not asked for (no command at all): a usage error.
     (name === undefined ? io.stderr : io.stdout).write(`${topic?.help ?? HELP}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
@@ -75,9 +80,10 @@ async function run(argv: string[], io: Io): Promise<number> {
     io.stdout.write(`${version()}\n`);
     return EXIT.ok;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (command === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)}: one of ${COMMANDS.map((c) => c.name).join(', ')}`);
-  const parsed = asUsageOf(command.name, () => command.parse(rest));
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (entry === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)}: one of ${COMMANDS.map((c) => c.name).join(', ')}`);
+  const [command, core] = await Promise.all([entry.load(), import('@zk-recipes/core')]);
+  const parsed = asUsageOf(command.name, core, () => command.parse(rest));
   if (parsed.help === true) {
     io.stdout.write(`${command.help}\n`);
     return EXIT.ok;
@@ -86,8 +92,8 @@ async function run(argv: string[], io: Io): Promise<number> {
   // The library's own check of the options first: what it refuses there is the command line's
   // fault (exit 2); what connect() then reports is ZooKeeper's (exit 1), an INVALID_ARGUMENT for a
   // port that does not speak ZooKeeper included.
-  asUsageOf(command.name, () => parseZkSessionOptions(options));
-  const session = await ZkSession.connect(options);
+  asUsageOf(command.name, core, () => core.parseZkSessionOptions(options));
+  const session = await core.ZkSession.connect(options);
   try {
     await parsed.run(session, io);
   } finally {
@@ -101,7 +107,7 @@ async function run(argv: string[], io: Io): Promise<number> {
  * `command`: parseArgs' (an unknown option, a missing value) and the library's
  * `INVALID_ARGUMENT` for what we pass on (a malformed connect string, a relative path).
  */
-function asUsageOf<T>(command: string, work: () => T): T {
+function asUsageOf<T>(command: string, { isZkError }: Pick<typeof import('@zk-recipes/core'), 'isZkError'>, work: () => T): T {
   const usage = (err: unknown): never => {
     const parseArgsError = typeof (err as { code?: unknown })?.code === 'string' && (err as { code: string }).code.startsWith('ERR_PARSE_ARGS');
     if (parseArgsError) throw new UsageError((err as Error).message, command);
@@ -123,7 +129,8 @@ function exitCodeOf(err: unknown): number {
 
 function describe(err: unknown): string {
   if (err instanceof UsageError) return err.message;
-  if (err instanceof CliError || isZkError(err)) return `${err.code}: ${err.message}`;
+  // The library's errors (ZkRecipesError) carry a `code` too: the same `CODE: message`.
+  if (err instanceof CliError) return `${err.code}: ${err.message}`;
   if (err instanceof Error) return (err as { code?: unknown }).code === undefined ? err.message : `${String((err as { code?: unknown }).code)}: ${err.message}`;
   return String(err);
 }

@@ -279,6 +279,23 @@ describe('inspect: leader elections', () => {
     await Promise.all(latches.map((l) => l.close()));
   });
 
+  it('a participant given an id and ownerData: ID shows the id, HOST, PID and LABEL its owner', async () => {
+    const path = `${root}/latch-owner-beside-id`;
+    const labelled = await ZkSession.connect({ connectString: testConnectString(), label: 'scheduler' });
+    sessions.push(labelled);
+    const latch = new LeaderLatch(labelled, path, { id: 'scheduler-d', ownerData: true });
+    latch.start();
+    await latch.leadership();
+    const snapshot = await inspectJson(path);
+    expect(snapshot).toMatchObject({ recipe: 'leader-latch', leader: 'scheduler-d' });
+    expect(snapshot.contenders.map((c) => [c.role, c.id, c.owner])).toEqual([['holder', 'scheduler-d', { host: hostname(), pid: process.pid, label: 'scheduler' }]]);
+    const [heading, , row] = await inspectText(path);
+    expect(heading).toBe(`${path}: leader election (LeaderLatch), leader scheduler-d, 1 participant`);
+    expect(cells(row!).slice(2, 4)).toEqual(['leader', 'scheduler-d']);
+    expect(cells(row!).slice(-3)).toEqual([hostname(), String(process.pid), 'scheduler']);
+    await latch.close();
+  });
+
   it("a LeaderSelector's election is a mutex's queue: with --election it is shown as one, with ids", async () => {
     const path = `${root}/selector`;
     const selectors = [new LeaderSelector(await session(), path, { id: 'worker-a' }), new LeaderSelector(await session(), path, { id: 'worker-b' })];

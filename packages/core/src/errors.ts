@@ -63,11 +63,41 @@ export class ZkRecipesError extends Error {
   }
 }
 
-/** A public option or argument is invalid (the message lists every problem; `cause` holds the validation issues). */
+/**
+ * One problem with an argument: where (the property names and indexes from the argument's root,
+ * e.g. `['retryPolicy', 'maxRetries']`; empty for the argument as a whole) and what. A plain
+ * object, whichever check found it: no validation library's types are part of the API.
+ */
+export interface ValidationIssue {
+  /** Where: the property names and indexes from the argument's root. */
+  readonly path: readonly PropertyKey[];
+  /** What is wrong. */
+  readonly message: string;
+}
+
+/** What an {@link InvalidArgumentError} carries besides the base options (its `cause` is its issues). */
+export interface InvalidArgumentErrorOptions extends Omit<ZkRecipesErrorOptions, 'cause'> {
+  /** Every problem found; default: one, the message itself, about the argument as a whole. */
+  issues?: readonly ValidationIssue[];
+}
+
+/**
+ * A public option or argument is invalid: the message lists every problem, and `cause` is the same
+ * problems as a plain array, one `{ path, message }` each (docs/errors.md, "INVALID_ARGUMENT").
+ */
 export class InvalidArgumentError extends ZkRecipesError {
-  constructor(message: string, options?: ZkRecipesErrorOptions) {
-    super('INVALID_ARGUMENT', message, options);
+  /** Every problem found, at least one: plain `{ path, message }` objects, frozen. */
+  declare readonly cause: readonly ValidationIssue[];
+
+  constructor(message: string, options: InvalidArgumentErrorOptions = {}) {
+    const { issues = [{ path: [], message }], ...rest } = options;
+    super('INVALID_ARGUMENT', message, { ...rest, cause: Object.freeze(issues.map(plainIssue)) });
   }
+}
+
+/** `issue` as a frozen plain `{ path, message }`, whatever else the checker that found it added. */
+function plainIssue(issue: ValidationIssue): ValidationIssue {
+  return Object.freeze({ path: Object.freeze([...issue.path]), message: issue.message });
 }
 
 /** The lock (or lease) was not obtained before the deadline. No node of ours is left behind. */

@@ -6,7 +6,7 @@
  * messages. What recipe packages are built from is in `@zk-recipes/core/recipe-kit`
  * (docs/packaging.md).
  *
- * @packageDocumentation
+ * @module @zk-recipes/core
  */
 export * from './errors.js';
 export * from './session/index.js';

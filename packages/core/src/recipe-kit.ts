@@ -5,9 +5,9 @@
  * recipes, not for applications (which need only `@zk-recipes/core`): it follows semantic
  * versioning only within a 0.x minor version, so pin it with `~` (docs/packaging.md).
  *
- * @packageDocumentation
+ * @module @zk-recipes/core/recipe-kit
  */
-export { parseOptions, type OptionsSchema, type ParsedBy, type ValidationIssue } from './validation.js';
+export { parseOptions, type OptionsSchema, type ParsedBy } from './validation.js';
 export type { AssertTrue, TypesEqual } from './support/typeEquality.js';
 export { checkSharedNodeAcl } from './session/sharedNodeAcl.js';
 export { RetryBudget } from './retry/RetryBudget.js';

@@ -1,12 +1,4 @@
-import { InvalidArgumentError } from './errors.js';
-
-/** One problem a schema found in an input: where (property names and indexes) and what. */
-export interface ValidationIssue {
-  /** Where: the property names and indexes from the input's root. */
-  readonly path: readonly PropertyKey[];
-  /** What is wrong. */
-  readonly message: string;
-}
+import { InvalidArgumentError, type ValidationIssue } from './errors.js';
 
 /**
  * What {@link parseOptions} needs of a schema: a `safeParse` that returns the parsed value or the
@@ -44,7 +36,7 @@ export type ParsedBy<Schema extends OptionsSchema> = Extract<
 
 /**
  * Parses `input` with a schema at a public boundary; on failure throws an `InvalidArgumentError`
- * whose message lists every problem (`cause` holds the schema's error).
+ * whose message lists every problem and whose `cause` is them, as plain `{ path, message }` issues.
  */
 export function parseOptions<Schema extends OptionsSchema>(schema: Schema, input: unknown, where: string): ParsedBy<Schema> {
   const result = schema.safeParse(input);
@@ -52,5 +44,5 @@ export function parseOptions<Schema extends OptionsSchema>(schema: Schema, input
   const problems = result.error.issues
     .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(value)'}: ${issue.message}`)
     .join('; ');
-  throw new InvalidArgumentError(`${where}: invalid options: ${problems}`, { cause: result.error });
+  throw new InvalidArgumentError(`${where}: invalid options: ${problems}`, { issues: result.error.issues });
 }

@@ -2,7 +2,7 @@ import { EventEmitter } from 'eventemitter3';
 import type { LeadershipRecipe, ZkSession } from '@zk-recipes/core';
 import { exclusiveRule, leadershipChannel, LockQueue, publishLeadership, validateLockPath, type QueueSeat } from '@zk-recipes/core/recipe-kit';
 import { Term, type Leadership } from './Leadership.js';
-import { readParticipants, type Participant } from './participants.js';
+import { participantData, readParticipants, type Participant } from './participants.js';
 
 /** Events of a {@link LeaderLatch} and a {@link LeaderSelector}. */
 export interface LeaderEvents {
@@ -38,6 +38,8 @@ export abstract class ElectionMember extends EventEmitter<LeaderEvents> {
     path: string,
     private readonly kind: string,
     id: string | undefined,
+    /** With `id`: the owner data beside it in the node's data (the `ownerData` option). */
+    ownerData: boolean | undefined,
     private readonly recipe: LeadershipRecipe,
     /** For messages: `LeaderLatch /services/a`. */
     protected readonly what: string,
@@ -45,7 +47,7 @@ export abstract class ElectionMember extends EventEmitter<LeaderEvents> {
     super();
     this.queue = new LockQueue(session, validateLockPath(path, 'election path'));
     this.path = this.queue.path;
-    this.data = id === undefined ? this.queue.nodeData(null) : Buffer.from(id, 'utf8');
+    this.data = participantData(this.queue.nodeData(null), id, ownerData === true);
     this.id = id ?? Buffer.from(this.data).toString('utf8');
     // An id the session would refuse to send fails here, not in the background.
     this.queue.assertFits(kind, this.data);

@@ -21,6 +21,13 @@ export type LatchState = 'latent' | 'started' | 'closed';
  * it may be lost, before anyone else can be elected. After a lost session the latch joins again on
  * the next one with a new node (pausing as the session's retry policy says); it never carries the
  * old node's belief.
+ *
+ * Events ({@link LeaderEvents}, with `on`, `once` and `off` as an EventEmitter's):
+ * - `isLeader(leadership)`: this participant leads; `leadership` is the term's {@link Leadership}.
+ * - `notLeader(reason)`: its term ended, `reason` being its `signal`'s (`SESSION_LOST`,
+ *   `NODE_DELETED`, ...); on `close()` only with `closeMode: 'notify-leader'`.
+ * - `error(error)`: its retry policy gave up after a lost session (`RETRIES_EXHAUSTED`): the latch
+ *   has left the election and closed itself.
  */
 export class LeaderLatch extends ElectionMember {
   private current: LatchState = 'latent';
@@ -36,7 +43,7 @@ export class LeaderLatch extends ElectionMember {
 
   constructor(session: ZkSession, path: string, options?: LeaderLatchOptions) {
     const parsed = parseLatchOptions(options, 'LeaderLatch');
-    super(session, path, LATCH_KIND, parsed.id, 'leader-latch', `LeaderLatch ${String(path)}`);
+    super(session, path, LATCH_KIND, parsed.id, parsed.ownerData, 'leader-latch', `LeaderLatch ${String(path)}`);
     this.closeMode = parsed.closeMode ?? 'silent';
   }
 

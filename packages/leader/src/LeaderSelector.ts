@@ -18,6 +18,11 @@ export type LeaderFunction = (leadership: Leadership) => unknown;
  * `fn` gets the term's {@link Leadership}: its `signal` aborts the moment leadership may be lost
  * (before anyone else can be elected), on `interruptLeadership()`, `close()` and the run's
  * `signal`; `fn` is expected to stop then. Our node is deleted only once `fn` has returned.
+ *
+ * Events ({@link LeaderEvents}, with `on`, `once` and `off` as an EventEmitter's):
+ * - `isLeader(leadership)`: a term begins, just before `fn` runs with the same {@link Leadership}.
+ * - `notLeader(reason)`: the term ended, `reason` being its `signal`'s.
+ * - `error(error)`: with `autoRequeue`, what `fn` threw while it led (the run goes on).
  */
 export class LeaderSelector extends ElectionMember {
   private closed = false;
@@ -32,7 +37,7 @@ export class LeaderSelector extends ElectionMember {
 
   constructor(session: ZkSession, path: string, options?: LeaderSelectorOptions) {
     const parsed = parseSelectorOptions(options, 'LeaderSelector');
-    super(session, path, SELECTOR_KIND, parsed.id, 'leader-selector', `LeaderSelector ${String(path)}`);
+    super(session, path, SELECTOR_KIND, parsed.id, parsed.ownerData, 'leader-selector', `LeaderSelector ${String(path)}`);
     this.autoRequeue = parsed.autoRequeue ?? false;
   }
 

@@ -10,6 +10,15 @@ export interface LeaderLatchOptions {
    */
   id?: string | undefined;
   /**
+   * With `id`: write this process's owner data (host, pid, the session's `label`) beside the id in
+   * the node's data, `{"zkRecipes":1,...,"id":"<id>"}`, so that `getParticipants()` and
+   * `zk-recipes inspect` show both (docs/observability.md, "Owner data"). Curator's
+   * `getParticipants()` then reports that whole JSON as the id: leave it off (the default, the id
+   * alone, as Curator writes it) where Java participants read the ids. Without `id` the data is
+   * the owner data anyway.
+   */
+  ownerData?: boolean | undefined;
+  /**
    * Whether `close()` of a leader emits `notLeader` (`'notify-leader'`) or not (`'silent'`, the
    * default, as Curator's). The leadership's `signal` aborts either way.
    */
@@ -20,6 +29,8 @@ export interface LeaderLatchOptions {
 export interface LeaderSelectorOptions {
   /** This participant's id, written as its node's data. Default: owner data, as for a latch. */
   id?: string | undefined;
+  /** With `id`: owner data beside the id, as a latch's `ownerData` (Curator then reads the JSON as the id). */
+  ownerData?: boolean | undefined;
   /**
    * Join the election again each time a term ends, until `close()` or the run's `signal` (as
    * Curator's `autoRequeue()`). Default false: `run()` takes leadership once.
@@ -58,8 +69,9 @@ const timeoutMs = z
   .optional();
 const signal = z.instanceof(AbortSignal).optional();
 
-const latchSchema = z.object({ id, closeMode: z.enum(['silent', 'notify-leader']).optional() }).strict();
-const selectorSchema = z.object({ id, autoRequeue: z.boolean().optional() }).strict();
+const ownerData = z.boolean().optional();
+const latchSchema = z.object({ id, ownerData, closeMode: z.enum(['silent', 'notify-leader']).optional() }).strict();
+const selectorSchema = z.object({ id, ownerData, autoRequeue: z.boolean().optional() }).strict();
 const waitSchema = z.object({ timeoutMs, signal }).strict();
 
 // The schemas accept exactly the public types (and add no defaults): this stops the build if one

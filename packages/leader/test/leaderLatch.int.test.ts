@@ -3,6 +3,7 @@
  * leadership moves on close, and how each loss (an operator's delete, a forced expiry, a stall of
  * this process past the session timeout, the session's close) ends it before anyone else leads.
  */
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionFailedRetryPolicy, retryForever, ZkSession, type ZkSessionOptionsInput } from '@zk-recipes/core';
 import { sessionInternals } from '@zk-recipes/core/internal';
@@ -159,6 +160,26 @@ describe('LeaderLatch', () => {
     expect(JSON.parse(latch.id)).toMatchObject({ zkRecipes: 1, pid: process.pid, label: 'scheduler' });
     expect((await observer.getData(leadership.node)).data.toString()).toBe(latch.id);
     await latch.close();
+  });
+
+  it("ownerData: the id kept beside the owner data in the node's data; getParticipants and getLeader name both; the latch and its leadership keep the id", async () => {
+    const path = `${root}/owner-beside-id`;
+    const latch = new LeaderLatch(await connect({ label: 'scheduler' }), path, { id: 'scheduler-a', ownerData: true });
+    const plain = new LeaderLatch(await connect(), path, { id: 'scheduler-b' });
+    latch.start();
+    await untilChildCount(observer, path, 1);
+    plain.start();
+    await untilChildCount(observer, path, 2);
+    const leadership = await latch.leadership();
+    expect([latch.id, leadership.id]).toEqual(['scheduler-a', 'scheduler-a']);
+    const written = (await observer.getData(leadership.node)).data.toString();
+    expect(written).toBe(`{"zkRecipes":1,"host":${JSON.stringify(hostname())},"pid":${process.pid},"label":"scheduler","id":"scheduler-a"}`);
+    expect((await plain.getParticipants()).map((p) => [p.id, p.isLeader, p.owner])).toEqual([
+      ['scheduler-a', true, { host: hostname(), pid: process.pid, label: 'scheduler' }],
+      ['scheduler-b', false, undefined],
+    ]);
+    expect(await plain.getLeader()).toMatchObject({ id: 'scheduler-a', owner: { pid: process.pid } });
+    await Promise.all([latch.close(), plain.close()]);
   });
 
   it("closeMode 'notify-leader' emits notLeader on close; 'silent' (the default) does not; the signal aborts either way", async () => {

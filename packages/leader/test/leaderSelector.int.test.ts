@@ -3,6 +3,7 @@
  * our node goes only once the function returned, and every way a term ends (returned, threw,
  * interrupted, closed, the run's signal, the session lost) is told through the leadership signal.
  */
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '@zk-recipes/core';
 import { sessionInternals } from '@zk-recipes/core/internal';
@@ -70,6 +71,17 @@ describe('LeaderSelector', () => {
       token = leadership.fencingToken;
     });
     expect(token).toBeGreaterThan(seen!.fencingToken);
+    await selector.close();
+  });
+
+  it('ownerData: the id kept beside the owner data in the node; the leader is named by both', async () => {
+    const path = `${root}/owner-beside-id`;
+    const selector = new LeaderSelector(await connect(), path, { id: 'worker-a', ownerData: true });
+    await selector.run(async (leadership) => {
+      expect(leadership.id).toBe('worker-a');
+      expect(JSON.parse((await observer.getData(leadership.node)).data.toString())).toEqual({ zkRecipes: 1, host: hostname(), pid: process.pid, id: 'worker-a' });
+      expect(await selector.getLeader()).toMatchObject({ id: 'worker-a', owner: { host: hostname(), pid: process.pid } });
+    });
     await selector.close();
   });
 

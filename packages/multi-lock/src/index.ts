@@ -1,6 +1,8 @@
 /**
  * @zk-recipes/multi-lock: hold several zk-recipes locks as one, all or nothing
  * (Curator's InterProcessMultiLock, with one deadline for the whole acquisition).
+ *
+ * @module @zk-recipes/multi-lock
  */
 export { InterProcessMultiLock } from './InterProcessMultiLock.js';
 export type { MultiLockHandle } from './MultiLockHandle.js';

@@ -1,6 +1,8 @@
 /**
  * @zk-recipes/semaphore: a distributed counting semaphore with leases (herd-free FIFO `queue`
  * layout, or Curator's InterProcessSemaphoreV2 layout) and a SharedCount for a run-time maximum.
+ *
+ * @module @zk-recipes/semaphore
  */
 export { InterProcessSemaphore } from './InterProcessSemaphore.js';
 export type { Lease } from './Lease.js';

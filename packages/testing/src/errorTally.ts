@@ -17,6 +17,8 @@
  *   `new DOMException(...)`.
  * Node's own internal errors (e.g. from `timers/promises` on an abort) use the primordial `Error`
  * and are not seen; they follow an abort, which is.
+ *
+ * @module @zk-recipes/testing/errorTally
  */
 
 /** Counts by constructor name, and their sum. */

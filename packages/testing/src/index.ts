@@ -1,3 +1,10 @@
+/**
+ * `@zk-recipes/testing`: real ZooKeeper servers ({@link TestingServer}) and ensembles
+ * ({@link TestingCluster}) for tests, with TLS, SASL and ACL helpers, session expiry, a fault proxy
+ * and the nemesis (docs/testing.md).
+ *
+ * @module @zk-recipes/testing
+ */
 export * from './TestingServer.js';
 export * from './TestingCluster.js';
 export type { TestingTls, TestingTlsOption } from './tls/testingTls.js';

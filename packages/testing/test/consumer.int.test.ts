@@ -1,7 +1,12 @@
 /**
  * The packed-consumer check: what a user gets from npm, not what the workspace sees.
- * Builds, packs every published package (`npm pack`), installs the tarballs in a fresh project
- * outside the repository, and there
+ * Starts from a fresh checkout (the files git tracks, as the working tree has them: no
+ * node_modules, no dist/) and runs the README's install commands there as a shell runs them: `npm
+ * ci` and `npm pack --workspaces` (each package's `prepack` builds it; neither may warn), then
+ * `npm install` of the tarballs the README names in an app of its own, where it runs the README's
+ * first example with plain `node`. It installs every tarball in another fresh project outside the
+ * repository, and there
+ *  - imports every entry point of every package by name,
  *  - runs each recipe README's first `js` example with plain `node` against a server of our own
  *    (it must exit by itself, with 0),
  *  - type-checks a TypeScript consumer, strict and without skipLibCheck, under each module
@@ -12,16 +17,16 @@
  *  - finds no declaration that names zod,
  *  - runs the `zk-recipes` bin (@zk-recipes/cli) as `npx` would, against that server,
  *  - records a lock with @zk-recipes/opentelemetry into the OpenTelemetry SDK a user installs.
- * One pack, one install, one project for all of it.
+ * One pack, one install for all of it but the README's own.
  */
-import { spawn } from 'node:child_process';
-import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstCodeBlock } from '../src/firstCodeBlock.js';
-import { runCommand, runCommandOrFail, describeCommandResult } from '../src/runCommand.js';
+import { runCommand, runCommandOrFail, describeCommandResult, type CommandResult } from '../src/runCommand.js';
 import { TestingServer } from '../src/TestingServer.js';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -30,6 +35,12 @@ const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
 
 /** The packages users install: the recipes, and the test servers and fault helpers for their tests. */
 const PUBLISHED = ['core', 'mutex', 'read-write-lock', 'semaphore', 'multi-lock', 'leader', 'testing', 'cli', 'opentelemetry'];
+/**
+ * The README's install commands (its first `sh` block) as a shell script, without its `git clone`:
+ * the test puts a fresh copy of the working tree where the clone would be.
+ */
+const README_INSTALL = firstCodeBlock(readFileSync(join(repoRoot, 'README.md'), 'utf8'), 'sh') ?? '';
+const CLONE = 'git clone https://github.com/zk-recipes/zk-recipes.git\n';
 /** Packages whose README starts with a runnable example. */
 const WITH_EXAMPLE = ['mutex', 'read-write-lock', 'semaphore', 'multi-lock', 'leader'];
 
@@ -71,6 +82,19 @@ function userEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 }
 
 /**
+ * A checkout as `git clone` gives it, of the working tree as it is now: the files git tracks (and
+ * new ones it does not ignore), without node_modules, dist/ or any other build output.
+ */
+function freshCheckout(into: string): void {
+  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' });
+  for (const file of listed.split('\0')) {
+    if (file === '' || !existsSync(join(repoRoot, file))) continue; // deleted in the working tree
+    mkdirSync(dirname(join(into, file)), { recursive: true });
+    copyFileSync(join(repoRoot, file), join(into, file));
+  }
+}
+
+/**
  * A tsconfig as a Node project writes it: strict, Node 20's language (no DOM), @types/node, and
  * no skipLibCheck, so our declarations and everything they pull in are checked too.
  */
@@ -95,24 +119,34 @@ describe('the packed packages in a fresh project', () => {
   let consumerDir: string;
   let cjsDir: string;
 
+  let readmeInstall: CommandResult;
+  let tarballs: string[];
+  let readmeAppDir: string;
+
   beforeAll(async () => {
     workDir = mkdtempSync(join(tmpdir(), 'zkr-consumer-'));
-    const packDir = join(workDir, 'tarballs');
+    // Where the README's commands put them: the clone, the tarballs beside it, and the user's app.
+    const checkoutDir = join(workDir, 'zk-recipes');
+    const packDir = join(workDir, 'zk-recipes-tarballs');
+    readmeAppDir = join(workDir, 'your-app');
     consumerDir = join(workDir, 'consumer');
     cjsDir = join(consumerDir, 'cjs');
-    mkdirSync(packDir);
     mkdirSync(cjsDir, { recursive: true });
+    mkdirSync(readmeAppDir);
     const starting = TestingServer.start({ forceSync: false });
     try {
-      await runCommandOrFail(process.execPath, [tsc, '-b'], { cwd: repoRoot, timeoutMs: INSTALL_BOUND_MS });
-      const workspaces = PUBLISHED.flatMap((name) => ['--workspace', `packages/${name}`]);
-      const packed = await runCommandOrFail('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir, ...workspaces], {
-        cwd: repoRoot,
-        env: userEnvironment(),
-        timeoutMs: INSTALL_BOUND_MS,
+      freshCheckout(checkoutDir);
+      writeFileSync(join(readmeAppDir, 'package.json'), JSON.stringify({ name: 'your-app', private: true }, null, 2));
+      // npm ci, then npm pack with no build before it (each package's `prepack` builds it), then
+      // the app's install of the tarballs it names; npm's cache stands in for the registry.
+      expect(README_INSTALL.startsWith(CLONE), `README.md's install block starts with ${CLONE}`).toBe(true);
+      readmeInstall = await runCommandOrFail('sh', ['-e', '-c', README_INSTALL.slice(CLONE.length)], {
+        cwd: workDir,
+        env: { ...userEnvironment(), npm_config_prefer_offline: 'true' },
+        timeoutMs: 3 * INSTALL_BOUND_MS,
       });
-      const tarballs = (JSON.parse(packed.stdout) as Array<{ filename: string }>).map((p) => join(packDir, p.filename));
-      expect(tarballs).toHaveLength(PUBLISHED.length);
+      tarballs = readdirSync(packDir).map((file) => join(packDir, file));
+      expect(tarballs.map((file) => /zk-recipes-([a-z-]+)-\d[^/]*\.tgz$/.exec(file)?.[1]).sort()).toEqual([...PUBLISHED].sort());
 
       writeFileSync(join(consumerDir, 'package.json'), JSON.stringify({ name: 'zkr-consumer', private: true, type: 'module' }, null, 2));
       writeFileSync(join(cjsDir, 'package.json'), JSON.stringify({ name: 'zkr-cjs-consumer', private: true }, null, 2));
@@ -126,16 +160,47 @@ describe('the packed packages in a fresh project', () => {
         env: userEnvironment(),
         timeoutMs: INSTALL_BOUND_MS,
       });
-      for (const file of ['esm-consumer.ts', 'testing-server.mjs', 'otel-consumer.mjs']) copyFileSync(join(fixtures, file), join(consumerDir, file));
+      for (const file of ['esm-consumer.ts', 'testing-server.mjs', 'otel-consumer.mjs', 'import-packages.mjs']) copyFileSync(join(fixtures, file), join(consumerDir, file));
       for (const file of ['cjs-consumer.ts', 'require-packages.cjs']) copyFileSync(join(fixtures, file), join(cjsDir, file));
     } finally {
       server = await starting;
     }
-  }, 2 * INSTALL_BOUND_MS);
+  }, 5 * INSTALL_BOUND_MS);
 
   afterAll(async () => {
     await server?.stop();
     if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it("the README's install commands print no warning: npm ci (no dependency install script left unreviewed: package.json's allowScripts), npm pack, npm install", () => {
+    expect(readmeInstall.stderr.split('\n').filter((line) => /^npm warn/i.test(line)), describeCommandResult(readmeInstall)).toEqual([]);
+  });
+
+  it('`npm pack --workspaces` on a fresh checkout builds first: every tarball carries dist/ (what "main" and "exports" name)', () => {
+    for (const tarball of tarballs) {
+      const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
+      expect(files, tarball).toEqual(expect.arrayContaining(['package/dist/index.js', 'package/dist/index.d.ts']));
+    }
+  });
+
+  it('every entry point of every installed package loads by name under plain node', async () => {
+    const run = await runCommandOrFail(process.execPath, ['import-packages.mjs'], { cwd: consumerDir, env: userEnvironment(), timeoutMs: EXAMPLE_BOUND_MS });
+    const loaded = run.stdout.trim().split('\n').map((line) => line.split(' ')[0]);
+    expect(loaded).toEqual(
+      expect.arrayContaining([...PUBLISHED.map((name) => `@zk-recipes/${name}`), '@zk-recipes/core/recipe-kit', '@zk-recipes/core/internal', '@zk-recipes/testing/globalSetup', '@zk-recipes/testing/errorTally']),
+    );
+  });
+
+  it("the README's first example, as first.mjs under plain node, in the app its install commands made", async () => {
+    const example = firstCodeBlock(readFileSync(join(repoRoot, 'README.md'), 'utf8'), 'js');
+    expect(example, 'README.md has no ```js block').toBeDefined();
+    writeFileSync(join(readmeAppDir, 'first.mjs'), example!);
+    const run = await runCommand(process.execPath, ['first.mjs'], {
+      cwd: readmeAppDir,
+      env: userEnvironment({ ZK_CONNECT: server.connectString }),
+      timeoutMs: EXAMPLE_BOUND_MS,
+    });
+    expect(run.exitCode === 0 && !run.timedOut, `README.md's first example:\n${describeCommandResult(run)}`).toBe(true);
   });
 
   it('installed the tarballs: real directories, not links into the workspace', () => {

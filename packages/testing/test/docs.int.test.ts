@@ -4,14 +4,18 @@
  * page names one of the project's issue numbers (history belongs in changelogs and git).
  *
  * A runnable block is a fenced `ts` or `js` block whose info string says `runnable`
- * (```ts runnable). It runs as written, with the sources of this repository, `ZK_CONNECT` naming
- * the test server; it must exit with 0 on its own.
+ * (```ts runnable). It runs as written, `ZK_CONNECT` naming the test server, and must exit with 0
+ * on its own: a `ts` block through tsx with the sources of this repository; a `js` block as a
+ * user runs it, saved as an `.mjs` file under plain `node` (no loader, no export condition: the
+ * packages' built `dist/`, so it needs the build, which `npm test` runs first).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { githubSlug as slug } from '../../../scripts/githubSlug.mjs';
+import { firstCodeBlock } from '../src/firstCodeBlock.js';
 import { nodeScriptArgs } from '../src/nodeScriptArgs.js';
 import { testConnectString } from '../src/testConnectString.js';
 
@@ -26,16 +30,6 @@ function pages(): string[] {
     .map((name) => join('packages', name, 'README.md'))
     .filter((path) => existsSync(join(repoRoot, path)));
   return ['README.md', ...docs, ...packages];
-}
-
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
-function slug(heading: string): string {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/`/g, '')
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
-    .replace(/ /g, '-');
 }
 
 /** Every anchor a page has: its headings' slugs (numbered when repeated) and explicit ids. */
@@ -138,16 +132,26 @@ describe('the docs', () => {
     mkdirSync(runDir, { recursive: true });
     const file = join(runDir, `${block.page.replace(/[^a-z0-9]+/gi, '-')}-${block.line}.${block.language === 'ts' ? 'mts' : 'mjs'}`);
     writeFileSync(file, block.code);
-    const result = await run(file, 60_000);
+    const result = await run(block.language === 'ts' ? nodeScriptArgs(file) : [file], 60_000);
     expect(result, `${block.page}:${block.line}\n${block.code}`).toMatchObject({ exitCode: 0 });
+  });
+
+  it("the README's first code block is JavaScript that plain node runs on Node.js 20 (no `await using`, no TypeScript)", () => {
+    const readme = all.find(({ page }) => page === 'README.md')!.markdown;
+    // The first JavaScript or TypeScript block: runnable (so the test above runs it with plain node).
+    expect(readme.split('\n').find((line) => /^```(js|ts)\b/.test(line))).toBe('```js runnable');
+    expect(firstCodeBlock(readme, 'js')).not.toMatch(/\bawait using\b/);
   });
 });
 
-function run(file: string, boundMs: number): Promise<{ exitCode: number | null; output: string }> {
+function run(args: string[], boundMs: number): Promise<{ exitCode: number | null; output: string }> {
   return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, nodeScriptArgs(file), {
+    const env: NodeJS.ProcessEnv = { ...process.env, ZK_CONNECT: testConnectString() };
+    // Plain node: no loader or condition of the test runner's.
+    delete env['NODE_OPTIONS'];
+    const child = spawn(process.execPath, args, {
       cwd: repoRoot,
-      env: { ...process.env, ZK_CONNECT: testConnectString() },
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -29,6 +29,7 @@ interface PackageJson {
   author?: string;
   license?: string;
   publishConfig?: { access?: string; provenance?: boolean };
+  scripts?: Record<string, string>;
 }
 
 const PACKAGES = ['@zk-recipes/core', '@zk-recipes/mutex', '@zk-recipes/read-write-lock', '@zk-recipes/semaphore', '@zk-recipes/multi-lock', '@zk-recipes/leader', '@zk-recipes/testing', '@zk-recipes/cli', '@zk-recipes/opentelemetry'];
@@ -89,6 +90,12 @@ describe('package metadata', () => {
     expect(pkg.author).toBe('zk-recipes contributors');
     expect(pkg.license).toBe('Apache-2.0');
     expect(pkg.publishConfig).toEqual({ access: 'public', provenance: true });
+  });
+
+  // `main` and `exports` point into dist/, which a fresh clone has not: `npm pack` and `npm publish`
+  // build it first (consumer.int.test.ts packs a fresh checkout and installs the result).
+  it.each(PACKAGES)('%s: `prepack` builds it (tsc -b: the package and the packages it depends on)', (name) => {
+    expect(packageJson(`packages/${dirOf(name)}/package.json`).scripts).toEqual({ prepack: 'tsc -b' });
   });
 
   // A consumer's toolchain that sets the common `source` condition (bundlers, TypeScript's
@@ -215,6 +222,42 @@ describe('package metadata', () => {
       expect(program.trimEnd().split('\n').slice(-2).join('\n')).toMatch(/await session\.close\(\);[^\n]*\n\}$/);
     },
   );
+});
+
+// The API reference (`npm run docs`, typedoc.json) names each module as users import it, opens on
+// a page that links every one of them, and shows the leader elections' events on the classes.
+describe('the API reference', () => {
+  const typedoc = JSON.parse(readRepoFile('typedoc.json')) as { entryPoints: string[]; readme: string; plugin: string[] };
+  /** Each entry point's import specifier, from its package's "exports" (the source condition names the file). */
+  const specifierOf = (entry: string): string => {
+    const dir = /^packages\/([^/]+)\//.exec(entry)![1]!;
+    const pkg = JSON.parse(readRepoFile(`packages/${dir}/package.json`)) as { name: string; exports: Record<string, Record<string, string>> };
+    const subpath = Object.entries(pkg.exports).find(([, conditions]) => conditions['@zk-recipes/source'] === `./${entry.slice(`packages/${dir}/`.length)}`)?.[0];
+    expect(subpath, `${entry} is no export of ${pkg.name}`).toBeDefined();
+    return subpath === '.' ? pkg.name : `${pkg.name}/${subpath!.slice(2)}`;
+  };
+
+  it.each(typedoc.entryPoints)('%s: its module is named by its import specifier (`@module`, in the comment that opens the file)', (entry) => {
+    const source = readRepoFile(entry);
+    expect(source.startsWith('/**')).toBe(true);
+    const opening = source.slice(0, source.indexOf('*/'));
+    expect(opening).toContain(`\n * @module ${specifierOf(entry)}\n`);
+  });
+
+  it('the landing page links every module, and citations of docs/ become links (checked by the plugin)', () => {
+    const landing = readRepoFile(typedoc.readme);
+    expect(typedoc.entryPoints.map(specifierOf).filter((specifier) => !landing.includes(`{@link "${specifier}"!`))).toEqual([]);
+    expect(typedoc.plugin).toEqual(['./scripts/typedocDocLinks.mjs']);
+  });
+
+  it.each(['LeaderLatch', 'LeaderSelector'])('%s: its class comment lists every event of LeaderEvents', (name) => {
+    const source = readRepoFile(`packages/leader/src/${name}.ts`);
+    const classComment = source.slice(source.lastIndexOf('/**', source.indexOf(`export class ${name}`)), source.indexOf(`export class ${name}`));
+    const events = readRepoFile('packages/leader/src/Election.ts');
+    const declared = [...events.slice(events.indexOf('export interface LeaderEvents'), events.indexOf('}\n', events.indexOf('export interface LeaderEvents'))).matchAll(/^ {2}(\w+): \(/gm)].map((m) => m[1]!);
+    expect(declared).toEqual(['isLeader', 'notLeader', 'error']);
+    for (const event of declared) expect(classComment).toMatch(new RegExp(`^ \\* - \`${event}\\(`, 'm'));
+  });
 });
 
 describe('versions and changelogs (docs/releasing.md)', () => {

@@ -71,7 +71,10 @@ export interface Contender {
   ageMs: number;
   /** The owner data the node carries (host, pid, label), or `null` when it carries none. */
   owner: ContenderOwner | null;
-  /** An election participant's id: its node's data as UTF-8 (cut to `ID_LIMIT`); `null` for a lock's node. */
+  /**
+   * An election participant's id: the `id` its owner data carries, else its node's data as UTF-8
+   * (cut to `ID_LIMIT`); `null` for a lock's node.
+   */
   id: string | null;
 }
 

@@ -1,6 +1,6 @@
 import { parseOwnerData, type Watcher, type ZkSession } from '@zk-recipes/core';
 import { exclusiveRule, joinPath, parentOf, sortedChildren, type QueueEntry } from '@zk-recipes/core/recipe-kit';
-import { LATCH_KIND } from '@zk-recipes/leader';
+import { LATCH_KIND, participantOf } from '@zk-recipes/leader';
 import { MUTEX_KIND } from '@zk-recipes/mutex';
 import { readRule, writeRule } from '@zk-recipes/read-write-lock';
 import { leaseQueueRule, weightOfKind } from '@zk-recipes/semaphore';
@@ -130,7 +130,7 @@ async function finish(
         createdAt: new Date(createdAt).toISOString(),
         ageMs: Math.max(0, takenAt - createdAt),
         owner: ownerOf(read.data),
-        id: election ? cut(Buffer.from(read.data.buffer, read.data.byteOffset, read.data.byteLength).toString('utf8'), ID_LIMIT) : null,
+        id: election ? cut(participantOf(read.data).id, ID_LIMIT) : null,
       });
     });
   }

@@ -1,4 +1,5 @@
-import type { ContenderOwner, LockSnapshot } from '../lock/LockSnapshot.js';
+import { parseOwnerData } from '@zk-recipes/core';
+import type { Contender, ContenderOwner, LockSnapshot } from '../lock/LockSnapshot.js';
 import { PRINT_LIMITS } from '../text/limits.js';
 import { printable } from '../text/printable.js';
 import { formatAge } from './age.js';
@@ -14,7 +15,8 @@ const ELECTION_ROLES: Readonly<Record<string, string>> = { holder: 'leader', wai
  * `inspect`'s text: a line naming the lock, then one row per contender in queue order. What the
  * nodes say (names, ids, owner data) is escaped and bounded per column: one row per contender, of
  * at most a few hundred characters, whatever they hold. An election's rows name the leader and the
- * participants, with each one's id (`-` when its id is its owner data: the owner columns show it).
+ * participants, with each one's id (`-` when its id is its owner data: the owner columns show it;
+ * an id kept beside its owner data shows in both).
  */
 export function inspectText(snapshot: LockSnapshot): string {
   const heading = headingOf(snapshot);
@@ -27,7 +29,7 @@ export function inspectText(snapshot: LockSnapshot): string {
     c.kind,
     election ? (ELECTION_ROLES[c.role] ?? c.role) : c.role,
     ...(semaphore ? [c.leases === null ? NONE : String(c.leases)] : []),
-    ...(election ? [c.owner !== null || c.id === null ? NONE : c.id] : []),
+    ...(election ? [namedId(c) ?? NONE] : []),
     c.sessionId ?? NONE,
     formatAge(c.ageMs),
     c.owner?.host ?? NONE,
@@ -43,7 +45,8 @@ function headingOf(snapshot: LockSnapshot): string {
   if (snapshot.contenders.length === 0) return `${path}: no contenders`;
   if (isElection(snapshot)) {
     const leader = snapshot.contenders.find((c) => c.role === 'holder');
-    const named = leader === undefined ? 'no leader' : `leader ${leader.owner !== null ? ownerName(leader.owner) : printable(leader.id ?? '', PRINT_LIMITS.id)}`;
+    const id = leader === undefined ? null : namedId(leader);
+    const named = leader === undefined ? 'no leader' : `leader ${id === null && leader.owner !== null ? ownerName(leader.owner) : printable(id ?? '', PRINT_LIMITS.id)}`;
     return `${path}: leader election (${snapshot.recipe === 'leader-latch' ? 'LeaderLatch' : 'LeaderSelector'}), ${named}, ${plural(snapshot.contenders.length, 'participant')}`;
   }
   const parts = [snapshot.layout === null ? `${snapshot.recipe}` : `${snapshot.recipe} (${snapshot.layout} layout)`];
@@ -56,6 +59,15 @@ function headingOf(snapshot: LockSnapshot): string {
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * A participant's id as given to it, or `null` when it has none of its own: its id is then its
+ * owner data (the default id), which the owner columns show.
+ */
+function namedId(c: Contender): string | null {
+  if (c.id === null) return null;
+  return c.owner !== null && parseOwnerData(Buffer.from(c.id, 'utf8')) !== undefined ? null : c.id;
 }
 
 /** A participant whose id is its owner data, by its owner: `host pid 41207 (label)`. */

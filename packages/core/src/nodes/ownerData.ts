@@ -3,7 +3,8 @@
  * Owner data: what a queue node says about the process that made it (docs/observability.md,
  * "Owner data"), so that `zk-recipes inspect` and zkCli can tell whose a node is. UTF-8 JSON,
  * keys in this order, no whitespace:
- * `{"zkRecipes":1,"host":"<host name>","pid":<pid>,"label":"<label>"}` (`label` only when set).
+ * `{"zkRecipes":1,"host":"<host name>","pid":<pid>,"label":"<label>","id":"<id>"}` (`label` only
+ * when set; `id` only on an election participant's node that keeps its owner beside its id).
  */
 
 /** Who made a queue node: the host, the process, and the caller's label for its locks (if any). */
@@ -14,6 +15,11 @@ export interface NodeOwner {
   pid: number;
   /** The session's `label` option, naming this process's locks. */
   label?: string;
+  /**
+   * An election participant's id, when its node carries the owner beside the id (the leader
+   * recipes' `ownerData` option) rather than the id alone.
+   */
+  id?: string;
 }
 
 /** The format's version, the first key: a reader tells owner data from user data by it. */
@@ -22,9 +28,8 @@ const FORMAT_VERSION = 1;
 
 /** The node data naming `owner`. */
 export function encodeOwnerData(owner: NodeOwner): Uint8Array {
-  const record = owner.label === undefined
-    ? { zkRecipes: FORMAT_VERSION, host: owner.host, pid: owner.pid }
-    : { zkRecipes: FORMAT_VERSION, host: owner.host, pid: owner.pid, label: owner.label };
+  // Keys in the documented order; an undefined value is left out by JSON.stringify.
+  const record = { zkRecipes: FORMAT_VERSION, host: owner.host, pid: owner.pid, label: owner.label, id: owner.id };
   return Buffer.from(JSON.stringify(record), 'utf8');
 }
 
@@ -50,8 +55,11 @@ export function parseOwnerData(data: Uint8Array): NodeOwner | undefined {
 
 function ownerOf(record: unknown): NodeOwner | undefined {
   if (typeof record !== 'object' || record === null) return undefined;
-  const { zkRecipes, host, pid, label } = record as Record<string, unknown>;
+  const { zkRecipes, host, pid, label, id } = record as Record<string, unknown>;
   if (zkRecipes !== FORMAT_VERSION || typeof host !== 'string' || !Number.isSafeInteger(pid) || (pid as number) < 0) return undefined;
-  if (label !== undefined && typeof label !== 'string') return undefined;
-  return label === undefined ? { host, pid: pid as number } : { host, pid: pid as number, label };
+  if ((label !== undefined && typeof label !== 'string') || (id !== undefined && typeof id !== 'string')) return undefined;
+  const owner: NodeOwner = { host, pid: pid as number };
+  if (label !== undefined) owner.label = label;
+  if (id !== undefined) owner.id = id;
+  return owner;
 }

@@ -98,7 +98,8 @@ export class ConnectFailFast {
     if (this.notZooKeeper !== undefined) {
       return new InvalidArgumentError(
         `could not connect to ${this.connectString}: a server answered with bytes that are not ZooKeeper's protocol (is this a ZooKeeper client port?)`,
-        { op: 'connect', cause: this.notZooKeeper },
+        // The wire client's own error says how the bytes broke its decoder: kept as the issue.
+        { op: 'connect', issues: [{ path: ['connectString'], message: `not ZooKeeper's protocol: ${this.notZooKeeper.message}` }] },
       );
     }
     if (this.unreachable !== undefined) {

@@ -237,7 +237,7 @@ export function parseZkSessionOptions(input: unknown): ZkSessionOptions {
   const r = zkSessionOptionsSchema.safeParse(input);
   if (!r.success) {
     const issues = r.error.issues.map((i) => `${i.path.join('.') || '(options)'}: ${i.message}`).join('; ');
-    throw new InvalidArgumentError(`invalid ZkSession options: ${issues}`, { cause: r.error.issues });
+    throw new InvalidArgumentError(`invalid ZkSession options: ${issues}`, { issues: r.error.issues });
   }
   return r.data;
 }

@@ -9,11 +9,16 @@ describe('encodeOwnerData', () => {
     expect(utf8(encodeOwnerData({ host: 'web-1', pid: 4242 }))).toBe('{"zkRecipes":1,"host":"web-1","pid":4242}');
     expect(utf8(encodeOwnerData({ host: 'web-1', pid: 4242, label: 'billing' }))).toBe('{"zkRecipes":1,"host":"web-1","pid":4242,"label":"billing"}');
   });
+
+  it("an election participant's id, when given, last", () => {
+    expect(utf8(encodeOwnerData({ host: 'web-1', pid: 4242, label: 'billing', id: 'scheduler-a' }))).toBe('{"zkRecipes":1,"host":"web-1","pid":4242,"label":"billing","id":"scheduler-a"}');
+    expect(utf8(encodeOwnerData({ host: 'web-1', pid: 4242, id: 'scheduler-a' }))).toBe('{"zkRecipes":1,"host":"web-1","pid":4242,"id":"scheduler-a"}');
+  });
 });
 
 describe('parseOwnerData', () => {
   it('reads back what encodeOwnerData wrote, with and without a label, unicode included', () => {
-    for (const owner of [{ host: 'web-1', pid: 1 }, { host: 'höst-名前', pid: 2 ** 22, label: 'nightly "batch"' }]) {
+    for (const owner of [{ host: 'web-1', pid: 1 }, { host: 'höst-名前', pid: 2 ** 22, label: 'nightly "batch"' }, { host: 'h', pid: 2, id: '{"zkRecipes":1}' }]) {
       expect(parseOwnerData(encodeOwnerData(owner))).toEqual(owner);
     }
   });
@@ -31,6 +36,7 @@ describe('parseOwnerData', () => {
       Buffer.from('{"zkRecipes":1,"host":"web-1","pid":1.5}'),
       Buffer.from('{"zkRecipes":1,"host":7,"pid":1}'),
       Buffer.from('{"zkRecipes":1,"host":"web-1","pid":1,"label":3}'),
+      Buffer.from('{"zkRecipes":1,"host":"web-1","pid":1,"id":["scheduler-a"]}'),
       Buffer.from('{"zkRecipes":1,"host":"web-1","pid":1'),
       Buffer.from('zkr:holds:not-a-session-id\n{"zkRecipes":1,"host":"web-1","pid":1}'),
       Buffer.from([0xff, 0xfe, 0x00]),

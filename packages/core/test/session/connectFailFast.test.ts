@@ -31,6 +31,15 @@ describe('ConnectFailFast', () => {
     ff.dispose();
   });
 
+  it("a server that does not speak ZooKeeper: INVALID_ARGUMENT, its one issue on connectString with the decoder's error (docs/errors.md)", () => {
+    const ff = new ConnectFailFast('a:1', 60_000);
+    ff.serverFailed(new Error('garbage length 1213486160'), 'a:1');
+    const err = ff.errorFor(new Error('aborted'));
+    expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', op: 'connect' });
+    expect((err as Error).cause).toEqual([{ path: ['connectString'], message: "not ZooKeeper's protocol: garbage length 1213486160" }]);
+    ff.dispose();
+  });
+
   it('refused credentials end the wait at once and win over everything else', () => {
     const ff = new ConnectFailFast('a:1,b:2,c:3', 60_000);
     ff.serverFailed(tlsFailure('a:1'), 'a:1');
