@@ -1,34 +1,29 @@
 /**
  * ZkSession: a promise API over node-zookeeper-client 1.1.3 with Curator's connection states, our
  * own errors, and a guarantee that no call ever hangs. With the files of `session/` it uses, the
- * only code that touches the wire client (docs/architecture.md, "The session"). This class is the
- * state machine: the connection states, the calls and the events; a generation (one ZooKeeper
- * session) is opened by `openGeneration.ts` and ended by `retireGeneration.ts`, the bytes of each
- * call are `requests.ts`'s.
+ * only code that touches the wire client (docs/architecture.md, "The session"). This class holds
+ * the connection state, the calls and the events; its generations (one ZooKeeper session each, the
+ * next after each `lost`) are `generations.ts`'s, which says when the state changes; the bytes of
+ * each call are `requests.ts`'s.
  */
 import { EventEmitter } from 'eventemitter3';
-import { SessionClosedError, SessionLostError, type AuthFailedError } from '../errors.js';
+import { SessionClosedError } from '../errors.js';
 import type { RetryPolicy } from '../retry/RetryPolicy.js';
 import { exponentialBackoff } from '../retry/index.js';
 import { createChroot } from './chroot.js';
 import { ConnectFailFast } from './connectFailFast.js';
 import { ConnectedWaiters, isConnectedState } from './connectedWaiters.js';
-import { digestAuthFailed } from './digestAuthFailure.js';
-import { closedCallError, expiredReason, lostCallError, noReplyReason } from './endReasons.js';
 import { OP } from './frames.js';
 import type { Generation } from './generation.js';
-import { LivenessWatchdog } from './livenessWatchdog.js';
+import { Generations } from './generations.js';
 import { mkdirp } from './mkdirp.js';
-import { openGeneration, type GenerationListener } from './openGeneration.js';
 import { ZK_SESSION_DEFAULTS, parseZkSessionOptions, type ZkSessionOptions, type ZkSessionOptionsInput } from './options.js';
 import { assertRequestFits, type OwnRequest } from './ownRequest.js';
 import { assertPath, createRequest, decodeChildren, decodeChildrenIfExists, decodeData, decodeDataIfExists, decodeExists, deleteRequest, getAclRequest } from './requests.js';
 import { removeWatchesRequest, setAclRequest, setDataRequest, transactionRequest } from './requests.js';
-import { closeGeneration, retireGeneration } from './retireGeneration.js';
 import { SessionEvents } from './sessionEvents.js';
 import { SessionScope } from './sessionScope.js';
 import type { AclEntry, ConnectionState, CreateOptions, CreateResult, MkdirpOptions, Stat, TransactionOp, TransactionResult, Watcher, ZkSessionEvents } from './types.js';
-import { CM_STATES } from './wire.js';
 import type { WatchClass } from './watchRegistry.js';
 
 /**
@@ -48,30 +43,12 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   /** @internal What the layers above keep per session: the lock-queue engine's seats and caches (docs/architecture.md, "Per-session state"). */
   readonly scope = new SessionScope<ZkSession>(this);
   private _state: ConnectionState = 'connecting';
-  /** Set by connect() while it waits for the first session: failures that end the wait at once. */
-  private failFast: ConnectFailFast | undefined;
-  /** The current ZooKeeper session; a new one after each `lost`. */
-  private gen: Generation;
+  /** Its ZooKeeper sessions: the current one, and the next after each `lost`. */
+  private readonly generations: Generations;
   private closing: Promise<void> | undefined;
-  private readonly watchdog: LivenessWatchdog;
   private readonly _retryPolicy: RetryPolicy;
   private readonly delivery = new SessionEvents(this, this);
   private readonly connectedWaiters = new ConnectedWaiters();
-  /** How every generation of this session reports to it. */
-  private readonly listener: GenerationListener = {
-    wireState: (gen, state) => this.onWireState(gen, state),
-    wireFailed: (gen, err, address) => {
-      // Before the first session, during connect(): connect() fails with one clear error.
-      if (!gen.established && this.failFast !== undefined) this.failFast.serverFailed(err, address);
-      else this.delivery.emit('error', err);
-    },
-    connectAttempt: (gen, address, state) => {
-      if (!gen.established) this.failFast?.attempted(address, state);
-    },
-    saslFailed: (gen, err) => this.authFailed(gen, err),
-    watcherFailed: (err) => this.delivery.emit('error', err),
-    firstConnectPending: () => this.failFast !== undefined,
-  };
 
   /**
    * Connects and resolves once the first ZooKeeper session is established (and its chroot exists).
@@ -93,21 +70,21 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   static async connect(options: ZkSessionOptionsInput): Promise<ZkSession> {
     const session = new ZkSession(parseZkSessionOptions(options));
     const failFast = new ConnectFailFast(session.options.connectString, session.options.connectionTimeoutMs);
-    session.failFast = failFast;
+    session.generations.failFast = failFast;
     try {
       await session.waitForConnected(failFast.signal);
       // Digest credentials are answered after the connect response: wait for the verdict (the
       // server answers them before any later request), so refused ones fail here, not later.
       if (session.options.auth.length > 0) await failFast.guard(session.exists('/'));
-      await createChroot(session.gen.chroot, {
+      await createChroot(session.generations.current.chroot, {
         exists: (path) => session.exists(path),
         createOutsideChroot: (path) =>
           session.call<CreateResult>('create', path, () => createRequest(undefined, path, null, session.options.acl, 'persistent')),
       });
-      session.failFast = undefined;
+      session.generations.failFast = undefined;
       return session;
     } catch (err) {
-      session.failFast = undefined;
+      session.generations.failFast = undefined;
       await session.close();
       throw failFast.errorFor(err);
     } finally {
@@ -119,17 +96,12 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     super();
     this.options = options;
     this._retryPolicy = options.retryPolicy ?? exponentialBackoff(ZK_SESSION_DEFAULTS.retry);
-    this.gen = openGeneration(1, options, this.listener);
-    this.watchdog = new LivenessWatchdog(
-      () => this.gen.livenessSample(),
-      (verdict) => {
-        const gen = this.gen;
-        if (gen.retired) return;
-        if (verdict === 'lost') this.declareLost(gen, noReplyReason(this.sessionId, gen.cm.sessionTimeout));
-        else gen.keepAlive(verdict);
-      },
-    );
-    this.watchdog.start();
+    this.generations = new Generations(options, {
+      closing: () => this.closing !== undefined,
+      isConnected: () => this.isConnected,
+      transition: (state, reason) => this.setState(state, reason),
+      error: (err) => this.delivery.emit('error', err),
+    });
   }
 
   // ---------------------------------------------------------------- properties
@@ -146,17 +118,17 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
 
   /** Current ZooKeeper session id, 16 hex characters ('0000000000000000' before the first connect). */
   get sessionId(): string {
-    return this.gen.client.getSessionId().toString('hex');
+    return this.generations.current.sessionId;
   }
 
   /** Current ZooKeeper session id as a bigint (compare with `Stat.ephemeralOwner`). */
   get sessionIdBigInt(): bigint {
-    return this.gen.client.getSessionId().readBigInt64BE(0);
+    return this.generations.current.client.getSessionId().readBigInt64BE(0);
   }
 
   /** 1 for the first ZooKeeper session; +1 each time a new one is built after `lost`. */
   get generation(): number {
-    return this.gen.n;
+    return this.generations.current.n;
   }
 
   /**
@@ -165,12 +137,12 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
    * per generation: read it again after `lost`.
    */
   get sessionSignal(): AbortSignal {
-    return this.gen.abort.signal;
+    return this.generations.current.abort.signal;
   }
 
   /** The session timeout the server granted (the requested one until connected). */
   get negotiatedSessionTimeoutMs(): number {
-    return this.gen.cm.sessionTimeout;
+    return this.generations.current.cm.sessionTimeout;
   }
 
   /**
@@ -195,12 +167,12 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
    * `undefined` where that returns false: the moment a grant is made.
    */
   aliveAt(generation?: number): number | undefined {
-    const gen = this.gen;
+    const gen = this.generations.current;
     if (gen.retired || this.closing !== undefined || !gen.established) return undefined;
     if (generation !== undefined && generation !== gen.n) return undefined;
     const now = performance.now();
     if (now < gen.clock.deadline) return now;
-    this.declareLost(gen, noReplyReason(this.sessionId, gen.cm.sessionTimeout));
+    this.generations.outOfTime(gen);
     return undefined;
   }
 
@@ -277,7 +249,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
    * {@link unwatch} costs none but leaves the watches until they fire.
    */
   removeWatches(path: string, watcher: Watcher): void {
-    const gen = this.gen;
+    const gen = this.generations.current;
     for (const watchClass of gen.forgetIdleWatches(path, watcher)) {
       // While disconnected the server holds no watch of ours: forgetting it here is enough (the
       // reconnection's SetWatches no longer names it).
@@ -293,7 +265,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
    * piling up callbacks on a node that stays put, e.g. a tryAcquire loop against a long holder.
    */
   unwatch(path: string, watcher: Watcher): void {
-    this.gen.watches.remove(path, watcher);
+    this.generations.current.watches.remove(path, watcher);
   }
 
   /** The node's stat, or null if it does not exist; `watcher` fires on its creation/change/deletion. */
@@ -374,8 +346,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
   // ---------------------------------------------------------------- internals
 
   private async closeNow(): Promise<void> {
-    this.watchdog.stop();
-    await closeGeneration(this.gen, new SessionClosedError('ZkSession was closed'), closedCallError);
+    await this.generations.close();
     this.setState('closed');
   }
 
@@ -387,7 +358,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     return new Promise<T>((resolve, reject) => {
       if (path !== undefined) assertPath(op, path);
       if (this.closing) throw new SessionClosedError(`${op}: ZkSession is closed`, { op, ...(path === undefined ? {} : { path }) });
-      const gen = this.gen;
+      const gen = this.generations.current;
       const request = build(gen);
       assertRequestFits(op, path, request, this.options.maxRequestBytes);
       const call = gen.pending.track<T>(op, path, resolve, reject);
@@ -400,49 +371,7 @@ export class ZkSession extends EventEmitter<ZkSessionEvents> {
     });
   }
 
-  /** The wire client's connection state, as ours: the state machine's transitions. */
-  private onWireState(gen: Generation, s: number): void {
-    if (gen.retired || gen !== this.gen || this.closing) return;
-    if (s === CM_STATES.CONNECTED || s === CM_STATES.CONNECTED_READ_ONLY) {
-      const first = !gen.established;
-      gen.established = true;
-      this.setState(first ? 'connected' : 'reconnected');
-    } else if (s === CM_STATES.DISCONNECTED) {
-      if (this.isConnected) this.setState('suspended');
-    } else if (s === CM_STATES.SESSION_EXPIRED) {
-      this.declareLost(gen, expiredReason(this.sessionId));
-    } else if (s === CM_STATES.AUTHENTICATION_FAILED) {
-      this.authFailed(gen, digestAuthFailed(this.options.auth));
-    }
-  }
-
-  /**
-   * The servers refused our SASL or digest credentials (or could not prove they know the SASL
-   * password). While connect() waits, it rejects at once. Later (the servers' users changed): an
-   * `error` event, and the session ends, since its holders can no longer act as themselves; the
-   * next one is tried a session timeout later, not at once: every refused attempt leaves a
-   * server session behind until it expires.
-   */
-  private authFailed(gen: Generation, err: AuthFailedError): void {
-    if (gen.retired || gen !== this.gen || this.closing) return;
-    if (this.failFast !== undefined) return this.failFast.authFailed(err);
-    this.delivery.emit('error', err);
-    const reason = new SessionLostError(`ZooKeeper session ended: ${err.message}`, { cause: err });
-    const delayMs = this.options.sessionTimeoutMs;
-    if (gen.established) return this.declareLost(gen, reason, delayMs);
-    // Not established: already reported lost (its predecessor's end); try again later, quietly.
-    retireGeneration(gen, reason, lostCallError(reason));
-    this.gen = openGeneration(gen.n + 1, this.options, this.listener, delayMs);
-  }
-
-  /** Ends the current generation as `lost` and opens the next one. */
-  private declareLost(gen: Generation, reason: SessionLostError, connectDelayMs = 0): void {
-    if (gen.retired || gen !== this.gen || this.closing) return;
-    retireGeneration(gen, reason, lostCallError(reason));
-    this.setState('lost', reason);
-    this.gen = openGeneration(gen.n + 1, this.options, this.listener, connectDelayMs);
-  }
-
+  /** Where the state changes (as `generations.ts` and close() say): waiters and listeners learn in order. */
   private setState(state: ConnectionState, reason?: Error): void {
     const previous = this._state;
     this._state = state;

@@ -39,7 +39,7 @@ export class Generation {
   /** The socket `livenessSample` last saw, and since when: a new socket restarts its phase. */
   private socket: unknown = undefined;
   private socketSince: number;
-  /** This generation's connect, when it waits (after refused credentials: see `ZkSession`'s `authFailed`). */
+  /** This generation's connect, when it waits (after refused credentials: see `Generations`' `authFailed`). */
   connectTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -74,6 +74,11 @@ export class Generation {
     } else {
       cm.queue(request, callback);
     }
+  }
+
+  /** This generation's ZooKeeper session id, 16 hex characters ('0000000000000000' until connected). */
+  get sessionId(): string {
+    return this.client.getSessionId().toString('hex');
   }
 
   /** Whether the wire client has a connection with the session on it (read-only servers included). */

@@ -18,9 +18,9 @@ export interface SessionInternals {
 
 /** A view of `session`'s internals; each read looks at its generation then current. */
 export function sessionInternals(session: ZkSession): SessionInternals {
-  // The generation is private to ZkSession so that it stays out of the public type; this module,
+  // The generations are private to ZkSession so that they stay out of the public type; this module,
   // which is not public either, is the one reader TypeScript's element access lets through.
-  const current = (): Generation => session['gen'];
+  const current = (): Generation => session['generations'].current;
   return {
     get credentials() {
       const { client } = current();
