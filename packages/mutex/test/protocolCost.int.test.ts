@@ -19,12 +19,15 @@ import {
 } from '@zk-recipes/testing';
 
 /**
- * One uncontended acquire + release, both mutexes, released at once (exact: the same every
- * cycle): create2 + getChildren2 (the listing pipelined behind it), delete. The watch on our own
- * node is set a turn after a grant on a fresh listing, and a holder that releases before then
- * sends none (engine/ownNode.ts, `OwnNodeWatch.held`): no notification either.
+ * One uncontended acquire + release, both mutexes (exact: the same every cycle): create2 +
+ * getChildren2 (the listing pipelined behind it), delete, whether released at once or held a few
+ * milliseconds as a per-entity lock is. The watch on our own node is set only once someone looks at
+ * the holding, or `HELD_WATCH_DELAY_MS` after a grant on a fresh listing, and a holder that
+ * releases before then sends none (engine/ownNode.ts, `OwnNodeWatch.held`): no notification either.
  */
 const UNCONTENDED: CostPer = { requests: 3, writes: 2, notifications: 0 };
+/** Held this long: a short section, as a per-entity lock's (shorter than `HELD_WATCH_DELAY_MS`). */
+const SHORT_HOLD_MS = 2;
 /**
  * Per section of 4 sessions looping acquire → release (hold 0) on one mutex, over 300 sections
  * (docs/architecture.md, "The node two ahead"). Measured: 7.00 requests (create2 + the listing
@@ -62,6 +65,22 @@ describe('mutex protocol cost', () => {
     const t = await tallied();
     const lock = new Lock(t.session, `${root}/uncontended-${name}`);
     const cycle = async (): Promise<void> => (await lock.acquire()).release();
+    await cycle(); // creates the lock's directory
+    const tally = await costOfCycles(t, CYCLES, cycle);
+    expect(overBudget(costPer(tally, CYCLES), UNCONTENDED), describeTally(tally)).toEqual([]);
+  });
+
+  it.each([
+    ['InterProcessMutex', InterProcessMutex],
+    ['InterProcessSemaphoreMutex', InterProcessSemaphoreMutex],
+  ] as const)(`%s: an uncontended section held ${SHORT_HOLD_MS} ms, its handle never looked at`, async (name, Lock) => {
+    const t = await tallied();
+    const lock = new Lock(t.session, `${root}/short-${name}`);
+    const cycle = async (): Promise<void> => {
+      const handle = await lock.acquire();
+      await new Promise((resolve) => setTimeout(resolve, SHORT_HOLD_MS)); // the section's work
+      await handle.release();
+    };
     await cycle(); // creates the lock's directory
     const tally = await costOfCycles(t, CYCLES, cycle);
     expect(overBudget(costPer(tally, CYCLES), UNCONTENDED), describeTally(tally)).toEqual([]);

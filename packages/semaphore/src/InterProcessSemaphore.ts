@@ -359,17 +359,18 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
    * of a node adopted after a lost create reply.
    */
   private leaseNode(queue: LockQueue, seat: QueueSeat, weight: number): LeaseNode {
-    const onLost = (): void => {
+    const onLost = (reason: unknown): void => {
       if (lostChannel.hasSubscribers) publishLost('semaphore', this.path, seat, this.session.sessionId);
-      const reason: unknown = seat.signal.reason;
       if (isZkError(reason, 'SESSION_CLOSED')) return; // close() is not a loss
       this.emit('lost', reason instanceof Error ? reason : new Error(String(reason)), seat.path);
     };
-    seat.signal.addEventListener('abort', onLost, { once: true });
+    // Followed without making the seat's signal; someone hears of losses: our node is watched now.
+    const unlisten = queue.onHoldingLost(seat, onLost);
+    if (lostChannel.hasSubscribers || this.listenerCount('lost') > 0) queue.watchHolding(seat);
     // Still told while the delete is on its way, and after one the server refused: the node is ours.
     return new LeaseNode(queue, seat, this.data, weight, async () => {
       // A lost lease's release deletes nothing (its node is gone): only a real one is told.
-      const deletes = !seat.signal.aborted;
+      const deletes = !queue.isLost(seat);
       try {
         await queue.leave(seat);
       } catch (err) {
@@ -377,7 +378,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
         throw err;
       }
       if (deletes && releaseChannel.hasSubscribers) publishRelease('semaphore', this.path, seat, this.session.sessionId);
-      seat.signal.removeEventListener('abort', onLost);
+      unlisten();
     });
   }
 }

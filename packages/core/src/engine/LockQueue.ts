@@ -7,7 +7,7 @@ import { Contender } from './Contender.js';
 import { engineScopeOf, type EngineScope } from './EngineScope.js';
 import type { DirectoryRecord } from './lockDirectory.js';
 import { assertLockNodeFits } from './lockNodeSize.js';
-import { isSeatLost, loseSeat, seatLossReason } from './holding.js';
+import { isSeatLost, loseSeat, onSeatLost, seatLossReason } from './holding.js';
 import type { OwnNodeSink, QueueNode, QueueSeat } from './ownNode.js';
 import type { AbortFanOut } from '../signals/StopSignal.js';
 import type { EnterOptions, Survival } from './QueueOps.js';
@@ -104,11 +104,34 @@ export class LockQueue {
   holdingLost(seat: QueueSeat): Error | undefined {
     if (!isSeatLost(seat)) {
       const own = this.scope.seats.get(seat.path)?.own;
+      own?.watchHolding(); // looked at: its node's deletion is to be heard from now on
       if (own?.state === 'gone') loseSeat(seat, own.deletedBy!);
       else if (this.session.aliveAt(seat.generation) !== undefined) return undefined;
     }
     const reason = seatLossReason(seat);
     return reason instanceof Error ? reason : new SessionLostError(`${this.ops.what}: the ZooKeeper session was lost`, { cause: reason });
+  }
+
+  /**
+   * Calls `lost` with the reason when `seat`'s holding is lost (its session, or its node deleted
+   * by someone else), never if it was lost already; returns how to stop. Makes no signal and sends
+   * nothing: what a recipe follows for its events (docs/architecture.md, "What a holder's watch costs").
+   */
+  onHoldingLost(seat: QueueSeat, lost: (reason: unknown) => void): () => void {
+    return onSeatLost(seat, { holdingLost: lost });
+  }
+
+  /** Whether `seat`'s holding is lost already, as far as this process has heard (asks nothing, makes no signal). */
+  isLost(seat: QueueSeat): boolean {
+    return isSeatLost(seat);
+  }
+
+  /**
+   * Someone follows `seat`'s holding (a `lost` listener, a diagnostics subscriber): the watch that
+   * hears of its node's deletion is set now rather than after `HELD_WATCH_DELAY_MS`.
+   */
+  watchHolding(seat: QueueSeat): void {
+    this.scope.seats.get(seat.path)?.own?.watchHolding();
   }
 
   /**

@@ -14,7 +14,7 @@ import type { LocalSeatState, OwnNodeSink, OwnNodeWatch, QueueNode, QueueSeat } 
  */
 export function beginHolding(state: LocalSeatState, own: OwnNodeWatch, fanOut: AbortFanOut, sessionSignal: AbortSignal, onRevoke: (() => void) | undefined): Holding {
   state.held = true;
-  const holding = new Holding(fanOut, sessionSignal, onRevoke);
+  const holding = new Holding(fanOut, sessionSignal, onRevoke, own);
   state.endHolding = holding.end;
   own.held(holding);
   fanOut.follow(sessionSignal, holding, true);
@@ -47,12 +47,15 @@ export class Holding implements StopListener, OwnNodeSink {
     private readonly fanOut: AbortFanOut,
     private readonly sessionSignal: AbortSignal,
     private readonly onRevoke: (() => void) | undefined,
+    /** The watch on our node: set once someone follows this holding's signal (see `OwnNodeWatch.held`). */
+    private readonly own: OwnNodeWatch,
   ) {}
 
-  /** The holder's signal, made on first use. */
+  /** The holder's signal, made on first use (which also sets the watch on our node). */
   get signal(): AbortSignal {
     let controller = this.controller;
     if (controller === undefined) {
+      this.own.watchHolding();
       controller = new AbortController();
       this.controller = controller;
       // Subscribed before anyone else can subscribe: the internal listeners are told first.

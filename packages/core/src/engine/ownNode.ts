@@ -69,6 +69,13 @@ export function leavesAsHolder(state: LocalSeatState): boolean {
 }
 
 
+/**
+ * How long a holding nobody looks at goes without a watch on its node (see `OwnNodeWatch.held`):
+ * long enough for the short holdings of a busy lock to cost no request, short enough that a long
+ * one hears of its node's deletion within a few milliseconds of a round trip.
+ */
+export const HELD_WATCH_DELAY_MS = 10;
+
 /** What an {@link OwnNodeWatch} uses of the engine's per-session state (`EngineScope`). */
 export interface SeatScope {
   readonly suspensions: Suspensions;
@@ -116,8 +123,8 @@ export class OwnNodeWatch {
   private ended = false;
   /** Our own delete of the node is on its way (see {@link leavingNow}): its deletion is ours. */
   private leaving = false;
-  /** A holder's watch is to be set a turn after its grant (see {@link held}). */
-  private armScheduled = false;
+  /** A holder's watch is to be set soon (see {@link held}): the pending immediate or timer. */
+  private armScheduled: ReturnType<typeof setTimeout> | ReturnType<typeof setImmediate> | undefined;
   private readonly watcher: Watcher;
   private dataWatcher: Watcher | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -230,23 +237,35 @@ export class OwnNodeWatch {
 
   /**
    * We hold now: suspensions no longer matter (the node's deletion is still told). A holder granted
-   * on a fresh listing has no watch yet: it is set a turn after the grant, unless we left by then
-   * (a holder that releases at once, the common uncontended case, sends none). Safe: the listing
-   * proved the node when it was served; a deletion by someone else since is told when the watch's
-   * reply comes (NO_NODE) or its event, one turn later than if it had been sent with the grant,
-   * and a release before then finds the node gone (its delete answers NO_NODE) as before.
+   * on a fresh listing has no watch yet (docs/architecture.md, "What a holder's watch costs"): it is
+   * set as soon as someone looks at the holding ({@link watchHolding}: its signal read, a handle's
+   * `held`, a re-entry), a turn after the grant when revocation requests are listened for, and
+   * otherwise {@link HELD_WATCH_DELAY_MS} after the grant, unless we left by then: a short holding
+   * nobody looks at (an uncontended lock released at once, a per-entity lock held a millisecond)
+   * sends none, and its release gets no notification. Safe: the listing proved the node when it
+   * was served, and nothing of the lock depends on this watch but the holder's own news of a
+   * deletion by someone else, told when the watch's reply comes (NO_NODE) or its event; a release
+   * before then finds the node gone (its delete answers NO_NODE) as before.
    */
   held(sink: OwnNodeSink): void {
     this.sink = sink;
     this.holding = true;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
-    if (this.current === 'unknown' && !this.arming && !this.armScheduled) {
-      this.armScheduled = true;
-      setImmediate(() => {
-        this.armScheduled = false;
-        if (!this.ended && !this.leaving) this.arm();
-      });
+    if (this.current === 'unknown' && !this.arming && this.armScheduled === undefined) {
+      if (this.revocable) {
+        this.armScheduled = setImmediate(() => {
+          this.armScheduled = undefined;
+          if (!this.ended && !this.leaving) this.arm();
+        });
+      } else {
+        const timer = setTimeout(() => {
+          this.armScheduled = undefined;
+          if (!this.ended && !this.leaving) this.arm();
+        }, HELD_WATCH_DELAY_MS);
+        timer.unref();
+        this.armScheduled = timer;
+      }
     }
     if (this.revocationPending) {
       this.revocationPending = false;
@@ -255,11 +274,30 @@ export class OwnNodeWatch {
   }
 
   /**
+   * Someone looks at the holding (its signal, a handle's `held`, a re-entry): its watch is set now
+   * if it is not set or on its way (see {@link held}).
+   */
+  watchHolding(): void {
+    if (!this.holding || this.ended || this.leaving || this.current !== 'unknown' || this.arming) return;
+    this.cancelScheduledArm();
+    this.arm();
+  }
+
+  private cancelScheduledArm(): void {
+    const scheduled = this.armScheduled;
+    if (scheduled === undefined) return;
+    this.armScheduled = undefined;
+    if (this.revocable) clearImmediate(scheduled as ReturnType<typeof setImmediate>);
+    else clearTimeout(scheduled as ReturnType<typeof setTimeout>);
+  }
+
+  /**
    * Our delete of the node is on its way: its deletion is not someone else's, so the watch is given
    * up here (the server's fires unseen, as after {@link end}). Nothing else ends: if the server
    * refuses the delete (NO_AUTH...), {@link leaveRefused}.
    */
   leavingNow(): void {
+    this.cancelScheduledArm();
     // A watch whose reply is still on its way is registered after this unwatch: `leaving` keeps
     // its firing (our own delete's) from being read or told as someone else's.
     this.leaving = true;
@@ -287,6 +325,7 @@ export class OwnNodeWatch {
   end(): void {
     if (this.ended) return;
     this.ended = true;
+    this.cancelScheduledArm();
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.session.unwatch(this.path, this.watcher);

@@ -290,6 +290,8 @@ export class QueueLock extends EventEmitter<LockEvents> {
       },
     };
     const holding: Holding = { frame, seat, handles: [], unlisten: onSeatLost(seat, onLost) };
+    // Someone hears of losses: the watch that tells of our node's deletion is set now.
+    if (lostChannel.hasSubscribers || this.listenerCount('lost') > 0) this.config.queue.watchHolding(seat);
     const handle = new Handle(this, holding, this.config.queue);
     holding.handles.push(handle);
     if (this.holdings.add(holding)) this.relay.join(this.news);

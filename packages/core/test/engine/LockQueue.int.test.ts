@@ -9,7 +9,7 @@ import { retryForever, retryNTimes, sessionFailedRetryPolicy } from '../../src/r
 import { LockQueue } from '../../src/engine/LockQueue.js';
 import { protectionGuidOf } from '../../src/nodes/index.js';
 import { exclusiveRule, type OrderingRule } from '../../src/engine/OrderingRule.js';
-import type { QueueSeat } from '../../src/engine/ownNode.js';
+import { HELD_WATCH_DELAY_MS, type QueueSeat } from '../../src/engine/ownNode.js';
 import { waitUntilGone } from '../../src/watch/NodeWatch.js';
 import { FaultProxy } from '../../../testing/src/FaultProxy.js';
 import { childrenOf, pollUntil, untilChildCount } from '../../../testing/src/observeNodes.js';
@@ -47,7 +47,7 @@ const enterExclusive = (queue: LockQueue, options: { timeoutMs?: number; signal?
   queue.enter({ kind: 'lock-', rule: exclusiveRule, ...options });
 
 describe('LockQueue', () => {
-  it('enqueues uncontended in one round trip: create and listing reach the server before any reply; the watch on our own node follows unawaited', async () => {
+  it('enqueues uncontended in one round trip: create and listing reach the server before any reply; the watch on our own node waits until someone looks at the holding', async () => {
     const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
     const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
     try {
@@ -56,14 +56,42 @@ describe('LockQueue', () => {
       const mark = proxy.frames.length;
       const seat = await enterExclusive(queue);
       await via.exists(queue.path); // a request behind everything the acquisition sent
-      const frames = proxy.frames.slice(mark).filter((f) => (f.xid === undefined || f.xid >= 0) && f.type !== OP_EXISTS);
-      const requests = frames.filter((f) => f.direction === 'request');
-      // The third is the child watch on our own node (OwnNodeWatch), sent on the create's reply.
-      expect(requests.map((f) => f.type)).toEqual([OP_CREATE2, OP_GET_CHILDREN2, OP_GET_CHILDREN2]);
+      const acquisition = () => proxy.frames.slice(mark).filter((f) => (f.xid === undefined || f.xid >= 0) && f.type !== OP_EXISTS);
+      const frames = acquisition();
+      expect(frames.filter((f) => f.direction === 'request').map((f) => f.type)).toEqual([OP_CREATE2, OP_GET_CHILDREN2]);
       const firstReply = frames.findIndex((f) => f.direction === 'reply');
       expect(frames.slice(0, firstReply).filter((f) => f.direction === 'request')).toHaveLength(2);
       expect(seat.fencingToken).toBeGreaterThan(0n);
+      // Someone follows the holding: the child watch on our own node (OwnNodeWatch) goes now.
+      expect(seat.signal.aborted).toBe(false);
+      await via.exists(queue.path);
+      expect(acquisition().filter((f) => f.direction === 'request').map((f) => f.type)).toEqual([OP_CREATE2, OP_GET_CHILDREN2, OP_GET_CHILDREN2]);
       await queue.leave(seat);
+    } finally {
+      await via.close();
+      await proxy.close();
+    }
+  });
+
+  it(`a holding nobody looks at has its node watched ${HELD_WATCH_DELAY_MS} ms after the grant, and one released before then sends no watch and gets no notification`, async () => {
+    const proxy = await FaultProxy.start({ targetPort: server.port, targetHost: server.host });
+    const via = await ZkSession.connect({ connectString: proxy.connectString, sessionTimeoutMs: 4000 });
+    try {
+      const queue = new LockQueue(via, `${root}/watch-later`);
+      await via.mkdirp(queue.path);
+      const watchesOf = (path: string) => proxy.answersTo(OP_GET_CHILDREN2, path);
+      const short = await enterExclusive(queue);
+      const tally = proxy.tally();
+      await queue.leave(short); // within the same turn: long before the delay
+      await via.exists(queue.path);
+      expect(watchesOf(short.path)).toBe(0);
+      expect(proxy.tallySince(tally).notifications).toBe(0);
+      const long = await enterExclusive(queue);
+      await pollUntil(() => watchesOf(long.path) === 1, 5000, 'the watch on a holding nobody looks at');
+      await observer.delete(long.path); // someone else deletes our node: the holder is told
+      await pollUntil(() => long.signal.aborted, 5000, 'the holder told of its deletion');
+      expect(long.signal.reason).toMatchObject({ code: 'NODE_DELETED' });
+      await queue.leave(long);
     } finally {
       await via.close();
       await proxy.close();
