@@ -1,241 +1,389 @@
 /**
- * The scenarios of `npm run bench:compare`, each run once for one contender (a zk-recipes build's
- * worker, or Curator 5.4's CuratorWorker): start the processes (connected, at the start line),
- * read the servers' counters, say go, collect every process's lines, read the counters again.
+ * The scenarios of `npm run bench:compare` and one run of one of them for one contender: start
+ * the processes, let them warm up together on the scenario's own work, open the measured window on
+ * every one of them at once, read the servers' counters at its two ends, check the sections and
+ * turn them into figures.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ZkSession } from '@zk-recipes/core';
-import { findOverlaps, maxConcurrency, sectionIntervals, type Interval } from '@zk-recipes/testing';
-import { SMALL_JVM, startCuratorFleet, startNodeFleet, untilChildren, type Fleet } from '../lib/fleets.js';
-import { percentile } from '../lib/stats.js';
-import { readServerCounters, serverCost } from './serverCounters.js';
+import { findOverlaps, maxConcurrency } from '@zk-recipes/testing';
+import { untilChildren } from '../lib/fleets.js';
+import { median, percentile } from '../lib/stats.js';
+import { startFleet, type Fleet, type MemberSpec, type WorkerResult } from './fleet.js';
+import { readServerCounters, serverCost, type ServerCounters } from './serverCounters.js';
 
-/** Who runs a scenario: a zk-recipes build (its worker script) or Curator. */
-export type Contender = { kind: 'node'; name: string; worker: string } | { kind: 'curator'; name: string };
+export const CONTENDERS = ['base', 'head', 'curator', 'floor'] as const;
+export type ContenderName = (typeof CONTENDERS)[number];
 
-const FINISH_MS = 300_000;
+/** Who runs a scenario: a zk-recipes build (its worker), Curator 5.4, or the wire floor. */
+export type Contender = { kind: 'node'; name: ContenderName; worker: string } | { kind: 'curator'; name: 'curator' };
 
-/** One group of identical processes: the worker's mode and the same for Curator. */
-interface Group {
-  count: number;
-  /** Sections each process runs. */
-  iterations: number;
-  /** Arguments of bench/compare/worker.ts after the connect string and path's place. */
-  node: (connect: string, path: string) => string[];
-  curator: (connect: string, path: string) => string[];
-  javaOptions?: readonly string[];
+export type ScenarioName = 'mutex8' | 'uncontended' | 'queue64' | 'rw' | 'semaphore' | 'entities' | 'ensemble' | 'ensemble-rw' | 'ensemble-semaphore';
+
+/** How a run is timed. */
+export interface Timing {
+  /** Sections every process must have held before the window... */
+  warmupSections: number;
+  /** ...and the least time from "go" to the window (whichever comes later). */
+  warmupMs: number;
+  /** The window opens after this long even if a process is short of its sections (reported). */
+  warmupMaxMs: number;
+  windowMs: number;
+  /** From the window line to the window's start (the line arrives during the warm-up). */
+  leadMs: number;
+  /** From the window's end to the processes' stop: contention stays on to the end of every window. */
+  tailMs: number;
 }
 
-function startGroup(c: Contender, g: Group, connect: string, path: string): Promise<Fleet> {
-  return c.kind === 'node' ? startNodeFleet(c.worker, g.count, g.node(connect, path)) : startCuratorFleet(g.count, g.curator(connect, path), g.javaOptions);
+export interface Sizes {
+  queueProcesses: number;
+  /** Drains per repetition (each a window of its own: processes x 20 ms ideal). */
+  drainRounds: number;
+  entityProcesses: number;
+  entityTasks: number;
+  entityKeys: number;
 }
 
-/** Starts every group (one after the other: start-up load stays bounded) as one fleet. */
-async function startGroups(c: Contender, groups: readonly Group[], connect: string, path: string): Promise<Fleet> {
-  const fleets: Fleet[] = [];
-  try {
-    for (const g of groups) fleets.push(await startGroup(c, g, connect, path));
-  } catch (err) {
-    await Promise.all(fleets.map((f) => f.stop()));
-    throw err;
-  }
-  return {
-    go: () => fleets.forEach((f) => f.go()),
-    finished: async (timeoutMs) => (await Promise.all(fleets.map((f) => f.finished(timeoutMs)))).flat(),
-    stop: async () => {
-      await Promise.all(fleets.map((f) => f.stop()));
-    },
-  };
+export interface WarmUp {
+  /** The fewest sections a process held before the window. */
+  minSections: number;
+  /** From "go" to the window's start. */
+  seconds: number;
+  /** The window opened at `warmupMaxMs` with a process short of its sections or time. */
+  short: boolean;
 }
 
-/** Client CPU in ms over every process's `done` line (Node: cpuUs; Curator: cpuNs). */
-function cpuMs(lines: readonly unknown[]): number {
-  let ms = 0;
-  for (const l of lines as Array<{ type?: string; cpuUs?: number; cpuNs?: string | number }>) {
-    if (l.type !== 'done' && l.type !== 'bench') continue;
-    if (l.cpuUs !== undefined) ms += l.cpuUs / 1000;
-    else if (l.cpuNs !== undefined) ms += Number(l.cpuNs) / 1e6;
-  }
-  return ms;
-}
-
-/** A loop scenario's figures for one contender in one repetition. */
+/** A loop scenario's figures for one contender in one repetition, over the measured window. */
 export interface LoopRep {
+  kind: 'loop';
+  warm: WarmUp;
+  processes: number;
   sections: number;
   sectionsPerSecond: number;
   requestsPerSection: number;
   writesPerSection: number;
-  notificationsPerRelease: number;
+  notificationsPerSection: number;
   cpuMsPerSection: number;
-  /** The most sections open at one instant (leases held at once, readers sharing). */
+  /** The most sections held at one instant (leases in use at once, readers sharing). */
   maxConcurrent: number;
-}
-
-/**
- * Runs `groups` looping on one lock at `path` and measures: throughput from the first section's
- * start to the last one's end; the servers' counts per section; CPU per section. `exclusive`
- * sections (a write section, or any section of a mutex) must overlap nothing; at most
- * `maxConcurrent` sections may be open at once.
- */
-async function runLoop(
-  c: Contender,
-  session: ZkSession,
-  connect: string,
-  path: string,
-  groups: readonly Group[],
-  check: { maxConcurrent: number; exclusiveLock?: string; directoryData?: Uint8Array },
-): Promise<LoopRep> {
-  const processes = groups.reduce((n, g) => n + g.count, 0);
-  // The lock's directory exists, as it does for a lock in use: no contender pays for creating it.
-  await session.mkdirp(path, 'persistent', { data: check.directoryData });
-  const fleet = await startGroups(c, groups, connect, path);
-  let lines: unknown[];
-  const before = await readServerCounters(connect);
-  try {
-    fleet.go();
-    lines = await fleet.finished(FINISH_MS);
-  } finally {
-    await fleet.stop();
-  }
-  const after = await readServerCounters(connect);
-  const sections = sectionIntervals(lines);
-  const expected = groups.reduce((n, g) => n + g.count * g.iterations, 0);
-  if (sections.length !== expected) throw new Error(`${c.name}: ${sections.length} sections, expected ${expected}`);
-  if (findOverlaps(sections, { maxConcurrent: check.maxConcurrent }).length > 0) throw new Error(`${c.name}: more than ${check.maxConcurrent} sections at once: the lock is broken`);
-  if (check.exclusiveLock !== undefined) assertExclusive(c.name, lines, check.exclusiveLock);
-  const first = sections.reduce((m, s) => (s.start < m ? s.start : m), sections[0]!.start);
-  const last = sections.reduce((m, s) => (s.end > m ? s.end : m), 0n);
-  const cost = serverCost(before, after, processes);
-  return {
-    sections: sections.length,
-    sectionsPerSecond: (sections.length * 1e9) / Number(last - first),
-    requestsPerSection: cost.requests / sections.length,
-    writesPerSection: cost.writes / sections.length,
-    notificationsPerRelease: cost.notifications / sections.length,
-    cpuMsPerSection: cpuMs(lines) / sections.length,
-    maxConcurrent: maxConcurrency(sections),
-  };
-}
-
-/** Sections of lock `kind` (`write`) overlap no other section. */
-function assertExclusive(name: string, lines: readonly unknown[], kind: string): void {
-  const sections = (lines as Array<{ type?: string; lock?: string; start: string; end: string }>)
-    .filter((l) => l.type === 'section')
-    .map((l) => ({ lock: l.lock, start: BigInt(l.start), end: BigInt(l.end) }));
-  if (findOverlaps(sections).some((o) => o.intervals.some((s) => s.lock === kind))) {
-    throw new Error(`${name}: a ${kind} section overlaps another section: the lock is broken`);
-  }
-}
-
-/** N processes on one mutex, hold `holdMs`. */
-export function mutexLoop(c: Contender, session: ZkSession, connect: string, path: string, o: { processes: number; iterations: number; holdMs: number }): Promise<LoopRep> {
-  const args = [String(o.iterations), String(o.holdMs)];
-  return runLoop(c, session, connect, path, [{ count: o.processes, iterations: o.iterations, node: (cs, p) => ['mutex', cs, p, ...args], curator: (cs, p) => ['mutex', cs, p, ...args] }], { maxConcurrent: 1 });
-}
-
-/** Readers and writers on one read/write lock. */
-export function readWriteLoop(c: Contender, session: ZkSession, connect: string, path: string, o: { readers: number; writers: number; iterations: number; holdMs: number }): Promise<LoopRep> {
-  const args = [String(o.iterations), String(o.holdMs)];
-  const group = (count: number, kind: 'read' | 'write'): Group => ({
-    count,
-    iterations: o.iterations,
-    node: (cs, p) => [kind, cs, p, ...args],
-    curator: (cs, p) => [`rw-${kind}`, cs, p, ...args],
-  });
-  return runLoop(c, session, connect, path, [group(o.readers, 'read'), group(o.writers, 'write')], { maxConcurrent: o.readers, exclusiveLock: 'write' });
-}
-
-/** Processes on a semaphore of `leases`. */
-export function semaphoreLoop(c: Contender, session: ZkSession, connect: string, path: string, o: { processes: number; leases: number; iterations: number; holdMs: number }): Promise<LoopRep> {
-  const args = [String(o.iterations), String(o.holdMs)];
-  return runLoop(
-    c,
-    session,
-    connect,
-    path,
-    [{ count: o.processes, iterations: o.iterations, node: (cs, p) => ['semaphore', cs, p, ...args, String(o.leases)], curator: (cs, p) => ['semaphore', cs, p, String(o.leases), ...args] }],
-    // The semaphore's directory records its maxLeases as decimal text (docs/semaphore.md,
-    // "maxLeases consistency"); Curator's layout keeps its nodes below it and ignores its data.
-    { maxConcurrent: o.leases, directoryData: Buffer.from(String(o.leases)) },
-  );
-}
-
-/** One process, a warm session, `n` acquire + release pairs one after the other. */
-export interface UncontendedRep {
   acquireP50Us: number;
+  acquireP99Us: number;
   releaseP50Us: number;
-  requestsPerCycle: number;
-  cpuMsPerCycle: number;
+  /** Sections/s over the first 100 sections of every process after "go": the cold start. */
+  coldSectionsPerSecond: number;
 }
 
-export async function uncontended(c: Contender, session: ZkSession, connect: string, path: string, o: { n: number; warmup: number }): Promise<UncontendedRep> {
-  await session.mkdirp(path);
-  const group: Group = {
-    count: 1,
-    iterations: o.n,
-    node: (cs, p) => ['uncontended', cs, p, String(o.n), String(o.warmup)],
-    curator: (cs, p) => ['--warmup', String(o.warmup), 'bench-uncontended', cs, p, String(o.n)],
-  };
-  const fleet = await startGroups(c, [group], connect, path);
-  let lines: unknown[];
-  const before = await readServerCounters(connect);
-  try {
-    fleet.go();
-    lines = await fleet.finished(FINISH_MS);
-  } finally {
-    await fleet.stop();
-  }
-  const after = await readServerCounters(connect);
-  const bench = lines.find((l) => (l as { type?: string }).type === 'bench') as { acquireNs: number[]; releaseNs: number[] } | undefined;
-  if (bench === undefined) throw new Error(`${c.name}: no bench line`);
-  return {
-    acquireP50Us: percentile(bench.acquireNs, 0.5) / 1000,
-    releaseP50Us: percentile(bench.releaseNs, 0.5) / 1000,
-    // The server counts the warm-up too: it runs after "go" (see the worker).
-    requestsPerCycle: serverCost(before, after, 1).requests / (o.warmup + o.n),
-    cpuMsPerCycle: cpuMs(lines) / o.n,
-  };
-}
-
-/** `processes` processes queued behind a lock the bench holds, one section of `holdMs` each. */
+/** The drain scenario's figures: each round is `processes` sections of `holdMs`, queued behind a lock the bench held. */
 export interface DrainRep {
+  kind: 'drain';
+  warm: WarmUp;
+  processes: number;
+  idealMs: number;
+  /** Per round: from the bench's delete of its blocker to the end of the round's last hold. */
+  roundsMs: number[];
   drainMs: number;
-  /** drainMs / (processes x holdMs). */
   vsIdeal: number;
 }
 
+/** A run that ended without figures (a process died, a timeout): the report shows it and goes on. */
+export interface FailedRep {
+  kind: 'failed';
+  error: string;
+}
+
+export type Rep = LoopRep | DrainRep | FailedRep;
+
+/** Sections that break what the lock promises: this ends the whole bench, loudly. */
+export class BrokenLockError extends Error {
+  override name = 'BrokenLockError';
+}
+
+/** Scenario definitions: the processes of a run and what their sections must respect. */
+export interface ScenarioDef {
+  title: (z: Sizes) => string;
+  /** A contended scenario runs in both shapes (shared cores; the server on its own core). */
+  contended: boolean;
+  ensemble: boolean;
+  /** Whether the wire floor runs it too. */
+  floor: boolean;
+}
+
+export const SCENARIOS: Record<ScenarioName, ScenarioDef> = {
+  mutex8: { title: () => '8 processes, one mutex, hold 0', contended: true, ensemble: false, floor: false },
+  uncontended: { title: () => 'Uncontended acquire + release: one process, one mutex', contended: false, ensemble: false, floor: false },
+  queue64: { title: (z) => `${z.queueProcesses} processes queued behind a held lock, 20 ms holds: drain (ideal ${z.queueProcesses * 20} ms a round)`, contended: true, ensemble: false, floor: false },
+  rw: { title: () => '6 readers + 2 writers, 1 ms holds', contended: true, ensemble: false, floor: false },
+  semaphore: { title: () => '12 processes, semaphore of 3 leases, 2 ms holds', contended: true, ensemble: false, floor: false },
+  entities: {
+    title: (z) => `Per-entity locks: ${z.entityProcesses} processes x ${z.entityTasks} concurrent tasks (Curator: threads), ${z.entityKeys} keys, 1 ms holds`,
+    contended: true,
+    ensemble: false,
+    floor: true,
+  },
+  ensemble: { title: () => '8 processes, one mutex, hold 0, 3-server ensemble', contended: false, ensemble: true, floor: false },
+  'ensemble-rw': { title: () => '6 readers + 2 writers, 1 ms holds, 3-server ensemble', contended: false, ensemble: true, floor: false },
+  'ensemble-semaphore': { title: () => '12 processes, semaphore of 3 leases, 2 ms holds, 3-server ensemble', contended: false, ensemble: true, floor: false },
+};
+
+/** Curator's JVMs: the default compilers (tiered, C2 included), the serial collector. */
+const JVM: readonly string[] = ['-XX:+UseSerialGC'];
+/** For 64 JVMs at once: the same, with small heaps and stacks. */
+const SMALL_HEAP_JVM: readonly string[] = ['-XX:+UseSerialGC', '-Xmx128m', '-Xss512k'];
+
+const JAVA_MODES: Record<string, string> = { mutex: 'win-mutex', read: 'win-rw-read', write: 'win-rw-write', semaphore: 'win-semaphore', entities: 'win-entities', drain: 'win-drain' };
+
 /**
- * The blocker is a plain lock node in the naming both libraries read (`_c_<uuid>-lock-<seq>`),
- * created and deleted by the bench's session: it is no build's code, so base, head and Curator
- * queue behind the same thing. The drain is timed from its delete to the last section's end.
+ * `count` processes of `mode` (worker.ts's modes). Node workers take `name=value` options; the
+ * Java modes the same values in this order (see Windowed.java).
  */
-export async function drainQueue(c: Contender, session: ZkSession, connect: string, path: string, o: { processes: number; holdMs: number }): Promise<DrainRep> {
-  await session.mkdirp(path);
-  const blocker = await session.create(`${path}/_c_${randomUUID()}-lock-`, null, { mode: 'ephemeral_sequential' });
-  let fleet: Fleet | undefined;
-  let sections: Interval[];
-  let releasedAt: bigint;
-  let deleted = false;
+function members(c: Contender, count: number, mode: string, connect: string, path: string, holdMs: number, options: (index: number) => Array<[string, number]> = () => [], javaOptions = JVM): MemberSpec[] {
+  return Array.from({ length: count }, (_, i): MemberSpec => {
+    const o = options(i);
+    if (c.kind === 'curator') {
+      return { kind: 'java', javaOptions, args: ['--session-timeout-ms', '30000', JAVA_MODES[mode]!, connect, path, String(holdMs), ...o.map(([, v]) => String(v))] };
+    }
+    return { kind: 'node', script: c.worker, args: [mode, connect, path, String(holdMs), ...o.map(([k, v]) => `${k}=${v}`)] };
+  });
+}
+
+export interface RunContext {
+  session: ZkSession;
+  connect: string;
+  timing: Timing;
+  sizes: Sizes;
+  log: (message: string) => void;
+}
+
+interface WindowedRun<T> {
+  results: WorkerResult[];
+  warm: WarmUp;
+  /** The servers' counters at the window's start and end (none for a drain). */
+  cost: { requests: number; writes: number; notifications: number } | undefined;
+  driven: T;
+}
+
+/** Resolves at `at` (hrtime.bigint()). */
+function sleepUntil(at: bigint): Promise<void> {
+  return sleep(Math.max(0, Number(at - process.hrtime.bigint()) / 1e6));
+}
+
+/**
+ * Starts `specs`, says go, waits until every process has held `warmupSections` and `warmupMs`
+ * has passed (or `warmupMaxMs`), opens the window `leadMs` later for everyone, reads the servers'
+ * counters at both ends of it, runs `drive` (a drain's blocker deletes) from the window's start.
+ */
+async function windowed<T>(specs: readonly MemberSpec[], ctx: RunContext, o: { drain: boolean; drive?: (start: bigint) => Promise<T> }): Promise<WindowedRun<T>> {
+  const t = ctx.timing;
+  const fleet: Fleet = await startFleet(specs);
   try {
-    fleet = await startGroup(
-      c,
-      { count: o.processes, iterations: 1, node: (cs, p) => ['mutex', cs, p, '1', String(o.holdMs)], curator: (cs, p) => ['mutex', cs, p, '1', String(o.holdMs)], javaOptions: SMALL_JVM },
-      connect,
-      path,
-    );
-    fleet.go();
-    await untilChildren(session, path, o.processes + 1, 240_000);
-    releasedAt = process.hrtime.bigint();
-    await session.delete(blocker.path);
-    deleted = true;
-    sections = sectionIntervals(await fleet.finished(FINISH_MS));
+    const goAt = process.hrtime.bigint();
+    fleet.send('go');
+    const ticks = setInterval(() => fleet.send('tick'), 250);
+    let short = false;
+    try {
+      for (let lastLog = 0; ; ) {
+        await sleep(100);
+        const failure = fleet.failure();
+        if (failure !== undefined) throw new Error(failure);
+        const elapsed = Number(process.hrtime.bigint() - goAt) / 1e6;
+        if (elapsed >= t.warmupMs && fleet.minWarm() >= t.warmupSections) break;
+        if (elapsed >= t.warmupMaxMs) {
+          short = true;
+          break;
+        }
+        if (elapsed - lastLog >= 15_000) {
+          lastLog = elapsed;
+          ctx.log(`  warming up: ${(elapsed / 1000).toFixed(0)} s, fewest sections in a process ${fleet.minWarm()}`);
+        }
+      }
+    } finally {
+      clearInterval(ticks);
+    }
+    const start = process.hrtime.bigint() + BigInt(t.leadMs) * 1_000_000n;
+    const far = start + 3_600_000_000_000n;
+    const end = o.drain ? far : start + BigInt(t.windowMs) * 1_000_000n;
+    const stop = o.drain ? far : end + BigInt(t.tailMs) * 1_000_000n;
+    fleet.send(`window ${start} ${end} ${stop}`);
+    const counters: Promise<[ServerCounters, ServerCounters]> | undefined = o.drain
+      ? undefined
+      : (async () => {
+          await sleepUntil(start);
+          const before = await readServerCounters(ctx.connect);
+          await sleepUntil(end);
+          return [before, await readServerCounters(ctx.connect)];
+        })();
+    counters?.catch(() => undefined);
+    const driven = o.drive === undefined ? (undefined as T) : await o.drive(start);
+    const results = await fleet.results(t.leadMs + t.windowMs + t.tailMs + 180_000);
+    const c = counters === undefined ? undefined : await counters;
+    return {
+      results,
+      warm: { minSections: Math.min(...results.map((r) => r.warmSections)), seconds: Number(start - goAt) / 1e9, short },
+      cost: c === undefined ? undefined : serverCost(c[0], c[1], 0),
+      driven,
+    };
   } finally {
-    if (!deleted) await session.delete(blocker.path).catch(() => undefined);
-    await fleet?.stop();
+    await fleet.stop();
   }
-  if (sections.length !== o.processes) throw new Error(`${c.name}: ${sections.length} sections, expected ${o.processes}`);
-  if (findOverlaps(sections).length > 0) throw new Error(`${c.name}: critical sections overlap: the lock is broken`);
-  const last = sections.reduce((m, s) => (s.end > m ? s.end : m), 0n);
-  const drainMs = Number(last - releasedAt) / 1e6;
-  return { drainMs, vsIdeal: drainMs / (o.processes * o.holdMs) };
+}
+
+/** A measured section, times in ns from the window's start. */
+interface Section {
+  worker: string;
+  lock: string;
+  acquire: number;
+  held: number;
+  holdEnd: number;
+  released: number;
+  key: number;
+}
+
+function sectionsOf(results: readonly WorkerResult[]): Section[] {
+  const out: Section[] = [];
+  for (const r of results) {
+    const s = r.sections;
+    for (let i = 0; i + 4 < s.length; i += 5) {
+      out.push({ worker: r.worker, lock: r.lock, acquire: s[i]!, held: s[i + 1]!, holdEnd: s[i + 2]!, released: s[i + 3]!, key: s[i + 4]! });
+    }
+  }
+  return out;
+}
+
+/** The hold of a section as an interval for the overlap checks. */
+function hold(s: Section): { start: bigint; end: bigint; lock: string; key: number } {
+  return { start: BigInt(Math.round(s.held)), end: BigInt(Math.round(s.holdEnd)), lock: s.lock, key: s.key };
+}
+
+/** Fails the run when its sections break what the lock promises. */
+function checkSections(name: string, scenario: ScenarioName, sections: readonly Section[], limit: number): void {
+  if (name === 'floor') return; // no lock: it only sends a lock's requests
+  const holds = sections.map(hold);
+  if (scenario === 'rw' || scenario === 'ensemble-rw') {
+    if (findOverlaps(holds, { maxConcurrent: 1 }).some((o) => o.intervals.some((s) => s.lock === 'write'))) throw new BrokenLockError(`${name}: a write section overlaps another section: the lock is broken`);
+  } else if (scenario === 'entities') {
+    const byKey = new Map<number, typeof holds>();
+    for (const h of holds) (byKey.get(h.key) ?? byKey.set(h.key, []).get(h.key)!).push(h);
+    for (const [key, list] of byKey) if (findOverlaps(list).length > 0) throw new BrokenLockError(`${name}: two sections on key ${key} overlap: the lock is broken`);
+  } else if (findOverlaps(holds, { maxConcurrent: limit }).length > 0) {
+    throw new BrokenLockError(`${name}: more than ${limit} sections at once: the lock is broken`);
+  }
+}
+
+function loopRep(name: string, scenario: ScenarioName, run: WindowedRun<unknown>, windowMs: number, limit: number): LoopRep {
+  const sections = sectionsOf(run.results);
+  checkSections(name, scenario, sections, limit);
+  // No section in the window: a throughput of 0, and no per-section figures (NaN).
+  const n = sections.length;
+  const perSection = (total: number): number => (n === 0 ? Number.NaN : total / n);
+  const cost = run.cost!;
+  const colds = run.results.map((r) => r.coldNs);
+  const cpuUs = run.results.reduce((sum, r) => sum + Math.max(0, r.cpuUs), 0);
+  return {
+    kind: 'loop',
+    warm: run.warm,
+    processes: run.results.length,
+    sections: n,
+    sectionsPerSecond: n / (windowMs / 1000),
+    requestsPerSection: perSection(cost.requests),
+    writesPerSection: perSection(cost.writes),
+    notificationsPerSection: perSection(cost.notifications),
+    cpuMsPerSection: run.results.some((r) => r.cpuUs < 0) ? Number.NaN : perSection(cpuUs / 1000),
+    maxConcurrent: maxConcurrency(sections.map(hold)),
+    acquireP50Us: percentile(sections.map((s) => s.held - s.acquire), 0.5) / 1000,
+    acquireP99Us: percentile(sections.map((s) => s.held - s.acquire), 0.99) / 1000,
+    releaseP50Us: percentile(sections.map((s) => s.released - s.holdEnd), 0.5) / 1000,
+    coldSectionsPerSecond: colds.some((ns) => ns <= 0) ? Number.NaN : (run.results.length * 100) / (Math.max(...colds) / 1e9),
+  };
+}
+
+/** The groups of processes of a loop scenario. */
+function loopSpecs(scenario: ScenarioName, c: Contender, connect: string, path: string, z: Sizes): { specs: MemberSpec[]; limit: number; directoryData?: Uint8Array; entityDirs?: number } {
+  switch (scenario) {
+    case 'mutex8':
+    case 'ensemble':
+      return { specs: members(c, 8, 'mutex', connect, path, 0), limit: 1 };
+    case 'uncontended':
+      return { specs: members(c, 1, 'mutex', connect, path, 0), limit: 1 };
+    case 'rw':
+    case 'ensemble-rw':
+      return { specs: [...members(c, 6, 'read', connect, path, 1), ...members(c, 2, 'write', connect, path, 1)], limit: 6 };
+    case 'semaphore':
+    case 'ensemble-semaphore':
+      // The semaphore's directory records its maxLeases as decimal text (docs/semaphore.md,
+      // "maxLeases consistency"); Curator's layout keeps its nodes below it and ignores its data.
+      return { specs: members(c, 12, 'semaphore', connect, path, 2, () => [['leases', 3]]), limit: 3, directoryData: Buffer.from('3') };
+    case 'entities': {
+      const specs =
+        c.name === 'floor'
+          ? Array.from({ length: z.entityProcesses }, (): MemberSpec => ({ kind: 'node', script: c.kind === 'node' ? c.worker : '', args: ['entities', connect, path, '1', `tasks=${z.entityTasks}`, `keys=${z.entityKeys}`] }))
+          : members(c, z.entityProcesses, 'entities', connect, path, 1, () => [['tasks', z.entityTasks], ['keys', z.entityKeys]]);
+      return { specs, limit: z.entityTasks * z.entityProcesses, entityDirs: z.entityKeys };
+    }
+    case 'queue64':
+      throw new Error('queue64 is a drain');
+  }
+}
+
+/** One loop scenario, once, for one contender, at `path` (fresh). */
+export async function runLoop(scenario: ScenarioName, c: Contender, ctx: RunContext, path: string): Promise<LoopRep> {
+  const { specs, limit, directoryData, entityDirs } = loopSpecs(scenario, c, ctx.connect, path, ctx.sizes);
+  // The lock's directory exists, as it does for a lock in use: no contender pays for creating it.
+  await ctx.session.mkdirp(path, 'persistent', { data: directoryData });
+  if (entityDirs !== undefined) {
+    for (let from = 0; from < entityDirs; from += 100) {
+      await Promise.all(Array.from({ length: Math.min(100, entityDirs - from) }, (_, i) => ctx.session.mkdirp(`${path}/k${from + i}`)));
+    }
+  }
+  const run = await windowed(specs, ctx, { drain: false });
+  return loopRep(c.name, scenario, run, ctx.timing.windowMs, limit);
+}
+
+/**
+ * `processes` processes warm up in groups of 8 on locks of their own (1 ms holds), then queue behind
+ * lock `drain-0`, which a blocker node of the bench's session holds (a plain lock node in the
+ * naming both libraries read, `_c_<uuid>-lock-<seq>`: no build's code, so every contender queues
+ * behind the same thing). Once all are queued the bench deletes the blocker; each process holds
+ * 20 ms, releases, and queues on `drain-1` behind the next blocker; and so on for each round.
+ */
+export async function runDrain(c: Contender, ctx: RunContext, path: string): Promise<DrainRep> {
+  const { queueProcesses: n, drainRounds: rounds } = ctx.sizes;
+  const holdMs = 20;
+  const groups = Math.max(1, Math.ceil(n / 8));
+  for (let g = 0; g < groups; g++) await ctx.session.mkdirp(`${path}/warm-${g}`);
+  const blockers: string[] = [];
+  try {
+    for (let r = 0; r < rounds; r++) {
+      await ctx.session.mkdirp(`${path}/drain-${r}`);
+      blockers.push((await ctx.session.create(`${path}/drain-${r}/_c_${randomUUID()}-lock-`, null, { mode: 'ephemeral_sequential' })).path);
+    }
+    const specs = members(c, n, 'drain', ctx.connect, path, holdMs, (i) => [['rounds', rounds], ['group', i % groups]], SMALL_HEAP_JVM);
+    const run = await windowed(specs, ctx, {
+      drain: true,
+      drive: async (start) => {
+        await sleepUntil(start);
+        const deletedAt: number[] = [];
+        for (let r = 0; r < rounds; r++) {
+          // Every process is queued on this round once the last one finished the previous round.
+          if (r > 0) await sleep(n * holdMs * 0.9);
+          await untilChildren(ctx.session, `${path}/drain-${r}`, n + 1, 240_000);
+          deletedAt.push(Number(process.hrtime.bigint() - start));
+          await ctx.session.delete(blockers[r]!);
+          blockers[r] = '';
+        }
+        return deletedAt;
+      },
+    });
+    const sections = sectionsOf(run.results).filter((s) => s.key >= 0);
+    const roundsMs = run.driven.map((deletedAt, r) => {
+      const round = sections.filter((s) => s.key === r);
+      if (round.length !== n) throw new Error(`${c.name}: round ${r} has ${round.length} sections, expected ${n}`);
+      if (findOverlaps(round.map(hold)).length > 0) throw new BrokenLockError(`${c.name}: critical sections overlap in round ${r}: the lock is broken`);
+      return (Math.max(...round.map((s) => s.holdEnd)) - deletedAt) / 1e6;
+    });
+    const drainMs = median(roundsMs);
+    return { kind: 'drain', warm: run.warm, processes: n, idealMs: n * holdMs, roundsMs, drainMs, vsIdeal: drainMs / (n * holdMs) };
+  } finally {
+    for (const b of blockers) if (b !== '') await ctx.session.delete(b).catch(() => undefined);
+  }
 }

@@ -1,136 +1,120 @@
 /**
- * One zk-recipes contender of `npm run bench:compare`, written as a new user would: a ZkSession,
- * a recipe, `acquire()` and `release()` through the handle. It imports nothing but the public
- * packages (and Node), because the compare bench copies this file into a temporary checkout of the
- * BASE commit and runs it there: the same program measures both builds.
+ * One zk-recipes process of `npm run bench:compare`, written as a new user would: a ZkSession, a
+ * recipe, `acquire()` and `release()` through the handle. It imports nothing but the public
+ * packages, Node and ./window.ts, because the compare bench copies these two files into a
+ * temporary checkout of the BASE commit and runs them there: the same program measures both builds.
  *
- * Protocol (the one of @zk-recipes/testing's runWorkers): connect, print `{"type":"ready"}`, wait
- * for a `go` line on stdin, run, then print every result line at the end (printing during the run
- * would take CPU from the contenders), close the session, exit.
- *
- * usage: worker.ts <mode> <connectString> <path> <iterations> <holdMs> [maxLeases]
- *   mode: mutex | read | write | semaphore   loop acquire → hold → release; a `section` line each
- *         uncontended                          <iterations> measured pairs after <holdMs> warm-up
- *                                              pairs (the 5th argument is the warm-up count here)
- * The `done` line carries `cpuUs`: process.cpuUsage() (user + system) from "go" to the loop's end.
+ * usage: worker.ts <mode> <connectString> <path> <holdMs> [name=value ...]
+ *   mutex | read | write    loop acquire, hold, release on the lock at <path>
+ *   semaphore               the same on a semaphore of `leases` (3)
+ *   entities                `tasks` (32) concurrent loops, each section on one of `keys` (1000)
+ *                           locks, `<path>/k<key>`, chosen at random
+ *   drain                   warm up on `<path>/warm-<group>` (1 ms holds) until the window, then
+ *                           one section on each of `<path>/drain-0` .. `drain-<rounds - 1>` (4)
+ * The protocol (ready, go, warm-up, window, result line) is window.ts's.
  */
-import { AsyncResource } from 'node:async_hooks';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ZkSession } from '@zk-recipes/core';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { InterProcessSemaphore } from '@zk-recipes/semaphore';
+import { inFreshContext, loopUntilStopped, MeasuredWindow } from './window.js';
 
-const [mode, connectString, path, iterationsArg, holdArg, maxLeasesArg] = process.argv.slice(2);
-if (mode === undefined || connectString === undefined || path === undefined) {
-  throw new Error('usage: worker.ts <mutex|read|write|semaphore|uncontended> <connectString> <path> <iterations> <holdMs|warmup> [maxLeases]');
+const [mode, connectString, path, holdArg, ...rest] = process.argv.slice(2);
+if (mode === undefined || connectString === undefined || path === undefined || holdArg === undefined) {
+  throw new Error('usage: worker.ts <mutex|read|write|semaphore|entities|drain> <connectString> <path> <holdMs> [name=value ...]');
 }
-const iterations = Number(iterationsArg ?? 20);
-const hold = Number(holdArg ?? 0);
+const options = new Map(rest.map((kv) => kv.split('=') as [string, string]));
+const option = (name: string, fallback: number): number => Number(options.get(name) ?? fallback);
+const holdMs = Number(holdArg);
 const worker = process.env['ZKR_WORKER_NAME'] ?? `pid-${process.pid}`;
-const lines: string[] = [];
-const keep = (line: object): void => {
-  lines.push(JSON.stringify(line, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
-};
-
-function go(): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const rl = createInterface({ input: process.stdin });
-    let released = false;
-    rl.on('line', (text) => {
-      if (released || text.trim() !== 'go') return;
-      released = true;
-      resolve();
-      rl.close();
-      process.stdin.unref?.();
-    });
-    rl.on('close', () => {
-      if (!released) reject(new Error('stdin closed before "go"'));
-    });
-    process.stdout.write('{"type":"ready"}\n');
-  });
-}
 
 /** What every lock and lease of the recipes give back: something to release. */
 interface Held {
   release(): Promise<void>;
 }
 
+/**
+ * Locks by key, one per entity. Today an InterProcessMutex per key, made on first use and kept
+ * (what a user writes without a lock-set API); a per-entity lock-set API would be a second
+ * implementation of this interface, the loop unchanged.
+ */
+interface EntityLocks {
+  acquire(key: number): Promise<Held>;
+}
+
+function mutexPerKey(session: ZkSession, dir: string): EntityLocks {
+  const locks = new Map<number, InterProcessMutex>();
+  return {
+    acquire(key) {
+      let lock = locks.get(key);
+      if (lock === undefined) locks.set(key, (lock = new InterProcessMutex(session, `${dir}/k${key}`)));
+      return lock.acquire();
+    },
+  };
+}
+
 const session = await ZkSession.connect({ connectString, sessionTimeoutMs: 30_000 });
 
-async function loop(acquire: () => Promise<Held>): Promise<void> {
-  await go();
-  const cpu = process.cpuUsage();
-  for (let i = 0; i < iterations; i++) {
-    const held = await acquire();
-    const start = process.hrtime.bigint();
-    if (hold > 0) await sleep(hold);
-    const end = process.hrtime.bigint();
-    await held.release();
-    keep({ type: 'section', worker, lock: mode, i, start, end });
-  }
-  const used = process.cpuUsage(cpu);
-  keep({ type: 'done', worker, iterations, cpuUs: used.user + used.system });
+/** One section on `acquire()`'s lock: timed, held `hold` ms, released, recorded under `key`. */
+async function section(w: MeasuredWindow, acquire: () => Promise<Held>, hold: number, key: number): Promise<void> {
+  const acquireAt = process.hrtime.bigint();
+  const held = await acquire();
+  const heldAt = process.hrtime.bigint();
+  if (hold > 0) await sleep(hold);
+  const holdEndAt = process.hrtime.bigint();
+  await held.release();
+  w.record(acquireAt, heldAt, holdEndAt, process.hrtime.bigint(), key);
 }
 
-async function uncontended(): Promise<void> {
-  const mutex = new InterProcessMutex(session, path!);
-  // Each pair in a fresh async context, as each request of a server would be: acquiring in a loop
-  // inside one async function would nest every acquire's owner in the previous one's.
-  const root = new AsyncResource('bench-compare-uncontended');
-  const pair = (): Promise<{ acquireNs: number; releaseNs: number }> =>
-    root.runInAsyncScope(async () => {
-      const t0 = process.hrtime.bigint();
-      const handle = await mutex.acquire();
-      const t1 = process.hrtime.bigint();
-      await handle.release();
-      return { acquireNs: Number(t1 - t0), releaseNs: Number(process.hrtime.bigint() - t1) };
-    });
-  // The gate first, then the warm-up: reading "go" from stdin and writing "ready" to stdout are
-  // the first traffic on streams other than the session's socket, and after the warm-up they made
-  // V8 recompile the stream code they share with it inside the measured window (about a quarter
-  // of it: docs/benchmarks.md, "Uncontended"). One process: nothing to start together with.
-  await go();
-  for (let i = 0; i < hold; i++) await pair();
-  const acquireNs: number[] = [];
-  const releaseNs: number[] = [];
-  const cpu = process.cpuUsage();
-  for (let i = 0; i < iterations; i++) {
-    const p = await pair();
-    acquireNs.push(p.acquireNs);
-    releaseNs.push(p.releaseNs);
-  }
-  const used = process.cpuUsage(cpu);
-  keep({ type: 'bench', worker, n: iterations, acquireNs, releaseNs, cpuUs: used.user + used.system });
-}
-
-try {
-  switch (mode) {
+function lockOf(kind: string): () => Promise<Held> {
+  switch (kind) {
     case 'mutex': {
-      const mutex = new InterProcessMutex(session, path);
-      await loop(() => mutex.acquire());
-      break;
+      const mutex = new InterProcessMutex(session, path!);
+      return () => mutex.acquire();
     }
     case 'read':
     case 'write': {
-      const rw = new InterProcessReadWriteLock(session, path);
-      const lock = mode === 'read' ? rw.readLock() : rw.writeLock();
-      await loop(() => lock.acquire());
-      break;
+      const rw = new InterProcessReadWriteLock(session, path!);
+      const lock = kind === 'read' ? rw.readLock() : rw.writeLock();
+      return () => lock.acquire();
     }
     case 'semaphore': {
-      const semaphore = new InterProcessSemaphore(session, path, { maxLeases: Number(maxLeasesArg ?? 3) });
-      await loop(() => semaphore.acquire());
-      break;
+      const semaphore = new InterProcessSemaphore(session, path!, { maxLeases: option('leases', 3) });
+      return () => semaphore.acquire();
     }
-    case 'uncontended':
-      await uncontended();
-      break;
     default:
-      throw new Error(`unknown mode ${mode}`);
+      throw new Error(`unknown mode ${kind}`);
   }
+}
+
+let w: MeasuredWindow | undefined;
+try {
+  if (mode === 'entities') {
+    const locks = mutexPerKey(session, path);
+    const keys = option('keys', 1000);
+    w = await MeasuredWindow.gate();
+    const win = w;
+    await loopUntilStopped(win, option('tasks', 32), () => {
+      const key = Math.floor(Math.random() * keys);
+      return section(win, () => locks.acquire(key), holdMs, key);
+    });
+  } else if (mode === 'drain') {
+    const warm = new InterProcessMutex(session, `${path}/warm-${option('group', 0)}`);
+    const rounds = Array.from({ length: option('rounds', 4) }, (_, r) => new InterProcessMutex(session, `${path}/drain-${r}`));
+    w = await MeasuredWindow.gate();
+    const win = w;
+    // Held 1 ms, not 0: the drain's holds take the timer path, which must be warm too. Key -1: a
+    // warm-up section still in hand when the window opens is not one of the drain's.
+    while (!win.begun()) await inFreshContext(() => section(win, () => warm.acquire(), 1, -1));
+    for (const [r, lock] of rounds.entries()) await inFreshContext(() => section(win, () => lock.acquire(), holdMs, r));
+  } else {
+    const acquire = lockOf(mode);
+    w = await MeasuredWindow.gate();
+    const win = w;
+    await loopUntilStopped(win, 1, () => section(win, acquire, holdMs, 0));
+  }
+  w.finish({ worker, lock: mode });
 } finally {
-  process.stdout.write(lines.map((l) => `${l}\n`).join(''));
   await session.close();
 }

@@ -4,12 +4,11 @@
  * cores starves the ZooKeeper server for tens of seconds (a bench session was once declared lost
  * that way); waves keep start-up load bounded. Everyone then starts on one "go".
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ZkSession } from '@zk-recipes/core';
 import { GO_LINE, isReadyLine, spawnCuratorWorker, type CuratorWorker } from '@zk-recipes/testing';
-import { nodeScriptArgs } from '@zk-recipes/testing';
+import { spawnNodeWorker } from './nodeWorker.js';
 
 /** JVM flags for many short-lived Curator processes: small heaps, quick start-up. */
 export const SMALL_JVM: readonly string[] = ['-XX:+UseSerialGC', '-Xmx96m', '-Xss512k', '-XX:TieredStopAtLevel=1'];
@@ -21,6 +20,25 @@ export async function untilChildren(session: ZkSession, path: string, count: num
     if (Date.now() > deadline) throw new Error(`${path}: fewer than ${count} children after ${timeoutMs} ms`);
     await sleep(5);
   }
+}
+
+/**
+ * Starts `count` members in waves of `wave`: `spawn(i)` starts member i, `ready(member)` resolves
+ * once it is at its start line. On a failure every member started so far is `stop`ped.
+ */
+export async function startInWaves<M>(count: number, wave: number, spawn: (index: number) => Promise<M> | M, ready: (member: M) => Promise<unknown>, stop: (members: readonly M[]) => Promise<void>): Promise<M[]> {
+  const members: M[] = [];
+  try {
+    for (let i = 0; i < count; i += wave) {
+      const batch = await Promise.all(Array.from({ length: Math.min(wave, count - i) }, (_, j) => spawn(i + j)));
+      members.push(...batch);
+      await Promise.all(batch.map(ready));
+    }
+  } catch (err) {
+    await stop(members);
+    throw err;
+  }
+  return members;
 }
 
 /** A started fleet, every member at its start line. */
@@ -36,63 +54,30 @@ export interface Fleet {
 interface NodeMember {
   child: ChildProcess;
   lines: unknown[];
-  stderr: string;
+  stderr: () => string;
   ready: Promise<void>;
   exited: Promise<number | null>;
 }
 
 function spawnNodeMember(script: string, args: readonly string[], name: string): NodeMember {
-  const child = spawn(process.execPath, [...nodeScriptArgs(script), ...args], {
-    env: { ...process.env, ZKR_WORKER_NAME: name },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const member: NodeMember = { child, lines: [], stderr: '', ready: Promise.resolve(), exited: Promise.resolve(null) };
-  child.stdin!.on('error', () => undefined);
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (member.stderr = (member.stderr + c).slice(-4000)));
+  const lines: unknown[] = [];
   let markReady!: () => void;
   let failReady!: (err: Error) => void;
-  member.ready = new Promise<void>((resolve, reject) => ((markReady = resolve), (failReady = reject)));
-  member.ready.catch(() => undefined);
-  const stdoutClosed = new Promise<void>((resolve) => {
-    createInterface({ input: child.stdout! })
-      .on('line', (text) => {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          return;
-        }
-        if (isReadyLine(parsed)) markReady();
-        else member.lines.push(parsed);
-      })
-      .on('close', resolve);
-  });
-  member.exited = new Promise((resolve) => {
-    child.once('close', (code) => {
-      failReady(new Error(`${name} exited (${code}) before its ready line: ${member.stderr}`));
-      void stdoutClosed.then(() => resolve(code));
-    });
-  });
-  return member;
+  const ready = new Promise<void>((resolve, reject) => ((markReady = resolve), (failReady = reject)));
+  ready.catch(() => undefined);
+  const worker = spawnNodeWorker(script, args, name, (line) => (isReadyLine(line) ? markReady() : lines.push(line)));
+  void worker.exited.then((code) => failReady(new Error(`${name} exited (${code}) before its ready line: ${worker.stderr()}`)));
+  return { child: worker.child, lines, stderr: worker.stderr, ready, exited: worker.exited };
 }
 
 /** `count` Node workers (`runWorkers`' protocol: ready line, then "go" on stdin), in waves. */
 export async function startNodeFleet(script: string, count: number, args: readonly string[], wave = 16): Promise<Fleet> {
-  const members: NodeMember[] = [];
-  const stop = async (): Promise<void> => {
+  const stopAll = async (members: readonly NodeMember[]): Promise<void> => {
     for (const m of members) if (m.child.exitCode === null && m.child.signalCode === null) m.child.kill('SIGKILL');
     await Promise.all(members.map((m) => m.exited));
   };
-  try {
-    for (let i = 0; i < count; i += wave) {
-      const batch = Array.from({ length: Math.min(wave, count - i) }, (_, j) => spawnNodeMember(script, args, `worker-${i + j}`));
-      members.push(...batch);
-      await Promise.all(batch.map((m) => m.ready));
-    }
-  } catch (err) {
-    await stop();
-    throw err;
-  }
+  const members = await startInWaves(count, wave, (i) => spawnNodeMember(script, args, `worker-${i}`), (m) => m.ready, stopAll);
+  const stop = (): Promise<void> => stopAll(members);
   return {
     go() {
       for (const m of members) m.child.stdin!.write(`${GO_LINE}\n`);
@@ -102,7 +87,7 @@ export async function startNodeFleet(script: string, count: number, args: readon
       try {
         const codes = await Promise.all(members.map((m) => m.exited));
         const bad = codes.findIndex((c) => c !== 0);
-        if (bad >= 0) throw new Error(`worker-${bad} exited with ${codes[bad]}: ${members[bad]!.stderr}`);
+        if (bad >= 0) throw new Error(`worker-${bad} exited with ${codes[bad]}: ${members[bad]!.stderr()}`);
         return members.flatMap((m) => m.lines);
       } finally {
         clearTimeout(timer);
@@ -115,22 +100,17 @@ export async function startNodeFleet(script: string, count: number, args: readon
 
 /** `count` Curator JVMs started with `--wait-go`, in waves. */
 export async function startCuratorFleet(count: number, args: readonly string[], javaOptions?: readonly string[], wave = 16): Promise<Fleet> {
-  const members: CuratorWorker[] = [];
-  const stop = async (): Promise<void> => {
+  const stopAll = async (members: readonly CuratorWorker[]): Promise<void> => {
     await Promise.all(members.map((w) => w.stop()));
   };
-  try {
-    for (let i = 0; i < count; i += wave) {
-      const batch = await Promise.all(
-        Array.from({ length: Math.min(wave, count - i) }, () => spawnCuratorWorker(['--wait-go', ...args], javaOptions ? { javaOptions } : {})),
-      );
-      members.push(...batch);
-      await Promise.all(batch.map((w) => w.waitForLine((l) => l.type === 'ready', 180_000)));
-    }
-  } catch (err) {
-    await stop();
-    throw err;
-  }
+  const members = await startInWaves(
+    count,
+    wave,
+    () => spawnCuratorWorker(['--wait-go', ...args], javaOptions ? { javaOptions } : {}),
+    (w) => w.waitForLine((l) => l.type === 'ready', 180_000),
+    stopAll,
+  );
+  const stop = (): Promise<void> => stopAll(members);
   return {
     go() {
       for (const w of members) w.go();

@@ -46,6 +46,8 @@ import org.apache.zookeeper.data.Stat;
  *   leader-latch       connect path id holdMs   (LeaderLatch; a leader resigns after holdMs, 0: when told)
  *   leader-selector    connect path id holdMs   (LeaderSelector with autoRequeue; a term lasts holdMs, 0: until told)
  *   participants       connect path latch|selector   (getParticipants() and getLeader() of an election)
+ *   win-mutex | win-rw-read | win-rw-write | win-semaphore | win-entities | win-drain
+ *                      connect path holdMs ...   (bench:compare's warmed, windowed loops: see Windowed)
  * flags: --session-timeout-ms N (10000)  --connection-timeout-ms N (15000)
  *        --retry exponential|one-time (exponential: base 100 ms, 3 retries)
  *        --warmup N (bench-uncontended, 200)  --start-at epochMs  --wait-go (read "go" on stdin)
@@ -162,7 +164,8 @@ public final class CuratorWorker {
             return;
         }
         if (!List.of("mutex", "rw-read", "rw-write", "semaphore", "bench-uncontended", "many-waiters", "names",
-                "mutex-revocable", "revoke", "leader-latch", "leader-selector", "participants")
+                "mutex-revocable", "revoke", "leader-latch", "leader-selector", "participants",
+                "win-mutex", "win-rw-read", "win-rw-write", "win-semaphore", "win-entities", "win-drain")
                 .contains(mode)) {
             throw new UsageError("unknown mode " + mode);
         }
@@ -204,6 +207,14 @@ public final class CuratorWorker {
                     break;
                 case "participants":
                     Election.participants(o, client);
+                    break;
+                case "win-mutex":
+                case "win-rw-read":
+                case "win-rw-write":
+                case "win-semaphore":
+                case "win-entities":
+                case "win-drain":
+                    Windowed.run(mode, o, client);
                     break;
                 case "revoke":
                     Revoker.attemptRevoke(client, o.arg(2, "nodePath"));
