@@ -48,7 +48,8 @@ function linked(parts, where, warn) {
       let href = `${REPO_DOCS}/${page}.md`;
       if (found === null) warn(`${where} cites docs/${page}.md, which does not exist`);
       else if (section !== undefined) {
-        const title = section.replace(/`/g, '').trim();
+        // A citation may break across comment lines: "While you\nhold" cites "While you hold".
+        const title = section.replace(/`/g, '').replace(/\s+/g, ' ').trim();
         if (!found.titles.has(title)) warn(`${where} cites docs/${page}.md, "${section}": no such heading`);
         href += `#${slug(title)}`;
       } else if (anchor !== undefined) {

@@ -1,6 +1,6 @@
 /**
  * A multi-lock acquisition that loses a session before it is whole (docs/multi-lock.md, "Losing a
- * session while acquiring"): it never resolves with a member already lost. A member it already
+ * member"): it never resolves with a member already lost. A member it already
  * holds, lost with its session, ends it with SESSION_LOST and nothing left behind, on the old
  * session or the next one; a member still waiting whose session is lost waits on (the engine's
  * "A waiter survives its session"), and the members it holds stay held.

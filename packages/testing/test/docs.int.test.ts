@@ -7,7 +7,9 @@
  * (```ts runnable). It runs as written, `ZK_CONNECT` naming the test server, and must exit with 0
  * on its own: a `ts` block through tsx with the sources of this repository; a `js` block as a
  * user runs it, saved as an `.mjs` file under plain `node` (no loader, no export condition: the
- * packages' built `dist/`, so it needs the build, which `npm test` runs first).
+ * packages' built `dist/`, so it needs the build, which `npm test` runs first). A service's block
+ * (`sigterm-on=<text>`) gets SIGTERM once it has printed `<text>`, and must then exit with 0 on its
+ * own, as under an orchestrator stopping it.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +20,7 @@ import { githubSlug as slug } from '../../../scripts/githubSlug.mjs';
 import { firstCodeBlock } from '../src/firstCodeBlock.js';
 import { nodeScriptArgs } from '../src/nodeScriptArgs.js';
 import { testConnectString } from '../src/testConnectString.js';
+import { runnableBlocks } from './runnableBlocks.js';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 /** Where runnable blocks are written (inside the repository, so the workspace's packages resolve). */
@@ -68,27 +71,6 @@ function prose(markdown: string): string {
     .replace(/`[^`\n]*`/g, '');
 }
 
-interface Runnable {
-  page: string;
-  line: number;
-  language: 'ts' | 'js';
-  code: string;
-}
-
-function runnableBlocks(page: string, markdown: string): Runnable[] {
-  const blocks: Runnable[] = [];
-  const lines = markdown.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(ts|js)\s+(.*)$/.exec(lines[i]!);
-    if (open === null || !open[2]!.split(/\s+/).includes('runnable')) continue;
-    const end = lines.findIndex((line, j) => j > i && /^```\s*$/.test(line));
-    if (end === -1) throw new Error(`${page}:${i + 1}: a runnable block that never closes`);
-    blocks.push({ page, line: i + 1, language: open[1] as 'ts' | 'js', code: lines.slice(i + 1, end).join('\n') + '\n' });
-    i = end;
-  }
-  return blocks;
-}
-
 const all = pages().map((page) => ({ page, markdown: readFileSync(join(repoRoot, page), 'utf8') }));
 
 afterAll(() => rmSync(runDir, { recursive: true, force: true }));
@@ -132,8 +114,8 @@ describe('the docs', () => {
     mkdirSync(runDir, { recursive: true });
     const file = join(runDir, `${block.page.replace(/[^a-z0-9]+/gi, '-')}-${block.line}.${block.language === 'ts' ? 'mts' : 'mjs'}`);
     writeFileSync(file, block.code);
-    const result = await run(block.language === 'ts' ? nodeScriptArgs(file) : [file], 60_000);
-    expect(result, `${block.page}:${block.line}\n${block.code}`).toMatchObject({ exitCode: 0 });
+    const result = await run(block.language === 'ts' ? nodeScriptArgs(file) : [file], 60_000, block.sigtermOn);
+    expect(result, `${block.page}:${block.line}\n${block.code}`).toMatchObject({ exitCode: 0, ...(block.sigtermOn === undefined ? {} : { sigtermSent: true }) });
   });
 
   it("the README's first code block is JavaScript that plain node runs on Node.js 20 (no `await using`, no TypeScript)", () => {
@@ -144,7 +126,8 @@ describe('the docs', () => {
   });
 });
 
-function run(args: string[], boundMs: number): Promise<{ exitCode: number | null; output: string }> {
+/** Runs a block's file; with `sigtermOn`, sends SIGTERM once the output contains it. */
+function run(args: string[], boundMs: number, sigtermOn?: string): Promise<{ exitCode: number | null; sigtermSent: boolean; output: string }> {
   return new Promise((resolvePromise) => {
     const env: NodeJS.ProcessEnv = { ...process.env, ZK_CONNECT: testConnectString() };
     // Plain node: no loader or condition of the test runner's.
@@ -155,12 +138,17 @@ function run(args: string[], boundMs: number): Promise<{ exitCode: number | null
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    let sigtermSent = false;
+    const heard = (chunk: Buffer): void => {
+      output += chunk.toString();
+      if (sigtermOn !== undefined && !sigtermSent && output.includes(sigtermOn)) sigtermSent = child.kill('SIGTERM');
+    };
+    child.stdout.on('data', heard);
+    child.stderr.on('data', heard);
     const timer = setTimeout(() => child.kill('SIGKILL'), boundMs);
     child.on('close', (exitCode) => {
       clearTimeout(timer);
-      resolvePromise({ exitCode, output });
+      resolvePromise({ exitCode, sigtermSent, output });
     });
   });
 }
