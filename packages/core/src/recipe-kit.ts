@@ -38,6 +38,9 @@ export { settleByOf, settleWithin, type Bounded } from './signals/settleBound.js
 export { followFirst, type LinkedSignal } from './signals/followFirst.js';
 export { OwnerFrame, OwnerHoldings, currentFrame, continueInFrame, runInFrame } from './context/ownerContext.js';
 export { QueueLock, type Acquisition, type QueueLockConfig } from './lock/QueueLock.js';
+export { QueueLockSet, type QueueLockSetConfig } from './lock/QueueLockSet.js';
+export type { LockSetMember } from './lock/lockSetMember.js';
+export type { ConnectionNewsListener } from './lock/heldLocksRelay.js';
 export { acquireVia, parseAcquireOptions, tryAcquireVia, withLockVia, type AcquireSource, type AcquireStep, type Started } from './lock/acquireFrontEnd.js';
 export { Deadline } from './lock/Deadline.js';
 export { pauseAfterLostSession } from './lock/pauseAfterLostSession.js';
