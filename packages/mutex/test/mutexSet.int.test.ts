@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeLockKey, lockKeyPath, MAX_LOCK_KEY_NAME_LENGTH, ZkSession, type LockHandle } from '@zk-recipes/core';
 import { sessionInternals } from '@zk-recipes/core/internal';
 import { InterProcessMutex, MutexSet } from '@zk-recipes/mutex';
-import { childrenOf, expireSession, FaultProxy, nodeScriptArgs, testConnectString, uniqueRoot, untilChildCount } from '@zk-recipes/testing';
+import { childrenOf, connectTallied, expireSession, nodeScriptArgs, testConnectString, uniqueRoot, untilChildCount } from '@zk-recipes/testing';
 
 const root = uniqueRoot('mutex-set');
 const sessions: ZkSession[] = [];
@@ -225,10 +225,8 @@ describe('MutexSet: memory', () => {
 
 describe('MutexSet: events', () => {
   it('tells suspended and reconnected once for the whole set while it holds keys, not per key', async () => {
-    const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
-    const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+    const { session: flaky, proxy, close } = await connectTallied({ sessionTimeoutMs: 6000 });
     try {
-      const flaky = await connect({ connectString: proxy.connectString, sessionTimeoutMs: 6000 });
       const locks = new MutexSet(flaky, `${root}/news`);
       const idle = new MutexSet(flaky, `${root}/news-idle`);
       await idle.withLock('k', () => undefined);
@@ -237,6 +235,7 @@ describe('MutexSet: events', () => {
       locks.on('suspended', () => heard.push('suspended'));
       idle.on('suspended', () => heard.push('idle: suspended'));
       const reconnected = new Promise<void>((resolve) => locks.once('reconnected', () => resolve()));
+      // Hear from the server now, then silence past 2/3 of the session timeout, within the timeout.
       await flaky.exists('/');
       const healed = proxy.blackhole(5000);
       await reconnected;
@@ -245,7 +244,7 @@ describe('MutexSet: events', () => {
       for (const handle of handles) expect(handle.signal.aborted).toBe(false);
       for (const handle of handles) await handle.release();
     } finally {
-      await proxy.close();
+      await close();
     }
   });
 

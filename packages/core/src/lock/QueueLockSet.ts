@@ -72,6 +72,12 @@ class Entry<L extends QueueLock> implements LockSetMember {
   }
 }
 
+/** One of the calls an acquisition makes on a key's lock (see `QueueLockSet.callOn`). */
+type LockCall<T, F> = (lock: QueueLock, options: AcquireOptions | undefined, fn: F) => Promise<T>;
+const ACQUIRE: LockCall<LockHandle, undefined> = (lock, options) => lock.acquire(options);
+const TRY_ACQUIRE: LockCall<LockHandle | null, undefined> = (lock, options) => lock.tryAcquire(options);
+const WITH_LOCK: LockCall<unknown, (handle: LockHandle) => unknown> = (lock, options, fn) => lock.withLock(fn, options);
+
 /** What an entry tells its set. */
 interface SetBookkeeping<L extends QueueLock> {
   held(entry: Entry<L>): void;
@@ -83,7 +89,7 @@ interface SetBookkeeping<L extends QueueLock> {
 /**
  * A lock per key under one base path, without bookkeeping by the caller (docs/mutex.md, "Locks
  * per key"): each key's lock is the recipe's own lock on `<base>/<encoded key>`
- * ({@link lockKeyName}), made when the key is first acquired, kept while some async context of
+ * (`encodeLockKey`), made when the key is first acquired, kept while some async context of
  * this process holds or awaits it, then kept idle for reuse up to `maxIdleLocks` keys (least
  * recently used dropped first). Ownership and re-entrancy are the key's lock's own. The set
  * relays the session's news once for all its keys, and adds nothing to an acquisition but a map
@@ -140,41 +146,17 @@ export class QueueLockSet<L extends QueueLock = QueueLock> extends EventEmitter<
    * async context holds it already (see the key's lock's `acquire`).
    */
   acquire(key: string, options?: AcquireOptions): Promise<LockHandle> {
-    let entry: Entry<L>;
-    try {
-      entry = this.entryFor(key, 'acquire');
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    const acquired = entry.lock.acquire(options);
-    this.keepOrIdle(entry);
-    return acquired;
+    return this.callOn(key, 'acquire', ACQUIRE, options, undefined);
   }
 
   /** Like {@link acquire}, but `null` instead of `LOCK_TIMEOUT`; `timeoutMs` defaults to 0. */
   tryAcquire(key: string, options?: AcquireOptions): Promise<LockHandle | null> {
-    let entry: Entry<L>;
-    try {
-      entry = this.entryFor(key, 'tryAcquire');
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    const acquired = entry.lock.tryAcquire(options);
-    this.keepOrIdle(entry);
-    return acquired;
+    return this.callOn(key, 'tryAcquire', TRY_ACQUIRE, options, undefined);
   }
 
   /** Acquires `key`, runs `fn` with the handle, always releases; returns what `fn` returns. */
   withLock<T>(key: string, fn: (handle: LockHandle) => T | Promise<T>, options?: AcquireOptions): Promise<T> {
-    let entry: Entry<L>;
-    try {
-      entry = this.entryFor(key, 'withLock');
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    const result = entry.lock.withLock(fn, options);
-    this.keepOrIdle(entry);
-    return result;
+    return this.callOn(key, 'withLock', WITH_LOCK as LockCall<T, (handle: LockHandle) => T | Promise<T>>, options, fn);
   }
 
   /** Releases the calling async context's innermost acquisition of `key`; `NOT_OWNER` if it holds none. */
@@ -241,9 +223,20 @@ export class QueueLockSet<L extends QueueLock = QueueLock> extends EventEmitter<
     return entry;
   }
 
-  /** After a call on `entry`'s lock: an acquisition that did not start (refused options) leaves it idle again. */
-  private keepOrIdle(entry: Entry<L>): void {
+  /**
+   * `call` on the lock of `key`, kept out of the idle list meanwhile; an acquisition that did not
+   * start (options refused) leaves it idle again. A call is a function made once, not per call.
+   */
+  private callOn<T, F>(key: string, method: string, call: LockCall<T, F>, options: AcquireOptions | undefined, fn: F): Promise<T> {
+    let entry: Entry<L>;
+    try {
+      entry = this.entryFor(key, method);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const result = call(entry.lock, options, fn);
     if (!entry.lock.busy && !entry.isIdle) this.entryIdle(entry);
+    return result;
   }
 
   /** `entry`'s lock holds and awaits nothing: to the idle list (the oldest idle ones out beyond the bound). */

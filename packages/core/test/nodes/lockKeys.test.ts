@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../../src/errors.js';
+import { invalid } from '../support/invalid.js';
 import { decodeLockKey, encodeLockKey, lockKeyName, lockKeyPath, MAX_LOCK_KEY_NAME_LENGTH } from '../../src/nodes/lockKeys.js';
 import { validateNodeName } from '../../src/nodes/paths.js';
-
-function invalid(fn: () => unknown): InvalidArgumentError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(InvalidArgumentError);
-    return err as InvalidArgumentError;
-  }
-  throw new Error('expected an InvalidArgumentError');
-}
 
 /** A seeded generator (mulberry32): the same keys on every run. */
 function random(seed: number): () => number {
