@@ -16,10 +16,11 @@ export interface MutexSetOptions {
    */
   maxIdleLocks?: number | undefined;
   /**
-   * Delete a key's lock directory (best effort) each time the key becomes idle in this process:
-   * for servers without container nodes (before ZooKeeper 3.5.1), or to clean up at once rather
-   * than at the server's next container check. Costs a delete per idle key, and the next
-   * acquisition of the key makes its directory again. Default `false`: ZooKeeper removes idle
+   * Delete a key's lock directory (best effort) each time the key becomes idle in this process,
+   * rather than at the server's next container check: for servers whose container reaper is slowed
+   * or throttled (`znode.container.checkIntervalMs` raised, `znode.container.maxPerMinute` below
+   * the rate keys go idle), or to see directories go at once. Costs a delete per idle key, and the
+   * next acquisition of the key makes its directory again. Default `false`: ZooKeeper removes idle
    * lock directories itself (docs/mutex.md, "Directories").
    */
   deleteIdleDirectories?: boolean | undefined;
