@@ -7,12 +7,13 @@
  * to the map of mutexes, per run and as the median with its range.
  *
  * Variants: `map` (an InterProcessMutex per key, made on first use and kept forever: what users
- * write today), `set` (MutexSet, idle locks kept up to the default bound), `set-drop` (MutexSet
+ * write today), `map-again` (the same, a control: how far apart two runs of one code come out),
+ * `set` (MutexSet, idle locks kept up to the default bound), `set-drop` (MutexSet
  * with `maxIdleLocks: 0`: a new lock object whenever a key was idle), `set-delete` (MutexSet with
  * `deleteIdleDirectories`).
  *
  * Usage: node --conditions=@zk-recipes/source --import tsx bench/mutexSetProbe.ts
- *          [--keys 1000] [--tasks 32] [--hold-ms 1] [--seconds 3] [--runs 5]
+ *          [--keys 1000] [--tasks 32] [--hold-ms 1] [--seconds 3] [--runs 5] [--variants map,set,...]
  *        (with ZK_CONNECT it uses that server; otherwise it starts one; ZKR_LIBRARY=dist and no
  *        --conditions flag to measure the compiled packages)
  */
@@ -34,7 +35,7 @@ interface Variant {
   make(session: ZkSession, base: string): Section;
 }
 
-const VARIANTS: Variant[] = [
+const ALL_VARIANTS: Variant[] = [
   {
     name: 'map',
     make(session, base) {
@@ -51,10 +52,16 @@ const VARIANTS: Variant[] = [
       };
     },
   },
+  // The same code as `map` again: its ratio is what the machine's noise alone makes of no change.
+  { name: 'map-again', make: (session, base) => ALL_VARIANTS[0]!.make(session, base) },
   { name: 'set', make: (session, base) => viaSet(new MutexSet(session, base)) },
   { name: 'set-drop', make: (session, base) => viaSet(new MutexSet(session, base, { maxIdleLocks: 0 })) },
   { name: 'set-delete', make: (session, base) => viaSet(new MutexSet(session, base, { deleteIdleDirectories: true })) },
 ];
+
+const chosen = process.argv.includes('--variants') ? process.argv[process.argv.indexOf('--variants') + 1]!.split(',') : undefined;
+// `map` is what the others are compared with: always measured.
+const VARIANTS = ALL_VARIANTS.filter((v) => v.name === 'map' || chosen === undefined || chosen.includes(v.name));
 
 function viaSet(locks: MutexSet): Section {
   return async (key, hold) => {
@@ -93,6 +100,8 @@ const connectString = process.env['ZK_CONNECT'] ?? server!.connectString;
 const session = await ZkSession.connect({ connectString, sessionTimeoutMs: 30_000 });
 const root = `/zk-recipes-set-probe/${Date.now().toString(36)}`;
 const rates = new Map<string, number[]>(VARIANTS.map((v) => [v.name, []]));
+/** Each variant's sections per second, summed over the runs (for the pooled ratio). */
+const rateSums = new Map<string, number>(VARIANTS.map((v) => [v.name, 0]));
 const cpus = new Map<string, number[]>(VARIANTS.map((v) => [v.name, []]));
 try {
   console.log(`${keys} keys, ${tasks} tasks, hold ${holdMs} ms, ${seconds} s a run, ${runs} runs; one session, one server`);
@@ -106,6 +115,7 @@ try {
     for (const variant of VARIANTS) {
       const { rate, cpuUs } = perRun.get(variant.name)!;
       rates.get(variant.name)!.push(rate / base.rate);
+      rateSums.set(variant.name, rateSums.get(variant.name)! + rate);
       cpus.get(variant.name)!.push(cpuUs / base.cpuUs);
       const ratios = variant.name === 'map' ? '' : ` (${fmtRatio(rate / base.rate)}, cpu ${fmtRatio(cpuUs / base.cpuUs)})`;
       line.push(`${variant.name} ${rate.toFixed(0)}/s ${cpuUs.toFixed(0)} us${ratios}`);
@@ -114,7 +124,8 @@ try {
   }
   const summary = (ratios: number[]) => `median ${fmtRatio(median(ratios))}, range ${fmtRatio(Math.min(...ratios))} to ${fmtRatio(Math.max(...ratios))}`;
   for (const variant of VARIANTS.slice(1)) {
-    console.log(`${variant.name} / map: sections/s ${summary(rates.get(variant.name)!)}; CPU per section ${summary(cpus.get(variant.name)!)}`);
+    const pooled = rateSums.get(variant.name)! / rateSums.get('map')!;
+    console.log(`${variant.name} / map: sections/s ${summary(rates.get(variant.name)!)}, pooled ${fmtRatio(pooled)}; CPU per section ${summary(cpus.get(variant.name)!)}`);
   }
 } finally {
   await session.close();
