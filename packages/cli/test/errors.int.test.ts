@@ -63,7 +63,7 @@ describe('CLI errors and exit codes', () => {
   it('--help for the CLI and for each command: on stdout, exit 0', async () => {
     for (const [args, first] of [
       [['--help'], 'Usage: zk-recipes <command> [options]'],
-      [['inspect', '--help'], 'Usage: zk-recipes inspect <path> --connect <host:port,...> [--json] [--watch] [--election]'],
+      [['inspect', '--help'], 'Usage: zk-recipes inspect <path> --connect <host:port,...> [--json] [--watch] [--election] [--key <key>]'],
       [['ls', '-h'], 'Usage: zk-recipes ls <root> --connect <host:port,...> [--json]'],
       [['help', 'revoke'], 'Usage: zk-recipes revoke <node> --connect <host:port,...>'],
     ] as const) {

@@ -1,8 +1,8 @@
 /** `zk-recipes ls`: the locks under a root, found recursively, with holder and waiter counts. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ZkSession } from '@zk-recipes/core';
+import { lockKeyPath, ZkSession } from '@zk-recipes/core';
 import { LeaderLatch } from '@zk-recipes/leader';
-import { InterProcessMutex } from '@zk-recipes/mutex';
+import { InterProcessMutex, MutexSet } from '@zk-recipes/mutex';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { InterProcessSemaphore } from '@zk-recipes/semaphore';
 import { testConnectString, uniqueRoot, untilChildCount } from '@zk-recipes/testing';
@@ -87,6 +87,37 @@ describe('ls', () => {
     await lease.release();
     await curatorLease.release();
     await Promise.all(latches.map((latch) => latch.close()));
+  });
+
+  it("lists the held keys of a MutexSet's base path among 400 key directories, keys named like lock nodes included", async () => {
+    const [a, b] = sessions as [ZkSession, ZkSession];
+    const base = `${root}/set/orders`;
+    const mine = new MutexSet(a, base);
+    const theirs = new MutexSet(b, base);
+    // 400 keys used once: their directories stay (until the server's reaper takes them), empty.
+    await Promise.all(Array.from({ length: 16 }, async (_, task) => {
+      for (let i = task; i < 400; i += 16) await mine.withLock(`order/${i}`, () => undefined);
+    }));
+    // Keys held now, two with a waiter; two named as a mutex's and a semaphore's nodes would be.
+    const heldKeys = ['order/3', 'order/150', 'order/399', 'lock-0000000001', 'lease-0000000002'];
+    const handles = [];
+    for (const key of heldKeys) handles.push(await mine.acquire(key));
+    const waiting = ['order/3', 'lock-0000000001'].map((key) => theirs.acquire(key, { timeoutMs: 30_000 }));
+    for (const key of ['order/3', 'lock-0000000001']) await untilChildCount(a, lockKeyPath(base, key), 2);
+
+    const run = await runCli(['ls', base, '--json', ...connectArgs()]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const listing = JSON.parse(run.stdout) as LockListing;
+    const expected = heldKeys.map((key) => [lockKeyPath(base, key), 'mutex', 1, key === 'order/3' || key === 'lock-0000000001' ? 1 : 0]);
+    expect(listing.locks.map((l) => [l.path, l.recipe, l.holders, l.waiters])).toEqual(expected.sort((x, y) => (x[0]! < y[0]! ? -1 : 1)));
+
+    // inspect --key: the lock of one key, its name encoded as the set encodes it.
+    const one = await runCli(['inspect', base, '--key', 'order/3', '--json', ...connectArgs()]);
+    expect(one.exitCode, one.stderr).toBe(0);
+    expect(JSON.parse(one.stdout)).toMatchObject({ path: `${base}/order%2F3`, recipe: 'mutex', holders: 1, waiters: 1 });
+
+    for (const handle of handles) await handle.release();
+    await Promise.all(waiting.map(async (next) => (await next).release()));
   });
 
   it('a root that does not exist: NO_NODE, exit 1', async () => {

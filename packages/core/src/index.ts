@@ -20,11 +20,13 @@ export { retryForever, type RetryForeverOptions } from './retry/retryForever.js'
 export { sessionFailedRetryPolicy } from './retry/sessionFailedRetryPolicy.js';
 export { isRetryableByDefault, runWithRetry, type RetryLoopOptions } from './retry/retryLoop.js';
 export { REVOCATION_MARKER, isRevocationRequest } from './nodes/nodeData.js';
+export { MAX_LOCK_KEY_NAME_LENGTH, decodeLockKey, encodeLockKey, lockKeyPath } from './nodes/lockKeys.js';
 export { encodeOwnerData, parseOwnerData, type NodeOwner } from './nodes/ownerData.js';
 export { requestRevocation } from './engine/revocation.js';
 export { SETTLE_SLACK_MS } from './signals/StopSignal.js';
 export type { AcquireOptions } from './lock/acquireTypes.js';
 export type { LockEvents } from './lock/QueueLock.js';
+export type { LockSetEvents } from './lock/QueueLockSet.js';
 export type { LockHandle } from './lock/LockHandle.js';
 export {
   ACQUIRE_CHANNEL,

@@ -1,6 +1,7 @@
 import type { ZkSession } from '@zk-recipes/core';
-import { exclusiveRule, LockQueue, nodeDataOf, QueueLock, validateLockPath } from '@zk-recipes/core/recipe-kit';
-import { MUTEX_KIND, parseMutexOptions, type MutexOptions } from './options.js';
+import { nodeDataOf, QueueLock } from '@zk-recipes/core/recipe-kit';
+import { mutexConfig } from './mutexLock.js';
+import { parseMutexOptions, type MutexOptions } from './options.js';
 
 /**
  * A distributed, fair, re-entrant mutex (Curator's `InterProcessMutex`), re-entrant by async
@@ -13,14 +14,6 @@ import { MUTEX_KIND, parseMutexOptions, type MutexOptions } from './options.js';
 export class InterProcessMutex extends QueueLock {
   constructor(session: ZkSession, path: string, options?: MutexOptions) {
     const parsed = parseMutexOptions(options, 'InterProcessMutex');
-    super({
-      queue: new LockQueue(session, validateLockPath(path, 'lock path')),
-      kind: MUTEX_KIND,
-      rule: exclusiveRule,
-      reentrant: true,
-      data: nodeDataOf(parsed.data),
-      name: 'InterProcessMutex',
-      recipe: 'mutex',
-    });
+    super(mutexConfig(session, path, nodeDataOf(parsed.data), 'InterProcessMutex'));
   }
 }

@@ -5,8 +5,8 @@
  */
 import { isZkError, ZkSession, type LockHandle, type ReleaseFailedError, type ZkSessionOptionsInput } from '@zk-recipes/core';
 import { waitUntilGone } from '@zk-recipes/core/recipe-kit';
-import { InterProcessMutex } from '@zk-recipes/mutex';
-import { aclEntry, childrenOf, digestIdOf, reaperRound, testConnectString, TestingServer, uniqueRoot } from '@zk-recipes/testing';
+import { InterProcessMutex, MutexSet } from '@zk-recipes/mutex';
+import { aclEntry, childrenOf, digestIdOf, FaultProxy, reaperRound, testConnectString, TestingServer, uniqueRoot, ZK_OPCODES } from '@zk-recipes/testing';
 import { APP_CREDENTIALS as APP, NO_DELETE_ACL as NO_DELETE, OPS_CREDENTIALS as OPS, SECURE_ACL as SECURE, SECURE_ACL_STORED as SECURE_STORED } from '../../testing/test-support/aclCast.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -111,6 +111,34 @@ describe('a lock directory someone else left open', () => {
     await ops.delete(dir);
     await ops.create(dir, null, { acl: [aclEntry(31, 'world', 'anyone')] });
     await expect(mutex.acquire({ timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'INSECURE_ACL' });
+  });
+
+  it("is checked for each key of a MutexSet: a key whose directory is open is refused, the others are not; once per kept lock object, at each first use of one dropped when idle", async () => {
+    const base = `${root}/set`;
+    await ops.mkdirp(`${base}/opened-by-hand`, 'persistent', { ancestors: 'persistent' });
+    await ops.setACL(`${base}/opened-by-hand`, [aclEntry(31, 'world', 'anyone')]);
+    const [host, port] = testConnectString().split(',')[0]!.split('/')[0]!.split(':') as [string, string];
+    const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+    try {
+      const session = await connect({ connectString: proxy.connectString, auth: [{ scheme: 'digest', credentials: APP }], acl: SECURE });
+      const kept = new MutexSet(session, base);
+      await expect(kept.acquire('opened-by-hand', { timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'INSECURE_ACL', path: `${base}/opened-by-hand` });
+      expect(await childrenOf(anonymous, `${base}/opened-by-hand`)).toEqual([]);
+      const checks = () => proxy.requestsTo(ZK_OPCODES.getACL, `${base}/order-1`);
+      // The first acquisition makes the directory and checks it; a kept lock does not again.
+      const held = await kept.acquire('order-1', { timeoutMs: 10_000 });
+      await ops.create(`${base}/order-1/keep`, null); // keeps this incarnation of the directory
+      await held.release();
+      for (let i = 0; i < 3; i++) await kept.withLock('order-1', () => undefined, { timeoutMs: 10_000 });
+      expect(checks()).toBe(1);
+      // A set that drops idle locks makes a new lock object, which checks on its first use.
+      const dropping = new MutexSet(session, base, { maxIdleLocks: 0 });
+      for (let i = 0; i < 3; i++) await dropping.withLock('order-1', () => undefined, { timeoutMs: 10_000 });
+      expect(checks()).toBe(4);
+      await ops.delete(`${base}/order-1/keep`);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("is used when the session opts out with aclCheck: 'off'", async () => {

@@ -10,7 +10,7 @@
 import { createHook } from 'node:async_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '@zk-recipes/core';
-import { InterProcessMutex, InterProcessSemaphoreMutex } from '@zk-recipes/mutex';
+import { InterProcessMutex, InterProcessSemaphoreMutex, MutexSet } from '@zk-recipes/mutex';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { testConnectString, uniqueRoot } from '@zk-recipes/testing';
 
@@ -72,5 +72,17 @@ describe('event-loop cost of an uncontended acquire + release', () => {
     expect(made['PROMISE'], JSON.stringify(made)).toBeLessThanOrEqual(PROMISES_PER_CYCLE + PERIODIC_SLACK);
     expect(made['Immediate'] ?? 0, JSON.stringify(made)).toBeLessThanOrEqual(IMMEDIATES_PER_CYCLE);
     expect(made['Timeout'] ?? 0, JSON.stringify(made)).toBeLessThanOrEqual(TIMEOUTS_PER_CYCLE + PERIODIC_SLACK);
+  });
+
+  it.each([
+    ['kept', {}],
+    ['dropped when idle (maxIdleLocks 0)', { maxIdleLocks: 0 }],
+  ] as const)('a MutexSet, over 4 keys in turn, its idle locks %s: what the mutex costs, nothing more', async (name, options) => {
+    const locks = new MutexSet(session, `${root}/set-${name.split(' ')[0]}`, options);
+    const keys = ['order-1', 'order-2', 'order-3', 'order-4'];
+    let i = 0;
+    const made = await resourcesPerCycle(async () => (await locks.acquire(keys[i++ % keys.length]!)).release());
+    expect(made['PROMISE'], JSON.stringify(made)).toBeLessThanOrEqual(PROMISES_PER_CYCLE + PERIODIC_SLACK);
+    expect(made['Immediate'] ?? 0, JSON.stringify(made)).toBeLessThanOrEqual(IMMEDIATES_PER_CYCLE);
   });
 });

@@ -5,7 +5,7 @@
  * The budgets are what the code does today; lower them as the protocol gets cheaper.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { InterProcessMutex, InterProcessSemaphoreMutex } from '@zk-recipes/mutex';
+import { InterProcessMutex, InterProcessSemaphoreMutex, MutexSet } from '@zk-recipes/mutex';
 import {
   connectTallied,
   costOfCycles,
@@ -14,6 +14,7 @@ import {
   describeTally,
   overBudget,
   uniqueRoot,
+  ZK_OPCODES,
   type CostPer,
   type TalliedSession,
 } from '@zk-recipes/testing';
@@ -84,6 +85,34 @@ describe('mutex protocol cost', () => {
     await cycle(); // creates the lock's directory
     const tally = await costOfCycles(t, CYCLES, cycle);
     expect(overBudget(costPer(tally, CYCLES), UNCONTENDED), describeTally(tally)).toEqual([]);
+  });
+
+  it.each([
+    ['kept', {}],
+    ['dropped when idle (maxIdleLocks 0)', { maxIdleLocks: 0 }],
+  ] as const)('MutexSet, its idle locks %s: an uncontended acquire + release costs what the mutex costs', async (name, options) => {
+    const t = await tallied();
+    const locks = new MutexSet(t.session, `${root}/set-${name.split(' ')[0]}`, options);
+    const keys = ['order-1', 'order-2', 'order-3'];
+    for (const key of keys) await (await locks.acquire(key)).release(); // creates the keys' directories
+    const tally = await costOfCycles(t, CYCLES, async (i) => (await locks.acquire(keys[i % keys.length]!)).release());
+    expect(overBudget(costPer(tally, CYCLES), UNCONTENDED), describeTally(tally)).toEqual([]);
+  });
+
+  it('MutexSet with deleteIdleDirectories: the directory deleted after each cycle and made again by the next', async () => {
+    const t = await tallied();
+    const base = `${root}/set-delete`;
+    const locks = new MutexSet(t.session, base, { deleteIdleDirectories: true });
+    await (await locks.acquire('order-1')).release();
+    await t.session.exists('/'); // answered after that cycle's directory delete
+    const tally = await costOfCycles(t, CYCLES, async () => (await locks.acquire('order-1')).release());
+    // Per cycle: the create and its listing (both NO_NODE: no directory), the directory and each of
+    // its ancestors created again (mkdirp: one round trip, NODE_EXISTS but for the directory), the
+    // create and its listing again, the delete of our node, the delete of the directory.
+    const levels = locks.pathOf('order-1').split('/').length - 1;
+    const perCycle = { create2: 2, getChildren2: 2, createContainer: levels, delete: 2 };
+    expect(tally.byOp, describeTally(tally)).toEqual(Object.fromEntries(Object.entries(perCycle).map(([op, n]) => [op, n * CYCLES])));
+    expect(t.proxy.requestsTo(ZK_OPCODES.delete, locks.pathOf('order-1'))).toBe(CYCLES + 1);
   });
 
   it(`InterProcessMutex: a hand-off among ${CONTENDERS} sessions (hold 0)`, async () => {

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { SessionLostError, type ZkSession } from '@zk-recipes/core';
+import { lockKeyPath, SessionLostError, type ZkSession } from '@zk-recipes/core';
 import { validatePath } from '@zk-recipes/core/recipe-kit';
 import { readLockSnapshot, type ReadLockOptions } from '../lock/readLockSnapshot.js';
 import type { LockSnapshot } from '../lock/LockSnapshot.js';
@@ -12,7 +12,7 @@ import type { Io } from './Io.js';
 import type { Command } from './Command.js';
 import { watchLock } from './watchLock.js';
 
-export const INSPECT_HELP = `Usage: zk-recipes inspect <path> --connect <host:port,...> [--json] [--watch] [--election]
+export const INSPECT_HELP = `Usage: zk-recipes inspect <path> --connect <host:port,...> [--json] [--watch] [--election] [--key <key>]
 
 Every contender of the lock at <path>, in queue order: a mutex, a read/write lock (zk-recipes'
 or Curator's names) or a semaphore (queue or Curator layout) alike. For each node: its name, kind
@@ -29,6 +29,8 @@ Options:
   --count <path>       the SharedCount node that gives a semaphore's maximum
   --election           read a lock- queue as a LeaderSelector's election (its leader and
                        participants with their ids): it is a mutex's queue to look at
+  --key <key>          <path> is a lock set's base path (a MutexSet's): inspect the lock of
+                       <key>, at <path>/<the key encoded as MutexSet encodes it>
 
 ${CONNECTION_HELP}
 
@@ -44,6 +46,7 @@ const OPTIONS = {
   'max-leases': { type: 'string' },
   count: { type: 'string' },
   election: { type: 'boolean' },
+  key: { type: 'string' },
 } as const;
 
 export const inspect: Command = {
@@ -53,7 +56,8 @@ export const inspect: Command = {
     const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
     if (values.help === true) return { help: true, connection: values };
     if (positionals.length !== 1) throw new UsageError(`inspect takes one lock path, got ${positionals.length === 0 ? 'none' : positionals.join(' ')}`, 'inspect');
-    const path = validatePath(positionals[0]!, 'path');
+    const given = validatePath(positionals[0]!, 'path');
+    const path = values.key === undefined ? given : lockKeyPath(given, values.key);
     const read: ReadLockOptions = {};
     if (values['max-leases'] !== undefined) read.maxLeases = positiveInteger('--max-leases', values['max-leases'], 'inspect');
     if (values.count !== undefined) read.countPath = validatePath(values.count, '--count');

@@ -14,7 +14,8 @@ const CONCURRENT_READS = 32;
  * Every lock under `root` (`root` included), found by walking the tree: a directory is a lock when
  * its children are a recipe's queue nodes (or a Curator semaphore's `leases`/`locks`). The walk
  * does not descend into a lock. An idle lock whose directory is empty is not found: nothing tells
- * it from any other empty node.
+ * it from any other empty node. Children named like queue nodes of which none is ephemeral are
+ * no contenders (a lock set's key directories: the key `lock-0000000001`): the walk goes on into them.
  * @throws CliError `NO_NODE` when nothing is at `root`.
  */
 export async function findLocks(session: ZkSession, root: string): Promise<LockSnapshot[]> {
@@ -50,7 +51,8 @@ async function visit(session: ZkSession, path: string): Promise<Visit> {
   if (familyOf(queue) !== null || isCuratorSemaphore(children, queue)) {
     try {
       const lock = await readLockSnapshot(session, path);
-      return { lock: lock.contenders.length > 0 ? lock : null };
+      if (lock.contenders.length === 0) return { lock: null };
+      if (lock.contenders.some((contender) => contender.sessionId !== null)) return { lock };
     } catch (err) {
       // Gone since the listing, or `leases`/`locks` that are no Curator semaphore's: walk on.
       if (!(err instanceof CliError)) throw err;

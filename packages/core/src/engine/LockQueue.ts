@@ -40,7 +40,7 @@ export class LockQueue {
     options: LockQueueOptions = {},
   ) {
     // Every recipe builds one: a wrong first argument fails here, not later as a TypeError.
-    if (!isSession(session)) throw new InvalidArgumentError(`session must be a ZkSession (from ZkSession.connect()), got ${session === null ? 'null' : typeof session}`);
+    assertSession(session);
     this.scope = session.scope.get(engineScopeOf);
     this.ops = new ZkQueueOps(this.scope, path, options.record);
   }
@@ -205,7 +205,15 @@ export function keepPlaceAfterLeaving(session: ZkSession, path: string): void {
 /** An adopted seat is held from the start: nothing is told before. */
 const IGNORE_WHILE_WAITING: OwnNodeSink = { ownNodeGone: () => undefined, revocationRequested: () => undefined };
 
-/** A ZkSession, checked by shape (a second copy of this package in node_modules has its own class). */
+/**
+ * Refuses anything but a ZkSession, checked by shape (a second copy of this package in
+ * node_modules has its own class).
+ * @throws InvalidArgumentError (`INVALID_ARGUMENT`)
+ */
+export function assertSession(value: unknown): asserts value is ZkSession {
+  if (!isSession(value)) throw new InvalidArgumentError(`session must be a ZkSession (from ZkSession.connect()), got ${value === null ? 'null' : typeof value}`);
+}
+
 function isSession(value: unknown): value is ZkSession {
   const v = value as Partial<Record<'getChildren' | 'create' | 'delete', unknown>> | null;
   return typeof v === 'object' && v !== null && typeof v.getChildren === 'function' && typeof v.create === 'function' && typeof v.delete === 'function';

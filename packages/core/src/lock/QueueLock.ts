@@ -13,7 +13,8 @@ import type { AcquireOptions } from './acquireFrontEnd.js';
 import type { LockHandle } from './LockHandle.js';
 import { disposeHandle } from './releaseAfter.js';
 import { SeatHandle } from './SeatHandle.js';
-import { heldLocksRelayOf, type ConnectionNewsListener, type HeldLocksRelay } from './heldLocksRelay.js';
+import { heldLocksRelayOf, type ConnectionNewsListener } from './heldLocksRelay.js';
+import type { LockSetMember } from './lockSetMember.js';
 
 /** Events a lock emits while it is held in this process. */
 export interface LockEvents {
@@ -46,6 +47,11 @@ export interface QueueLockConfig {
   recipe: DiagnosticsRecipe;
   /** Node kinds that count as ours in `getParticipantNodes()`; defaults to `[kind]`. */
   participantKinds?: readonly string[];
+  /**
+   * The lock is one key's of a lock set: it tells the set when it holds, holds nothing, is idle or
+   * loses a node, and emits no connection news of its own (the set does, once for all its keys).
+   */
+  member?: LockSetMember | undefined;
 }
 
 /**
@@ -128,19 +134,28 @@ export class QueueLock extends EventEmitter<LockEvents> {
   private readonly step = (options: AcquireOptions): Started<LockHandle> => this.start(options);
   /** What the acquire channel says about this lock's acquisitions. */
   private readonly source: AcquireSource;
-  /** Hears the session's connection news while this lock holds anything (see {@link HeldLocksRelay}). */
+  /** Hears the session's connection news while this lock holds anything (through the session's relay, or its lock set). */
   private readonly news: ConnectionNewsListener = {
     suspended: () => this.emit('suspended'),
     reconnected: () => this.emit('reconnected'),
     lost: (reason: Error) => this.emit('lost', reason),
   };
-  private readonly relay: HeldLocksRelay;
+  /** The session's relay, or the lock set this lock is a member of. */
+  private readonly relay: Pick<LockSetMember, 'join' | 'leave'>;
+  /** Acquisitions that entered the engine and are not granted or failed yet. */
+  private acquiring = 0;
+  /** An acquisition in the engine failed: one function per lock, none per acquisition. */
+  private readonly acquisitionFailed = (err: unknown): never => {
+    this.acquiring--;
+    this.tellIfIdle();
+    throw err;
+  };
 
   constructor(config: QueueLockConfig) {
     super();
     this.config = config;
     this.path = validateLockPath(config.queue.path, 'lock path');
-    this.relay = config.queue.session.scope.get(heldLocksRelayOf);
+    this.relay = config.member ?? config.queue.session.scope.get(heldLocksRelayOf);
     const lock = this;
     this.source = {
       recipe: config.recipe,
@@ -209,6 +224,14 @@ export class QueueLock extends EventEmitter<LockEvents> {
     return this.holdingOfCurrentContext() !== undefined;
   }
 
+  /**
+   * @internal True while an async context of this process holds the lock through this object, or
+   * an acquisition of it is in flight (a lock set keeps such a key's lock).
+   */
+  get busy(): boolean {
+    return this.acquiring > 0 || this.holdings.size > 0;
+  }
+
   /** Full paths of the participants of this kind, sorted by sequence: the holder(s) first. */
   async getParticipantNodes(): Promise<string[]> {
     const kinds = this.config.participantKinds ?? [this.config.kind];
@@ -250,7 +273,14 @@ export class QueueLock extends EventEmitter<LockEvents> {
     const acquisition = this.acquireIn(options);
     if (acquisition.frame === undefined) return { granted: acquisition.acquired };
     const { frame, seat } = acquisition;
-    return { frame, granted: seat.then((granted) => this.hold(frame, granted)) };
+    this.acquiring++;
+    return {
+      frame,
+      granted: seat.then((granted) => {
+        this.acquiring--;
+        return this.hold(frame, granted);
+      }, this.acquisitionFailed),
+    };
   }
 
   /**
@@ -286,7 +316,9 @@ export class QueueLock extends EventEmitter<LockEvents> {
     const onLost: HoldingListener = {
       holdingLost(reason) {
         if (lostChannel.hasSubscribers) publishLost(lock.config.recipe, lock.path, seat, lock.config.queue.session.sessionId);
-        if (isZkError(reason, 'NODE_DELETED')) lock.emit('lost', reason);
+        if (!isZkError(reason, 'NODE_DELETED')) return;
+        lock.emit('lost', reason);
+        lock.config.member?.nodeDeleted(reason);
       },
     };
     const holding: Holding = { frame, seat, handles: [], unlisten: onSeatLost(seat, onLost) };
@@ -352,7 +384,15 @@ export class QueueLock extends EventEmitter<LockEvents> {
     holding.handles.splice(holding.handles.indexOf(handle), 1);
     if (holding.handles.length > 0) return;
     holding.unlisten();
-    if (this.holdings.delete(holding)) this.relay.leave(this.news);
+    if (this.holdings.delete(holding)) {
+      this.relay.leave(this.news);
+      this.tellIfIdle();
+    }
+  }
+
+  /** Tells the lock's set, if it has one, that the lock holds nothing and waits for nothing. */
+  private tellIfIdle(): void {
+    if (this.config.member !== undefined && this.acquiring === 0 && this.holdings.size === 0) this.config.member.idle();
   }
 
   /** Gives the node back to the engine; recipes may defer it (read/write downgrade). */

@@ -2,8 +2,11 @@ import type { ZkSession } from '../session/ZkSession.js';
 
 /** What a held lock tells its own listeners of its session's connection. */
 export interface ConnectionNewsListener {
+  /** The connection dropped (the session's `suspended`). */
   suspended(): void;
+  /** The same session is back (the session's `reconnected`). */
   reconnected(): void;
+  /** The session is lost (the session's `lost`). */
   lost(reason: Error): void;
 }
 

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { invalid } from '../support/invalid.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { joinPath, nameOf, parentOf, validateNodeName, validatePath } from '../../src/nodes/index.js';
-
-function invalid(fn: () => unknown): InvalidArgumentError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(InvalidArgumentError);
-    return err as InvalidArgumentError;
-  }
-  throw new Error('expected an InvalidArgumentError');
-}
 
 describe('validatePath', () => {
   it('accepts valid absolute paths and returns them', () => {
