@@ -288,7 +288,8 @@ describe('InterProcessMutex connection news, many locks', () => {
       const idle = new InterProcessMutex(flaky, `${root}/news-idle`);
       await (await idle.acquire()).release();
       const handle = await held.acquire();
-      // (The holder's watch on its node, set a turn after the grant, follows suspensions once per session.)
+      // Looked at, the holding's node is watched now (that watch follows suspensions once per session).
+      expect(handle.held).toBe(true);
       for (let i = 0; i < 5; i++) await (await idle.acquire()).release();
       const whileHeld = listeners();
       for (let i = 0; i < 20; i++) await (await idle.acquire()).release();

@@ -355,6 +355,7 @@ describe('InterProcessSemaphoreMutex (not re-entrant, same engine) safety', () =
     const [sH, sB, sC, sOp] = await Promise.all([connect(), connect(), connect(), connect()]);
     const operator = new Operator(sOp);
     const held = await new InterProcessSemaphoreMutex(sH, path).acquire();
+    const heldSignal = held.signal; // the holder follows its lock from the grant, as its work would
     const acquisition = track(new InterProcessSemaphoreMutex(sB, path).acquire());
     const bNode = (await untilQueue(sOp, path, 2))[1]!;
     await settledInWait(sB);
@@ -365,8 +366,20 @@ describe('InterProcessSemaphoreMutex (not re-entrant, same engine) safety', () =
     expect(brief(await within(acquisition.settled, BOUND_MS, 'B to settle'))).toEqual(rejectedNodeDeleted(bNode));
     const c = await within(new InterProcessSemaphoreMutex(sC, path).acquire(), BOUND_MS, 'C to acquire');
     await caughtUp(sH);
-    expect(signalState(held.signal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
+    expect(signalState(heldSignal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
     await c.release();
+  });
+
+  it("a holder that first looks at its handle after the operator deleted its node is told within a round trip of that look", async () => {
+    const path = `${root}/semaphore-mutex-late-look`;
+    const [sH, sOp] = await Promise.all([connect(), connect()]);
+    const held = await new InterProcessSemaphoreMutex(sH, path).acquire(); // nobody looks at it
+    await new Operator(sOp).deleteNode(held.path);
+    held.signal; // the first look: its node is watched from now on (docs/mutex.md, "Losing the lock")
+    await caughtUp(sH); // the watch's answer (the node is gone) is in
+    expect(signalState(held.signal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
+    expect(held.held).toBe(false);
+    await held.release();
   });
 
   it("the operator deletes H's node: H's signal aborts with NODE_DELETED and `lost` is emitted; the waiter B then acquires", async () => {
