@@ -15,6 +15,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ZkSession } from '@zk-recipes/core';
+import * as mutexPackage from '@zk-recipes/mutex';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { InterProcessSemaphore } from '@zk-recipes/semaphore';
@@ -35,15 +36,20 @@ interface Held {
 }
 
 /**
- * Locks by key, one per entity. Today an InterProcessMutex per key, made on first use and kept
- * (what a user writes without a lock-set API); a per-entity lock-set API would be a second
- * implementation of this interface, the loop unchanged.
+ * Locks by key, one per entity: the `MutexSet` a user of this version would write, or, in a build
+ * from before it existed (the base of a comparison may be one), what a user wrote then: an
+ * InterProcessMutex per key, made on first use and kept. The loop is the same either way.
  */
 interface EntityLocks {
   acquire(key: number): Promise<Held>;
 }
 
 function mutexPerKey(session: ZkSession, dir: string): EntityLocks {
+  const MutexSet = (mutexPackage as { MutexSet?: new (s: ZkSession, base: string) => { acquire(key: string): Promise<Held> } }).MutexSet;
+  if (MutexSet !== undefined) {
+    const set = new MutexSet(session, dir);
+    return { acquire: (key) => set.acquire(`k${key}`) };
+  }
   const locks = new Map<number, InterProcessMutex>();
   return {
     acquire(key) {
