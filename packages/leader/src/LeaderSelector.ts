@@ -1,5 +1,5 @@
-import { AbortedError, InvalidArgumentError, isZkError, type ZkSession } from '@zk-recipes/core';
-import { followFirst, pauseAfterLostSession, RetryBudget, type QueueSeat } from '@zk-recipes/core/recipe-kit';
+import { AbortedError, InvalidArgumentError, isZkError, SETTLE_SLACK_MS, type ZkSession } from '@zk-recipes/core';
+import { followFirst, pauseAfterLostSession, RetryBudget, settleWithin, type QueueSeat } from '@zk-recipes/core/recipe-kit';
 import { ElectionMember } from './Election.js';
 import { ElectionClosedError, LeadershipTimeoutError } from './errors.js';
 import { SELECTOR_KIND } from './kinds.js';
@@ -27,6 +27,8 @@ export class LeaderSelector extends ElectionMember {
   /** The run in progress (never rejects: `close()` waits for it). */
   private running: Promise<void> | undefined;
   private term: Term | undefined;
+  /** The deletes of seats granted after their run's stop, still under way: `close()` waits for them. */
+  private readonly givingBack = new Set<Promise<void>>();
 
   constructor(session: ZkSession, path: string, options?: LeaderSelectorOptions) {
     const parsed = parseSelectorOptions(options, 'LeaderSelector');
@@ -87,6 +89,7 @@ export class LeaderSelector extends ElectionMember {
       this.leaving.abort(new ElectionClosedError(`${this.what}: closed`));
     }
     await this.running;
+    await Promise.all([...this.givingBack]);
   }
 
   /** `await using selector = ...`: closes it. */
@@ -149,7 +152,7 @@ export class LeaderSelector extends ElectionMember {
       try {
         const seat = await this.join(stop, remaining);
         if (!stop.aborted) return seat;
-        await this.queue.leave(seat);
+        await this.giveBack(seat);
         return undefined;
       } catch (err) {
         if (stop.aborted) return undefined;
@@ -158,6 +161,18 @@ export class LeaderSelector extends ElectionMember {
         throw err;
       }
     }
+  }
+
+  /**
+   * A seat granted in the turn the run's signal aborted loses: its node is deleted, waited for no
+   * longer than the slack (docs/architecture.md, "Deadlines": a stalled server must not hold the
+   * caller past its abort); the delete goes on meanwhile, and `close()` waits for it.
+   */
+  private async giveBack(seat: QueueSeat): Promise<void> {
+    const leaving = this.queue.leave(seat).catch(() => undefined); // refused: nothing more to do, as for any waiter
+    this.givingBack.add(leaving);
+    void leaving.then(() => this.givingBack.delete(leaving));
+    await settleWithin(leaving, performance.now() + SETTLE_SLACK_MS);
   }
 
   /** One term: runs `fn` while we lead, then gives our node back. */
