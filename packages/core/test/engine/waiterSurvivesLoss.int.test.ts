@@ -191,12 +191,13 @@ describe('a waiter whose session is lost', () => {
     const holder = await enter(new LockQueue(holderSession, path));
     const doomed = await doomedSession();
     const controller = new AbortController();
-    const aborted = enter(new LockQueue(doomed, path), { signal: controller.signal }).then(
+    const queue = new LockQueue(doomed, path);
+    const aborted = enter(queue, { signal: controller.signal }).then(
       () => undefined,
       (err: unknown) => err,
     );
     // Long enough to outlast the expiry and the re-enqueue on a loaded machine (both must enqueue again first).
-    const timedOut = enter(new LockQueue(doomed, path), { timeoutMs: 8000 }).then(
+    const timedOut = enter(queue, { timeoutMs: 8000 }).then(
       () => undefined,
       (err: unknown) => err,
     );
@@ -206,6 +207,7 @@ describe('a waiter whose session is lost', () => {
     controller.abort();
     expect(await aborted).toMatchObject({ code: 'ABORTED' });
     expect(await timedOut).toMatchObject({ code: 'LOCK_TIMEOUT' });
+    await queue.settled(); // the deletes, sent before they settled
     expect(await childrenOf(observer, path)).toEqual([holder.name]);
     await new LockQueue(holderSession, path).leave(holder);
   });
