@@ -4,10 +4,9 @@
  * (`timeoutMs: 0`) or an abort settles by it plus the documented slack (50 ms), none is elected,
  * and no node is left once the server resumes.
  */
-import { describe, it } from 'vitest';
 import { LeaderSelector } from '@zk-recipes/leader';
-import { pollUntil, uniqueRoot } from '@zk-recipes/testing';
-import { deadlinesUnderStall, expectEachSettledInTime, type StallRecipe } from '../../core/test/support/stalledServer.js';
+import { uniqueRoot } from '@zk-recipes/testing';
+import { describeUnderStall, type StallRecipe } from '../../core/test/support/stalledServer.js';
 
 const root = uniqueRoot('leader-stalled-server');
 /** Elected means `run`'s function runs; released, it returns and the selector closes. */
@@ -30,17 +29,4 @@ const selector: StallRecipe = {
   queueDir: (path) => path,
 };
 
-describe.each([
-  { sessionTimeoutMs: 4000, stallMs: 6000 },
-  { sessionTimeoutMs: 15_000, stallMs: 12_000 },
-])('LeaderSelector while the server stalls, $sessionTimeoutMs ms sessions, $stallMs ms stall', ({ sessionTimeoutMs, stallMs }) => {
-  it('settles every wait for leadership within its deadline or abort plus the slack (50 ms), elects none, and leaves no node', async () => {
-    const scenario = await deadlinesUnderStall(selector, { sessionTimeoutMs, stallMs, root: `${root}/${sessionTimeoutMs}` });
-    try {
-      expectEachSettledInTime(scenario.outcomes, 'LEADERSHIP_TIMEOUT');
-      await pollUntil(async () => (await scenario.leftover()) === 0, sessionTimeoutMs + 10_000, 'no node left');
-    } finally {
-      await scenario.end();
-    }
-  });
-});
+describeUnderStall('LeaderSelector.run', selector, root, { timeoutCode: 'LEADERSHIP_TIMEOUT' });

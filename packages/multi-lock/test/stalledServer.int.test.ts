@@ -10,7 +10,7 @@ import { InterProcessMutex } from '@zk-recipes/mutex';
 import { ZkSession } from '@zk-recipes/core';
 import { pollUntil, TestingServer, uniqueRoot } from '@zk-recipes/testing';
 import { codeOf, untilQueue } from '../../core/test/support/adversary.js';
-import { deadlinesUnderStall, expectEachSettledInTime, JITTER_MS, PROMISED_SLACK_MS, type StallRecipe } from '../../core/test/support/stalledServer.js';
+import { describeUnderStall, JITTER_MS, PROMISED_SLACK_MS, type StallRecipe } from '../../core/test/support/stalledServer.js';
 
 const root = uniqueRoot('multi-lock-stalled-server');
 const multiLock: StallRecipe = {
@@ -19,20 +19,8 @@ const multiLock: StallRecipe = {
   queueDirs: (path) => [`${path}/a`, `${path}/b`],
 };
 
-describe.each([
-  { sessionTimeoutMs: 4000, stallMs: 6000 },
-  { sessionTimeoutMs: 15_000, stallMs: 12_000 },
-])('InterProcessMultiLock while the server stalls, $sessionTimeoutMs ms sessions, $stallMs ms stall', ({ sessionTimeoutMs, stallMs }) => {
-  it('settles every acquisition within its deadline or abort plus the slack (50 ms), grants none, and leaves no node', async () => {
-    const scenario = await deadlinesUnderStall(multiLock, { sessionTimeoutMs, stallMs, root: `${root}/${sessionTimeoutMs}` });
-    try {
-      expectEachSettledInTime(scenario.outcomes);
-      await pollUntil(async () => (await scenario.leftover()) === 0, sessionTimeoutMs + 10_000, 'no node left');
-    } finally {
-      await scenario.end();
-    }
-  });
-});
+describeUnderStall('InterProcessMultiLock', multiLock, root);
+
 
 describe('InterProcessMultiLock giving back what it took while the server stalls', () => {
   it('the first member held, the second waited for: the deadline passes during the stall and the multi-lock settles within the slack, its first member given back once the server resumes', async () => {

@@ -9,7 +9,7 @@ import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { ZkSession } from '@zk-recipes/core';
 import { pollUntil, TestingServer, uniqueRoot } from '@zk-recipes/testing';
 import { codeOf } from '../../core/test/support/adversary.js';
-import { deadlinesUnderStall, expectEachSettledInTime, JITTER_MS, PROMISED_SLACK_MS, type StallRecipe } from '../../core/test/support/stalledServer.js';
+import { describeUnderStall, JITTER_MS, PROMISED_SLACK_MS, type StallRecipe } from '../../core/test/support/stalledServer.js';
 
 const root = uniqueRoot('rw-stalled-server');
 /** Writers everywhere, except that the waiter queued behind the holder is a reader behind a writer. */
@@ -22,20 +22,8 @@ const readWrite: StallRecipe = {
   queueDir: (path) => path,
 };
 
-describe.each([
-  { sessionTimeoutMs: 4000, stallMs: 6000 },
-  { sessionTimeoutMs: 15_000, stallMs: 12_000 },
-])('InterProcessReadWriteLock while the server stalls, $sessionTimeoutMs ms sessions, $stallMs ms stall', ({ sessionTimeoutMs, stallMs }) => {
-  it('settles every acquisition within its deadline or abort plus the slack (50 ms), grants none, and leaves no node', async () => {
-    const scenario = await deadlinesUnderStall(readWrite, { sessionTimeoutMs, stallMs, root: `${root}/${sessionTimeoutMs}` });
-    try {
-      expectEachSettledInTime(scenario.outcomes);
-      await pollUntil(async () => (await scenario.leftover()) === 0, sessionTimeoutMs + 10_000, 'no node left');
-    } finally {
-      await scenario.end();
-    }
-  });
-});
+describeUnderStall('InterProcessReadWriteLock', readWrite, root);
+
 
 describe('InterProcessReadWriteLock downgrade while the server stalls', () => {
   it("the write holder's read lock with a deadline or an abort settles within it plus the slack, and no read node stays", async () => {

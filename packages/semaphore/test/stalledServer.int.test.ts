@@ -4,10 +4,9 @@
  * deadline or abort plus the documented slack (50 ms), none is granted, and no node is left once the
  * server resumes.
  */
-import { describe, it } from 'vitest';
 import { InterProcessSemaphore } from '@zk-recipes/semaphore';
-import { pollUntil, uniqueRoot } from '@zk-recipes/testing';
-import { deadlinesUnderStall, expectEachSettledInTime, type StallRecipe } from '../../core/test/support/stalledServer.js';
+import { uniqueRoot } from '@zk-recipes/testing';
+import { describeUnderStall, STALLS, type StallRecipe } from '../../core/test/support/stalledServer.js';
 
 const root = uniqueRoot('semaphore-stalled-server');
 const semaphore = (layout: 'queue' | 'curator'): StallRecipe => ({
@@ -17,18 +16,5 @@ const semaphore = (layout: 'queue' | 'curator'): StallRecipe => ({
   ...(layout === 'curator' ? { queueDirs: (path: string) => [`${path}/leases`, `${path}/locks`] } : {}),
 });
 
-describe.each([
-  { layout: 'queue' as const, sessionTimeoutMs: 4000, stallMs: 6000 },
-  { layout: 'queue' as const, sessionTimeoutMs: 15_000, stallMs: 12_000 },
-  { layout: 'curator' as const, sessionTimeoutMs: 4000, stallMs: 6000 },
-])('InterProcessSemaphore ($layout layout) while the server stalls, $sessionTimeoutMs ms sessions, $stallMs ms stall', ({ layout, sessionTimeoutMs, stallMs }) => {
-  it('settles every acquisition within its deadline or abort plus the slack (50 ms), grants none, and leaves no node', async () => {
-    const scenario = await deadlinesUnderStall(semaphore(layout), { sessionTimeoutMs, stallMs, root: `${root}/${layout}-${sessionTimeoutMs}` });
-    try {
-      expectEachSettledInTime(scenario.outcomes);
-      await pollUntil(async () => (await scenario.leftover()) === 0, sessionTimeoutMs + 10_000, 'no node left');
-    } finally {
-      await scenario.end();
-    }
-  });
-});
+describeUnderStall('InterProcessSemaphore (queue layout)', semaphore('queue'), `${root}/queue`);
+describeUnderStall('InterProcessSemaphore (curator layout)', semaphore('curator'), `${root}/curator`, { stalls: [STALLS[0]] });

@@ -7,7 +7,7 @@
  * it. Each must settle by its deadline (or its abort) plus the slack the docs promise, never with a
  * grant; once the server resumes, no node of theirs may stay.
  */
-import { expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SETTLE_SLACK_MS, ZkSession } from '@zk-recipes/core';
 import { pollUntil, TestingServer } from '@zk-recipes/testing';
 import { codeOf, untilQueue, within } from './adversary.js';
@@ -146,7 +146,7 @@ async function nodesIn(session: ZkSession, dirs: string[]): Promise<number> {
  * (exclusion: a grant during the stall is a lock nobody may hold), and settled by its deadline or
  * abort plus the promised slack and the scheduling jitter (a time bound; the message has the figures).
  */
-export function expectEachSettledInTime(outcomes: readonly StalledOutcome[], timeoutCode = 'LOCK_TIMEOUT'): void {
+function expectEachSettledInTime(outcomes: readonly StalledOutcome[], timeoutCode = 'LOCK_TIMEOUT'): void {
   for (const outcome of outcomes) {
     const aborted = outcome.kind === 'abort' || outcome.kind === 'queued-abort';
     expect(outcome, `not granted, rejected as due: ${JSON.stringify(outcome)}`).toMatchObject({ granted: false, code: aborted ? 'ABORTED' : timeoutCode });
@@ -164,4 +164,29 @@ async function settle(kind: StalledOutcome['kind'], startedAt: number, dueMs: nu
   } catch (err) {
     return { kind, dueMs, settledMs: performance.now() - startedAt, granted: false, code: codeOf(err) };
   }
+}
+
+/** The stalls every recipe is held to: one its 4 s sessions do not outlive, one its 15 s sessions do. */
+export const STALLS = [
+  { sessionTimeoutMs: 4000, stallMs: 6000 },
+  { sessionTimeoutMs: 15_000, stallMs: 12_000 },
+] as const;
+
+/**
+ * The scenario as a test per stall: every acquisition settles by its deadline or abort plus the
+ * slack, none is granted, and no node stays once the server resumes (a create it applies then is
+ * swept: at once, or a session timeout later).
+ */
+export function describeUnderStall(what: string, recipe: StallRecipe, root: string, options: { timeoutCode?: string; stalls?: ReadonlyArray<(typeof STALLS)[number]> } = {}): void {
+  describe.each(options.stalls ?? STALLS)(`${what} while the server stalls, $sessionTimeoutMs ms sessions, $stallMs ms stall`, ({ sessionTimeoutMs, stallMs }) => {
+    it(`settles every acquisition within its deadline or abort plus the slack (${PROMISED_SLACK_MS} ms), grants none, and leaves no node`, async () => {
+      const scenario = await deadlinesUnderStall(recipe, { sessionTimeoutMs, stallMs, root: `${root}/${sessionTimeoutMs}` });
+      try {
+        expectEachSettledInTime(scenario.outcomes, options.timeoutCode);
+        await pollUntil(async () => (await scenario.leftover()) === 0, sessionTimeoutMs + 10_000, 'no node left');
+      } finally {
+        await scenario.end();
+      }
+    });
+  });
 }
