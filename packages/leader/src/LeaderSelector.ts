@@ -1,5 +1,5 @@
-import { AbortedError, InvalidArgumentError, isZkError, type ZkSession } from '@zk-recipes/core';
-import { followFirst, pauseAfterLostSession, RetryBudget, type QueueSeat } from '@zk-recipes/core/recipe-kit';
+import { AbortedError, InvalidArgumentError, isZkError, SETTLE_SLACK_MS, type ZkSession } from '@zk-recipes/core';
+import { followFirst, pauseAfterLostSession, RetryBudget, settleWithin, type QueueSeat } from '@zk-recipes/core/recipe-kit';
 import { ElectionMember } from './Election.js';
 import { ElectionClosedError, LeadershipTimeoutError } from './errors.js';
 import { SELECTOR_KIND } from './kinds.js';
@@ -34,6 +34,8 @@ export class LeaderSelector extends ElectionMember {
   /** Deletes of our node that runs settled without (never reject: `close()` waits for them). */
   private readonly departures = new Set<Promise<void>>();
   private term: Term | undefined;
+  /** The deletes of seats granted after their run's stop, still under way: `close()` waits for them. */
+  private readonly givingBack = new Set<Promise<void>>();
 
   constructor(session: ZkSession, path: string, options?: LeaderSelectorOptions) {
     const parsed = parseSelectorOptions(options, 'LeaderSelector');
@@ -97,7 +99,7 @@ export class LeaderSelector extends ElectionMember {
       this.leaving.abort(new ElectionClosedError(`${this.what}: closed`));
     }
     await this.running;
-    await Promise.all([...this.departures]);
+    await Promise.all([...this.departures, ...this.givingBack]);
   }
 
   /** `await using selector = ...`: closes it. */
@@ -164,7 +166,7 @@ export class LeaderSelector extends ElectionMember {
       try {
         const seat = await this.join(stop, remaining);
         if (!stop.aborted) return seat;
-        await this.queue.leave(seat);
+        await this.giveBack(seat);
         return undefined;
       } catch (err) {
         if (stop.aborted) return undefined;
@@ -189,6 +191,18 @@ export class LeaderSelector extends ElectionMember {
     );
     this.departures.add(departure);
     void departure.then(() => this.departures.delete(departure));
+  }
+
+  /**
+   * A seat granted in the turn the run's signal aborted loses: its node is deleted, waited for no
+   * longer than the slack (docs/architecture.md, "Deadlines": a stalled server must not hold the
+   * caller past its abort); the delete goes on meanwhile, and `close()` waits for it.
+   */
+  private async giveBack(seat: QueueSeat): Promise<void> {
+    const leaving = this.queue.leave(seat).catch(() => undefined); // refused: nothing more to do, as for any waiter
+    this.givingBack.add(leaving);
+    void leaving.then(() => this.givingBack.delete(leaving));
+    await settleWithin(leaving, performance.now() + SETTLE_SLACK_MS);
   }
 
   /** One term: runs `fn` while we lead, then starts giving our node back (`left`). */

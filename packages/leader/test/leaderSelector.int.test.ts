@@ -213,6 +213,7 @@ describe('LeaderSelector', () => {
     await untilChildCount(observer, path, 2);
     controller.abort('stop');
     await expect(waiting).rejects.toMatchObject({ code: 'ABORTED', cause: 'stop' });
+    await untilChildCount(observer, path, 1); // its delete, sent before it settled
     expect(await children(path)).toHaveLength(1);
     release.open();
     await held;
@@ -245,6 +246,7 @@ describe('LeaderSelector', () => {
     await expect(holder.run(() => undefined)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/already running/) });
     const waiter = new LeaderSelector(await connect(), path);
     await expect(waiter.run(() => undefined, { timeoutMs: 100 })).rejects.toMatchObject({ code: 'LEADERSHIP_TIMEOUT' });
+    await untilChildCount(observer, path, 1); // its delete, sent before it settled
     expect(await children(path)).toHaveLength(1);
     await expect(waiter.run('fn' as unknown as () => void)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(waiter.run(() => undefined, { timeoutMs: Number.NaN })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });

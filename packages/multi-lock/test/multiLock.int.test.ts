@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { isZkError, MultiReleaseError, ZkSession, type AcquireOptions, type LockHandle } from '@zk-recipes/core';
 import { InterProcessMutex, InterProcessSemaphoreMutex } from '@zk-recipes/mutex';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
-import { expireSession, findOverlaps, handoffGaps, runWorkers, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { expireSession, findOverlaps, handoffGaps, runWorkers, testConnectString, uniqueRoot, untilChildCount } from '@zk-recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterProcessMultiLock, type MultiLockMember } from '../src/index.js';
 import { sessionInternals } from '@zk-recipes/core/internal';
@@ -76,6 +76,8 @@ describe('InterProcessMultiLock against ZooKeeper', () => {
     const rival = InterProcessMultiLock.fromPaths(other, [paths[1]!, paths[0]!]);
     expect(await rival.tryAcquire({ timeoutMs: 100 })).toBeNull();
     await handle.release();
+    // The rival's node went with its delete, sent before it settled (docs/architecture.md, "Deadlines").
+    for (const path of paths) await untilChildCount(session, path, 0);
     for (const path of paths) expect(await nodesIn(path)).toEqual([]);
     const rivalHandle = await rival.tryAcquire({ timeoutMs: 2_000 });
     expect(rivalHandle?.held).toBe(true);
@@ -119,6 +121,10 @@ describe('InterProcessMultiLock against ZooKeeper', () => {
     expect((error as Error).message).toContain(c);
     expect(elapsed).toBeGreaterThanOrEqual(790);
     expect(elapsed).toBeLessThan(1_250);
+    // Given back, last first: waited for within the slack, the rest in the background.
+    await untilChildCount(session, a, 0);
+    await untilChildCount(session, b, 0);
+    await untilChildCount(session, c, 1);
     expect(await nodesIn(a)).toEqual([]);
     expect(await nodesIn(b)).toEqual([]);
     expect(await nodesIn(c)).toEqual([blockerC.path.slice(c.length + 1)]);
@@ -136,6 +142,9 @@ describe('InterProcessMultiLock against ZooKeeper', () => {
     expect(await nodesIn(a)).toHaveLength(1);
     controller.abort(new Error('caller gave up'));
     await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
+    // Given back: waited for within the slack, the rest in the background.
+    await untilChildCount(session, a, 0);
+    await untilChildCount(session, b, 1);
     expect(await nodesIn(a)).toEqual([]);
     expect(await nodesIn(b)).toEqual([blockerB.path.slice(b.length + 1)]);
     expect(await nodesIn(c)).toEqual([]);
@@ -264,6 +273,7 @@ describe('InterProcessMultiLock against ZooKeeper', () => {
     const held2 = await readers2.acquire({ timeoutMs: 5_000 });
     const writer = new InterProcessMultiLock([new InterProcessReadWriteLock(other, shared).writeLock(), new InterProcessMutex(other, m1)]);
     expect(await writer.tryAcquire({ timeoutMs: 200 })).toBeNull();
+    await untilChildCount(session, shared, 2); // the writer's node: its delete, sent before it settled
     expect(await nodesIn(shared)).toHaveLength(2);
     await Promise.all([held1.release(), held2.release()]);
     const written = await writer.acquire({ timeoutMs: 5_000 });

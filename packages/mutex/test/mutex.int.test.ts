@@ -159,6 +159,8 @@ describe('InterProcessMutex', () => {
     await untilChildCount(observer, path, 2);
     controller.abort(new Error('shutting down'));
     await expect(aborted).rejects.toMatchObject({ code: 'ABORTED' });
+    // Its delete was sent before it settled; answered by now, or soon (docs/architecture.md, "Deadlines").
+    await untilChildCount(observer, path, 1);
     expect(await children(path)).toEqual([held.path.split('/').pop()]);
     await held.release();
     expect(await children(path)).toEqual([]);
@@ -317,7 +319,8 @@ describe('InterProcessSemaphoreMutex', () => {
     const mutex = new InterProcessSemaphoreMutex(session, path);
     const handle = await mutex.acquire();
     await expect(mutex.acquire({ timeoutMs: 100 })).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
-    expect(await children(path)).toHaveLength(1);
+    await untilChildCount(observer, path, 1); // the timed-out node's delete, sent before it settled
+    expect(await children(path)).toEqual([handle.path.split('/').pop()]);
     await mutex.release();
     expect(handle.held).toBe(false);
     expect(await children(path)).toEqual([]);

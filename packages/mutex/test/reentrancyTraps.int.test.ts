@@ -83,6 +83,7 @@ describe('re-entrancy trap 1: a helper that acquires and returns', () => {
     await untilChildCount(observer, path, 2);
     stop.abort(new Error('it would wait for itself'));
     await expect(selfWait).rejects.toMatchObject({ code: 'ABORTED' });
+    await untilChildCount(observer, path, 1); // its delete, sent before it settled
     expect(await children(path)).toEqual([nodeName(handle)]);
 
     // The handle is the capability: releasing through it works from anywhere.
@@ -205,6 +206,7 @@ describe('re-entrancy trap 2: callbacks of timers and emitters created while hol
     expect(fromPlain).toEqual({ owned: false, path: null });
     expect(mutex.isAcquiredInThisProcess()).toBe(true);
     expect(mutex.isOwnedByCurrentContext()).toBe(false);
+    await untilChildCount(observer, path, 1); // the outsider's try: its delete, sent before it settled
     expect(await children(path)).toEqual([nodeName(handle)]);
     await handle.release();
     expect(await children(path)).toEqual([]);

@@ -1,12 +1,11 @@
 /**
  * Deadlines that hold while the server stalls (docs/architecture.md, "Deadlines"): with the
  * server stopped (SIGSTOP), every InterProcessMutex acquisition settles by its deadline or abort
- * plus the documented slack, none is granted, and no node is left once the server resumes.
+ * plus the documented slack (50 ms), none is granted, and no node is left once the server resumes.
  */
-import { describe, expect, it } from 'vitest';
 import { InterProcessMutex } from '@zk-recipes/mutex';
-import { pollUntil, uniqueRoot } from '@zk-recipes/testing';
-import { deadlinesUnderStall, JITTER_MS, SETTLE_SLACK_MS, type StallRecipe } from '../../core/test/support/stalledServer.js';
+import { uniqueRoot } from '@zk-recipes/testing';
+import { describeUnderStall, type StallRecipe } from '../../core/test/support/stalledServer.js';
 
 const root = uniqueRoot('mutex-stalled-server');
 const mutex: StallRecipe = {
@@ -14,21 +13,4 @@ const mutex: StallRecipe = {
   queueDir: (path) => path,
 };
 
-describe.each([
-  { sessionTimeoutMs: 4000, stallMs: 6000 },
-  { sessionTimeoutMs: 15_000, stallMs: 12_000 },
-])('InterProcessMutex while the server stalls, $sessionTimeoutMs ms sessions, $stallMs ms stall', ({ sessionTimeoutMs, stallMs }) => {
-  it('settles every acquisition within its deadline or abort plus the slack, grants none, and leaves no node', async () => {
-    const scenario = await deadlinesUnderStall(mutex, { sessionTimeoutMs, stallMs, root: `${root}/${sessionTimeoutMs}` });
-    try {
-      for (const outcome of scenario.outcomes) {
-        expect(outcome, JSON.stringify(outcome)).toMatchObject({ granted: false, code: outcome.kind === 'abort' ? 'ABORTED' : 'LOCK_TIMEOUT' });
-        expect(outcome.settledMs, JSON.stringify(outcome)).toBeLessThanOrEqual(outcome.dueMs + SETTLE_SLACK_MS + JITTER_MS);
-      }
-      // A create the stalled server applies when it resumes is swept: now, or a session timeout later.
-      await pollUntil(async () => (await scenario.leftover()) === 0, sessionTimeoutMs + 10_000, 'no node left');
-    } finally {
-      await scenario.end();
-    }
-  });
-});
+describeUnderStall('InterProcessMutex', mutex, root);

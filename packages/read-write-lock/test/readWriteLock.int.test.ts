@@ -138,6 +138,7 @@ describe('InterProcessReadWriteLock', () => {
     expect(c.writeLock().isOwnedByCurrentContext()).toBe(true);
     expect(await a.readLock().tryAcquire()).toBeNull();
     expect(await b.writeLock().tryAcquire()).toBeNull();
+    await untilChildren(s1, path, (ch) => ch.length === 1); // b's try: its delete, sent before it settled
     expect(await childrenOf(s1, path)).toEqual([writeNode]);
     await w.release();
     expect(await childrenOf(s1, path)).toEqual([]);
@@ -838,7 +839,9 @@ describe('InterProcessReadWriteLock', () => {
       controller.abort();
       proxy.refuseConnections(false);
       expect(await reading).toBe('ABORTED');
-      // Rejected only once the node it may have made is gone: the writer's place is the write node's alone.
+      // The node it may have made is deleted once the connection is back (waited for within the
+      // slack, then in the background): the writer's place is the write node's alone again.
+      await untilChildren(observer, path, (ch) => ch.length === 1);
       expect(await childrenOf(observer, path)).toEqual([nameOf(write.path)]);
       await write.release();
       expect(await childrenOf(observer, path)).toEqual([]);

@@ -1,7 +1,7 @@
 /**
  * Deadlines that hold while the server stalls (docs/architecture.md, "Deadlines"): with the
  * server stopped (SIGSTOP), every acquisition of the write lock and the read lock settles by its
- * deadline or abort plus the documented slack, none is granted, and no node is left once the
+ * deadline or abort plus the documented slack (50 ms), none is granted, and no node is left once the
  * server resumes.
  */
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { ZkSession } from '@zk-recipes/core';
 import { pollUntil, TestingServer, uniqueRoot } from '@zk-recipes/testing';
 import { codeOf } from '../../core/test/support/adversary.js';
-import { deadlinesUnderStall, JITTER_MS, SETTLE_SLACK_MS, type StallRecipe } from '../../core/test/support/stalledServer.js';
+import { describeUnderStall, JITTER_MS, PROMISED_SLACK_MS, type StallRecipe } from '../../core/test/support/stalledServer.js';
 
 const root = uniqueRoot('rw-stalled-server');
 /** Writers everywhere, except that the waiter queued behind the holder is a reader behind a writer. */
@@ -22,23 +22,8 @@ const readWrite: StallRecipe = {
   queueDir: (path) => path,
 };
 
-describe.each([
-  { sessionTimeoutMs: 4000, stallMs: 6000 },
-  { sessionTimeoutMs: 15_000, stallMs: 12_000 },
-])('InterProcessReadWriteLock while the server stalls, $sessionTimeoutMs ms sessions, $stallMs ms stall', ({ sessionTimeoutMs, stallMs }) => {
-  it('settles every acquisition within its deadline or abort plus the slack, grants none, and leaves no node', async () => {
-    const scenario = await deadlinesUnderStall(readWrite, { sessionTimeoutMs, stallMs, root: `${root}/${sessionTimeoutMs}` });
-    try {
-      for (const outcome of scenario.outcomes) {
-        expect(outcome, JSON.stringify(outcome)).toMatchObject({ granted: false, code: outcome.kind === 'abort' ? 'ABORTED' : 'LOCK_TIMEOUT' });
-        expect(outcome.settledMs, JSON.stringify(outcome)).toBeLessThanOrEqual(outcome.dueMs + SETTLE_SLACK_MS + JITTER_MS);
-      }
-      await pollUntil(async () => (await scenario.leftover()) === 0, sessionTimeoutMs + 10_000, 'no node left');
-    } finally {
-      await scenario.end();
-    }
-  });
-});
+describeUnderStall('InterProcessReadWriteLock', readWrite, root);
+
 
 describe('InterProcessReadWriteLock downgrade while the server stalls', () => {
   it("the write holder's read lock with a deadline or an abort settles within it plus the slack, and no read node stays", async () => {
@@ -64,7 +49,7 @@ describe('InterProcessReadWriteLock downgrade while the server stalls', () => {
       );
       await server.resume();
       expect(outcomes.map((o) => o.code)).toEqual(['LOCK_TIMEOUT', 'ABORTED']);
-      for (const o of outcomes) expect(o.settled, JSON.stringify(o)).toBeLessThanOrEqual(o.due + SETTLE_SLACK_MS + JITTER_MS);
+      for (const o of outcomes) expect(o.settled, JSON.stringify(o)).toBeLessThanOrEqual(o.due + PROMISED_SLACK_MS + JITTER_MS);
       // The read node a stalled transaction may create when the server resumes is deleted. Asked on
       // the holder's session, which the server answers after its stalled requests: another session's
       // read may be served before the stalled transaction is applied, and see one node too early.

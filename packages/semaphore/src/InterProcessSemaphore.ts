@@ -384,11 +384,12 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
 }
 
 /**
- * Milliseconds left until the deadline; `undefined` (no engine timer) for a try, which fails in
- * its rule instead of waiting (see `ruleFor`).
+ * Milliseconds left until the deadline; 0 for a try, which fails in its rule instead of waiting
+ * (see `ruleFor`) and, like every acquisition, gets its first look within the slack however the
+ * server answers (docs/architecture.md, "Deadlines").
  */
 function remaining(wait: Wait): number | undefined {
-  return wait.deadline.isTry ? undefined : wait.deadline.remainingMs();
+  return wait.deadline.remainingMs();
 }
 
 /**

@@ -1,8 +1,9 @@
 import { ZkSession } from '@zk-recipes/core';
-import { expireSession, FaultProxy, pollUntil, serverWatchedPaths, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { expireSession, FaultProxy, pollUntil, serverWatchedPaths, testConnectString, uniqueRoot, untilChildCount } from '@zk-recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterProcessSemaphore, SharedCount, type Lease } from '../src/index.js';
 import { sessionInternals } from '@zk-recipes/core/internal';
+import { JITTER_MS, PROMISED_SLACK_MS } from '../../core/test/support/stalledServer.js';
 
 // ZooKeeper's CREATE2 opcode: what ZkSession sends for an ephemeral-sequential create.
 const OP_CREATE2 = 15;
@@ -327,17 +328,23 @@ describe('InterProcessSemaphore (queue layout)', () => {
       }),
   );
 
-  it('an abort while the create is in flight: the rejection comes after the node is gone', async () => {
+  it('an abort while the create is in flight: rejects within the slack, and the node the create makes once delivered is deleted', async () => {
     const [host, port] = testConnectString().split(',')[0]!.split(':');
     const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
     try {
       const path = `${root}/leak-in-flight`;
-      const sem = new InterProcessSemaphore(await connect(proxy.connectString), path, { maxLeases: 1 });
+      const through = await connect(proxy.connectString);
+      const sem = new InterProcessSemaphore(through, path, { maxLeases: 1 });
       await sem.tryAcquire().then((l) => l?.release()); // creates the directory with maxLeases: the next create is the lease
       const healed = proxy.blackhole(400); // the create is held, then delivered and answered
+      const started = performance.now();
       const failure = failureOf(sem.acquire({ signal: AbortSignal.timeout(100) }));
       expect(await failure).toMatchObject({ code: 'ABORTED' });
+      const settledMs = performance.now() - started;
+      expect(settledMs, `time bound: settled ${settledMs} ms after the call, the abort at 100 ms`).toBeLessThan(100 + PROMISED_SLACK_MS + JITTER_MS);
       await healed;
+      await through.exists(path); // answered after the held create: applied by now
+      await untilChildCount(main, path, 0); // and its node deleted, in the background (docs/architecture.md, "Deadlines")
       expect(await new InterProcessSemaphore(main, path, { maxLeases: 1 }).getParticipantNodes()).toEqual([]);
     } finally {
       await proxy.close();

@@ -253,6 +253,9 @@ describe('acquireMany across a lost session: only live leases, or none', () => {
     const outcome = await within(pair.settled, 15_000, 'acquireMany to settle');
     if (outcome.state === 'resolved') await expectAllLive(outcome.value, doomed, observer);
     expect(brief(outcome)).toMatchObject({ state: 'rejected', code: 'LOCK_TIMEOUT' });
+    // What it took on the next session is given back: waited for within the slack, the rest in the background.
+    await untilQueue(observer, `${path}/leases`, holder.length);
+    await untilQueue(observer, `${path}/locks`, 0);
     expect(await queueOf(observer, `${path}/leases`)).toEqual(holder.map((lease) => lease.path));
     expect(await queueOf(observer, `${path}/locks`)).toEqual([]);
     await Promise.all(holder.map((lease) => lease.release()));

@@ -267,7 +267,6 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     try {
       recheck?.arm();
       decision = decideWithHints(options.rule, queue, ownIndex);
-      stop.firstLookDone();
     } catch (err) {
       this.endWaits();
       this.fail(err);
@@ -306,6 +305,12 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
     current?.cancel();
     if (decision.held) {
       this.hold(fresh);
+      return;
+    }
+    // A deadline deferred for the first look fires now that the look says "wait".
+    stop.firstLookDone();
+    if (stop.aborted) {
+      this.fail(stop.reason);
       return;
     }
     if ('waitForAnyOf' in decision) {
@@ -357,6 +362,11 @@ export class Contender implements WaitSink, AnyOfSink, OwnNodeSink {
    * @param proven a fresh listing, which showed our node, is what we decided on
    */
   private hold(proven: boolean): void {
+    // A grant that comes after the stop (its deadline, the caller's abort) loses: our node goes.
+    if (this.stop.aborted) {
+      this.fail(this.stop.reason);
+      return;
+    }
     if (!proven && !this.ownNodeKnown()) return;
     if (this.own!.state === 'gone') {
       this.fail(this.stop.reason ?? this.own!.deletedBy);

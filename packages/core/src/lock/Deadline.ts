@@ -1,3 +1,4 @@
+import { isZkError } from '../errors.js';
 import { SETTLE_SLACK_MS, settleByOf } from '../signals/settleBound.js';
 
 /**
@@ -29,11 +30,15 @@ export class Deadline {
 
   /**
    * The moment an acquisition that failed with `reason` must have settled by (docs/architecture.md,
-   * "Deadlines"): the one its stop marked it with, else its deadline plus the slack; undefined (wait
-   * as long as it takes) for a failure without either.
+   * "Deadlines"): the one its stop marked it with; for an abort the recipe found itself (its check
+   * of the caller's signal between two waits), now plus the slack; else its deadline plus the
+   * slack; undefined (wait as long as it takes) for a failure without any of these.
    */
-  settleBy(reason: unknown): number | undefined {
-    return settleByOf(reason) ?? (this.timeoutMs === undefined ? undefined : this.endsAt + SETTLE_SLACK_MS);
+  settleBy(reason: unknown, now: number = performance.now()): number | undefined {
+    const marked = settleByOf(reason);
+    if (marked !== undefined) return marked;
+    if (isZkError(reason, 'ABORTED')) return now + SETTLE_SLACK_MS;
+    return this.timeoutMs === undefined ? undefined : this.endsAt + SETTLE_SLACK_MS;
   }
 
   /** The whole acquisition's timeout, as given. */

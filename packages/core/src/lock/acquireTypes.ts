@@ -7,10 +7,16 @@ import type { DiagnosticsRecipe } from '../diagnostics/channels.js';
 export interface AcquireOptions {
   /**
    * Give up after this many milliseconds (`LOCK_TIMEOUT`): a finite number from 0 to 2^31-1 (about
-   * 24.8 days). Omit to wait as long as it takes.
+   * 24.8 days). Omit to wait as long as it takes. The promise settles within `SETTLE_SLACK_MS` of
+   * the deadline whatever the server does; `0` is one look at the queue, if the server gives it
+   * within that slack.
    */
   timeoutMs?: number | undefined;
-  /** Abort the wait (`ABORTED`). Our queue node is deleted before the promise settles. */
+  /**
+   * Abort the wait (`ABORTED`), settled within `SETTLE_SLACK_MS` of the abort. Our queue node's
+   * delete is sent before the promise settles (and done by then, unless the server is slower than
+   * the slack: then it finishes in the background).
+   */
   signal?: AbortSignal | undefined;
   /**
    * Called when someone asks the holder to release: Curator's revocation protocol (`__REVOKE__`

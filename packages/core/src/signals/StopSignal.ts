@@ -83,7 +83,8 @@ export interface StopSignalOptions {
    * Tells whether the session is connected now. A deadline that passes before the first decision
    * while connected is deferred to that decision, so even `timeoutMs: 0` gets one look at the
    * queue (one round trip) — Curator's semantics — but never by more than {@link SETTLE_SLACK_MS}:
-   * a server that stalls gets no longer. While disconnected it fires at once.
+   * a server that stalls, or answers later than that, gets no longer. While disconnected it fires
+   * at once.
    */
   isConnected?: () => boolean;
   /** Names the acquisition in error messages, e.g. `lock /locks/a`. */
@@ -113,6 +114,8 @@ export class StopSignal implements StopListener {
   private listeners: SmallSet<StopListener> | undefined;
   private controller: AbortController | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The first look's bound, judged once the replies already read are handled. */
+  private afterPoll: ReturnType<typeof setImmediate> | undefined;
   private readonly sessionSignal: AbortSignal | undefined;
   private readonly callerSignal: AbortSignal | undefined;
   private readonly fanOut: AbortFanOut;
@@ -156,7 +159,12 @@ export class StopSignal implements StopListener {
         if (this.firstLookPending && isConnected?.() === true) {
           // One look at the queue, but no longer than the slack: a stalled server gets no more.
           this.timeoutDeferred = { timeout, deadlineAt };
-          this.timer = setTimeout(() => this.stop(timeout, deadlineAt), Math.max(0, deadlineAt + SETTLE_SLACK_MS - performance.now()));
+          this.timer = setTimeout(() => {
+            this.timer = undefined;
+            // Timers run before I/O in the event loop: the answer that makes the first decision
+            // may be sitting unread. Judge after the poll phase, so that it counts if it came in time.
+            this.afterPoll = setImmediate(() => this.stop(timeout, deadlineAt));
+          }, Math.max(0, deadlineAt + SETTLE_SLACK_MS - performance.now()));
         } else {
           this.timer = undefined;
           this.stop(timeout, deadlineAt);
@@ -209,7 +217,10 @@ export class StopSignal implements StopListener {
     }
   }
 
-  /** The first decision is made: a deferred deadline fires now. */
+  /**
+   * The first decision is made, and it is to wait: a deferred deadline fires now. (One that grants
+   * is made before this is called: the first look's answer wins, within the slack.)
+   */
   firstLookDone(): void {
     this.firstLookPending = false;
     const deferred = this.timeoutDeferred;
@@ -289,6 +300,8 @@ export class StopSignal implements StopListener {
   dispose(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.afterPoll !== undefined) clearImmediate(this.afterPoll);
+    this.afterPoll = undefined;
     if (this.sessionSignal !== undefined) this.fanOut.unfollow(this.sessionSignal, this);
     if (this.callerSignal !== undefined) this.fanOut.unfollow(this.callerSignal, this);
   }

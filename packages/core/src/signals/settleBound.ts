@@ -6,11 +6,14 @@
  */
 
 /**
- * How long after its deadline, its caller's abort or its session's end an acquisition may still
- * take to settle, whatever the server does: the first look a deadline waits for, and the clean-up
- * a failed acquisition waits for, each end by then.
+ * How long after its deadline or its caller's abort an acquisition may still take to settle,
+ * whatever the server does: what timers firing late need, and no more. Within it a failed
+ * acquisition waits for the delete of its node (a server that answers leaves nothing behind when
+ * it settles), and a deadline that passes before the first decision waits for that decision (a try,
+ * `timeoutMs: 0`, gets the lock if the server answers within it); past it both go on without the
+ * caller: the clean-up in the background, the look not at all.
  */
-export const SETTLE_SLACK_MS = 1000;
+export const SETTLE_SLACK_MS = 50;
 
 /** Where a failure carries the moment its acquisition must have settled by (see {@link markSettleBy}). */
 const SETTLE_BY = Symbol('zk-recipes.settleBy');

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { AbortedError, LockTimeoutError } from '../../src/errors.js';
 import { Deadline } from '../../src/lock/Deadline.js';
+import { markSettleBy, SETTLE_SLACK_MS } from '../../src/signals/settleBound.js';
 
 describe('Deadline', () => {
   it('gives no limit without a timeout', () => {
@@ -36,5 +38,16 @@ describe('Deadline', () => {
     expect(Deadline.start(1000, 100)).toMatchObject({ startedAt: 100, endsAtMs: 1100 });
     expect(Deadline.start(0, 100)).toMatchObject({ startedAt: 100, endsAtMs: 100 });
     expect(Deadline.start(undefined, 100)).toMatchObject({ startedAt: 100, endsAtMs: undefined });
+  });
+
+  it("tells when a failure must have settled by: its stop's mark, an abort found between waits now, else the deadline, plus the slack", () => {
+    const marked = new LockTimeoutError('member: not acquired');
+    markSettleBy(marked, 400);
+    const wrapped = new LockTimeoutError('multi-lock: not acquired', { cause: marked });
+    expect(Deadline.start(1000, 100).settleBy(wrapped, 900)).toBe(400 + SETTLE_SLACK_MS);
+    // The recipe's own check of the caller's signal between two waits: nothing marked it.
+    expect(Deadline.start(undefined, 100).settleBy(new AbortedError('aborted before /b'), 900)).toBe(900 + SETTLE_SLACK_MS);
+    expect(Deadline.start(1000, 100).settleBy(new Error('refused'), 900)).toBe(1100 + SETTLE_SLACK_MS);
+    expect(Deadline.start(undefined, 100).settleBy(new Error('refused'), 900)).toBeUndefined();
   });
 });

@@ -105,7 +105,28 @@ describe('StopSignal', () => {
       vi.advanceTimersByTime(1500 + SETTLE_SLACK_MS - 1);
       expect(stop.aborted).toBe(false);
       vi.advanceTimersByTime(1);
+      // Judged after the poll phase (an immediate): replies already read count first.
+      expect(stop.aborted).toBe(false);
+      vi.runOnlyPendingTimers();
       expect(stop.reason).toMatchObject({ code: 'LOCK_TIMEOUT' });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('lets a first look whose answer is read in the turn its bound passes grant: the grant disposes the stop before it is judged', () => {
+    vi.useFakeTimers();
+    try {
+      const session = new AbortController();
+      const stop = new StopSignal({ sessionSignal: session.signal, timeoutMs: 0, isConnected: () => true, what: 'lock /c' });
+      vi.advanceTimersToNextTimer(); // the deadline: deferred for the first look
+      vi.advanceTimersToNextTimer(); // the slack: the bound passes, to be judged after the poll phase
+      expect(stop.aborted).toBe(false);
+      expect(vi.getTimerCount()).toBe(1);
+      stop.dispose(); // the grant, made on the answer read in the poll phase
+      expect(vi.getTimerCount()).toBe(0);
+      vi.runOnlyPendingTimers();
+      expect(stop.aborted).toBe(false);
     } finally {
       vi.useRealTimers();
     }
