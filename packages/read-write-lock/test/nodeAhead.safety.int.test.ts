@@ -275,6 +275,7 @@ describe('InterProcessReadWriteLock: the node ahead of the one a waiter waits fo
       const { session: sW2, proxy } = await connectThroughProxy();
       const operator = new Operator(sOp);
       const held = await lockOf(sH, path, 'write').acquire();
+      const heldSignal = held.signal; // H follows its lock from the grant, as its work would
       const w1 = await enqueueWaiter(sW1, 'write', sOp, path, 2);
       const w2 = await enqueueWaiter(sW2, waiter, sOp, path, 3);
       await untilAnswered(proxy, OP_GET_CHILDREN2, w1.node);
@@ -287,7 +288,7 @@ describe('InterProcessReadWriteLock: the node ahead of the one a waiter waits fo
       expect(w2.acquisition.outcome.state).toBe('pending');
       expect(proxy.requestsTo(OP_GET_CHILDREN2, path) - listings).toBe(1);
       await caughtUp(sH);
-      expect(signalState(held.signal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
+      expect(signalState(heldSignal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
 
       const mark = proxy.frames.length;
       await releaseGranted(granted1);

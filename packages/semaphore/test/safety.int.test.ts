@@ -65,6 +65,7 @@ for (const layout of ['queue', 'curator'] as const) {
       const [sH, sB, sC, sOp] = await Promise.all([connect(), connect(), connect(), connect()]);
       const operator = new Operator(sOp);
       const held = await semaphoreOf(sH, path, layout).acquire();
+      const heldSignal = held.signal; // the holder follows its lease from the grant, as its work would
       const b = await enqueueWaiter(sB, sOp, path, layout, 2);
 
       await operator.deleteNode(b.node);
@@ -73,7 +74,7 @@ for (const layout of ['queue', 'curator'] as const) {
       expect(brief(await within(b.acquisition.settled, BOUND_MS, 'B to settle'))).toEqual(REJECTED_NODE_DELETED(b.node));
       const c = await within(semaphoreOf(sC, path, layout).acquire(), BOUND_MS, 'C to acquire');
       await caughtUp(sH);
-      expect(signalState(held.signal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
+      expect(signalState(heldSignal)).toEqual({ aborted: true, code: 'NODE_DELETED' });
       await c.release();
     });
 
@@ -106,6 +107,7 @@ describe('InterProcessSemaphore (queue layout) safety: deleteall', () => {
     const [sH, sW1, sW2, sC, sOp] = await Promise.all([connect(), connect(), connect(), connect(), connect()]);
     const operator = new Operator(sOp);
     const held = await semaphoreOf(sH, path, 'queue').acquire();
+    const heldSignal = held.signal; // H follows its lease from the grant, as its work would
     const w1 = await enqueueWaiter(sW1, sOp, path, 'queue', 2);
     const w2 = await enqueueWaiter(sW2, sOp, path, 'queue', 3);
 
@@ -114,7 +116,7 @@ describe('InterProcessSemaphore (queue layout) safety: deleteall', () => {
     const [w1Outcome, w2Outcome] = await within(Promise.all([w1.acquisition.settled, w2.acquisition.settled]), BOUND_MS, 'W1 and W2 to settle');
     const c = await within(semaphoreOf(sC, path, 'queue').acquire(), BOUND_MS, 'C to acquire');
     await caughtUp(sH);
-    expect({ w1: brief(w1Outcome), w2: brief(w2Outcome), holder: signalState(held.signal) }).toEqual({
+    expect({ w1: brief(w1Outcome), w2: brief(w2Outcome), holder: signalState(heldSignal) }).toEqual({
       w1: REJECTED_NODE_DELETED(w1.node),
       w2: REJECTED_NODE_DELETED(w2.node),
       holder: { aborted: true, code: 'NODE_DELETED' },
