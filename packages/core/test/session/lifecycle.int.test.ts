@@ -135,7 +135,10 @@ describe('session loss', () => {
   });
 
   it('a stall of our own event loop is not mistaken for a silent server (bytes read before the watchdog acts)', async () => {
-    const s = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 6000 });
+    // A long session: after the stall, the round trips that follow have until the lost deadline
+    // (a tenth of the session before it ends) to be answered, 3.6 s here; with 6 s sessions a busy
+    // machine took longer than the 0.9 s left and the session was rightly declared lost.
+    const s = await ZkSession.connect({ connectString: server.connectString, sessionTimeoutMs: 20_000 });
     try {
       const timeout = s.negotiatedSessionTimeoutMs;
       const states: string[] = [];
@@ -145,10 +148,11 @@ describe('session loss', () => {
       // request still corked during the stall would leave only after it, with no reply in time.
       await new Promise((resolve) => setImmediate(resolve));
       // Block for longer than the read timeout (2/3) but less than the session timeout: the reply
-      // arrives meanwhile and waits in the socket while our timers are already overdue.
-      const end = Date.now() + Math.floor(timeout * 0.75);
-      while (Date.now() < end) {
-        // busy: this stall IS the scenario
+      // arrives meanwhile and waits in the socket while our timers are already overdue. The thread
+      // sleeps (Atomics.wait): the event loop is stopped as by a busy loop, without taking a core.
+      const end = performance.now() + Math.floor(timeout * 0.72);
+      for (let left = end - performance.now(); left > 0; left = end - performance.now()) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, left);
       }
       await reply;
       // Two more round trips spanning several watchdog ticks.
