@@ -70,6 +70,17 @@ export class MachineLoad {
     return new MachineLoad(options.intervalMs ?? 250);
   }
 
+  /**
+   * The slowness from one reading taken now, for a bound judged without a sampler: the runnable
+   * tasks at this instant, or the 1-minute load average, whichever is larger (the average covers
+   * the minute the measured work ran in).
+   */
+  static now(): Slowness {
+    const { runnable, loadAverage } = readLoad();
+    const cores = availableParallelism();
+    return { factor: Math.max(1, Math.max(runnable, loadAverage) / cores), runnable, loadAverage, cores, samples: 0 };
+  }
+
   private sample(): void {
     if (this.samples.length >= MAX_SAMPLES) this.samples.shift();
     this.samples.push({ t: process.hrtime.bigint(), ...readLoad() });

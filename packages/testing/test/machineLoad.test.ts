@@ -41,3 +41,12 @@ describe('MachineLoad', () => {
     expect(load.slowness(later, later).samples).toBe(1);
   });
 });
+
+describe('MachineLoad.now', () => {
+  it('reads the load once: at least 1, from no sample', () => {
+    const s = MachineLoad.now();
+    expect(s.factor).toBeGreaterThanOrEqual(1);
+    expect(s.samples).toBe(0);
+    expect(s.factor).toBeCloseTo(Math.max(1, Math.max(s.runnable, s.loadAverage) / s.cores), 10);
+  });
+});
