@@ -803,7 +803,7 @@ export function describeNemesis(result: NemesisResult): string {
   const gapMs = (g: IdleGap): string => (Number(g.end - g.start) / 1e6).toFixed(1);
   const quiet = result.quietIdleGaps;
   lines.push(
-    `idle gaps (lock free while someone waited): ${result.idleGaps.length}, longest ${result.idleGaps[0] ? gapMs(result.idleGaps[0]) : 0} ms; ${quiet.length} with no fault near, longest ${quiet[0] ? gapMs(quiet[0]) : 0} ms; over their bound (${result.idleBounds.quiet} ms + the faults' allowances): ${result.idleViolations.length}`,
+    `idle gaps (lock free while someone waited): ${result.idleGaps.length}, longest ${result.idleGaps[0] ? gapMs(result.idleGaps[0]) : 0} ms; ${quiet.length} with no fault near, longest ${quiet[0] ? gapMs(quiet[0]) : 0} ms; over their bound (${result.idleBounds.quiet} ms and the faults' allowances, their work × the machine's slowness): ${result.idleViolations.length}`,
   );
   for (const v of result.idleViolations) lines.push(`  OVER BOUND (slow): idle ${gapMs(v)} ms at ${s(v.start)}, bound ${v.boundMs.toFixed(0)} ms (slowness ×${v.slowness.toFixed(1)}), waiting: ${v.waiters.join(' ')}`);
   result.idleGaps.slice(0, 5).forEach((g, i) => {
