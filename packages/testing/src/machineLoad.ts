@@ -135,7 +135,14 @@ export function describeSlowness(s: Slowness): string {
  * (hand-overs, elections, scheduling), which takes longer on a busy machine by its slowness.
  * A plain number is all `scaledMs`.
  */
-export type TimeBound = number | { fixedMs?: number; scaledMs: number };
+export type TimeBound =
+  | number
+  | {
+      /** What no load changes, ms (a session timeout the server counts, a sleep of the test's own). */
+      fixedMs?: number;
+      /** The work and the waiting for turns, ms on an idle machine: multiplied by the slowness. */
+      scaledMs: number;
+    };
 
 /** A duration judged against a time bound on this machine. */
 export interface TimeVerdict {
