@@ -30,7 +30,10 @@ export interface NemesisOptions {
   seed: number;
   /** Length of the fault phase, ms. */
   faultMs: number;
-  /** Calm tail after the last fault, ms (default 6000): sections must complete there. */
+  /**
+   * Calm tail after the last fault, ms (default 6000): sections must complete there. On a busy
+   * machine it goes on, up to this × the machine's slowness, until every process had a section.
+   */
   calmMs?: number;
   /** Number of contending processes (default 4). */
   workers?: number;
@@ -154,7 +157,7 @@ export interface NemesisResult {
   t0: bigint;
   /** Length of the fault phase, ms. */
   faultMs: number;
-  /** Length of the calm tail, ms. */
+  /** Length of the calm tail, ms: `calmMs`, or longer on a busy machine (see {@link NemesisOptions.calmMs}). */
   calmMs: number;
   /** The workers' session timeout, ms. */
   sessionTimeoutMs: number;
@@ -641,6 +644,11 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
     calmStart = now();
     for (const p of live()) p.calm();
     await sleep(calmMs);
+    // On a busy machine the ensemble and the processes take longer to come back from the last
+    // faults: the tail goes on, up to calmMs × the run's slowness, until every process has had a
+    // section in it (on an idle machine it ends at calmMs, as before).
+    const calmBound = calmStart + BigInt(Math.round(calmMs * load.slowness(t0).factor)) * NS_PER_MS;
+    while (calmSections < workers && now() < calmBound) await sleep(100);
     calmEnd = now();
     const stopped = await Promise.all(live().map(async (p) => ({ p, ok: await p.stop(Math.max(20_000, sessionTimeoutMs * 4)) })));
     for (const { p, ok } of stopped) if (!ok) problems.push(`${p.name} did not stop cleanly (exit ${p.exitCode ?? p.exitSignal}): ${p.stderr.trim().slice(-2000)}`);
@@ -711,7 +719,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
     seed: options.seed,
     t0,
     faultMs: options.faultMs,
-    calmMs,
+    calmMs: Math.round(Number((calmEnd ?? now()) - (calmStart ?? now())) / 1e6),
     sessionTimeoutMs,
     workers,
     processesStarted: all.length,
