@@ -3,7 +3,7 @@ import { expireSession, FaultProxy, pollUntil, serverWatchedPaths, testConnectSt
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterProcessSemaphore, SharedCount, type Lease } from '../src/index.js';
 import { sessionInternals } from '@zk-recipes/core/internal';
-import { JITTER_MS, PROMISED_SLACK_MS } from '../../core/test/support/stalledServer.js';
+import { jitterMs, PROMISED_SLACK_MS } from '../../core/test/support/stalledServer.js';
 import { expectTimely } from '../../core/test/support/timeBound.js';
 
 // ZooKeeper's CREATE2 opcode: what ZkSession sends for an ephemeral-sequential create.
@@ -342,7 +342,7 @@ describe('InterProcessSemaphore (queue layout)', () => {
       const failure = failureOf(sem.acquire({ signal: AbortSignal.timeout(100) }));
       expect(await failure).toMatchObject({ code: 'ABORTED' });
       const settledMs = performance.now() - started;
-      expect(settledMs, `time bound: settled ${settledMs} ms after the call, the abort at 100 ms`).toBeLessThan(100 + PROMISED_SLACK_MS + JITTER_MS);
+      expect(settledMs, `time bound: settled ${settledMs} ms after the call, the abort at 100 ms`).toBeLessThan(100 + PROMISED_SLACK_MS + jitterMs());
       await healed;
       await through.exists(path); // answered after the held create: applied by now
       await untilChildCount(main, path, 0); // and its node deleted, in the background (docs/architecture.md, "Deadlines")
