@@ -142,6 +142,7 @@ process.stdout.write(
     `idle gaps (lock free while someone waited): longest ${Math.max(0, ...results.map((r) => (r.idleGaps[0] ? Number(r.idleGaps[0].end - r.idleGaps[0].start) / 1e6 : 0))).toFixed(1)} ms near faults, ${Math.max(0, ...results.map((r) => (r.quietIdleGaps[0] ? Number(r.quietIdleGaps[0].end - r.quietIdleGaps[0].start) / 1e6 : 0))).toFixed(1)} ms away from any; over their bounds: ${sum((r) => r.idleViolations.length)}`,
     `deadlines: ${sum((r) => r.deadlines.checked)} checked; missed (settled later than deadline or abort + ${results[0]?.deadlineAllowance.slackMs ?? 0} ms slack + ${results[0]?.deadlineAllowance.toleranceMs ?? 0} ms tolerance): ${sum((r) => r.deadlineMisses.length)}${missSeeds.length > 0 ? ` (seeds ${missSeeds.join(', ')})` : ''}; worst lateness ${Math.max(0, ...results.map((r) => r.deadlines.worstLatenessMs)).toFixed(1)} ms`,
     `problems: ${sum((r) => r.problems.length)}`,
+    `machine slowness (the bounds' scaling): ${results.map((r) => `×${r.slowness.factor.toFixed(1)}`).join(', ')}`,
     failedSeeds.length > 0 ? `FAILED seeds: ${failedSeeds.join(', ')}` : 'no overlap, idle gap over its bound or deadline missed',
     '',
   ].join('\n'),

@@ -17,8 +17,8 @@ import { Fleet, msBetween, type TermRecord } from './support/fleet.js';
 
 const root = uniqueRoot('leader-faults');
 const SESSION_MS = 2000;
-/** A new leader within the session timeout plus one second of the old one's loss. */
-const ELECTED_WITHIN_MS = SESSION_MS + 1000;
+/** A new leader within the session timeout plus one second (an election's work: × the machine's slowness) of the old one's loss. */
+const ELECTED_WITHIN = { fixedMs: SESSION_MS, scaledMs: 1000 };
 const now = (): bigint => process.hrtime.bigint();
 let observer: ZkSession;
 let operator: Operator;
@@ -55,9 +55,8 @@ async function attackLeader(recipe: 'latch' | 'selector', name: string, attack: 
   } finally {
     runEnd = await fleet.stop();
   }
-  const result = fleet.check(runEnd);
-  expect(result.overlaps, fleet.describe()).toEqual([]);
-  expect(msBetween(outcome.lossAt, outcome.next.granted), fleet.describe()).toBeLessThanOrEqual(ELECTED_WITHIN_MS);
+  fleet.expectOneLeaderAtATime(runEnd);
+  fleet.expectWithin(`a new leader (${outcome.next.worker}#${outcome.next.id}) after the leader's loss`, outcome.lossAt, outcome.next.granted, ELECTED_WITHIN);
   expect(outcome.next.token).toBeGreaterThan(outcome.old.token);
   expect(await childrenOf(observer, path)).toEqual([]);
   return outcome;
@@ -98,7 +97,7 @@ describe.each(['latch', 'selector'] as const)('%s: the leader attacked', (recipe
     expect(fleet.terms.get(`${old.worker}#${old.id}`)!.reason).toBe('SESSION_LOST');
     expect(old.lastHeld!).toBeLessThan(next.granted);
     // Told as soon as it ran again (a timer already due; no timer of the session needed).
-    expect(msBetween(pauseEnd, ended)).toBeLessThan(1000);
+    fleet.expectWithin('the stopped leader told once it ran again', pauseEnd, ended, 1000);
   });
 
   it('cut off both ways: its signal aborts (declared lost) before the next leader is elected', async () => {
@@ -145,7 +144,12 @@ describe.each(['latch', 'selector'] as const)('%s: the leader attacked', (recipe
 
   it('its replies held while each reconnection is answered (the server hears it, and says its session lives): it stays leader, nobody else is elected', async () => {
     const path = `${root}/${recipe}-replies-reconnecting`;
-    const fleet = await Fleet.start({ connectString: testConnectString(), path, count: 3, sessionTimeoutMs: SESSION_MS, recipe, proxied: true });
+    // Each reconnection must be answered within the gap between the client's read timeout (2/3 of
+    // the session) and its lost deadline (9/10): 470 ms of a 2 s session, which a busy machine's
+    // reconnection took longer than (then the leader rightly declares its session lost). 1.4 s of
+    // a 6 s session.
+    const sessionMs = 6000;
+    const fleet = await Fleet.start({ connectString: testConnectString(), path, count: 3, sessionTimeoutMs: sessionMs, recipe, proxied: true });
     let runEnd = now();
     let leader: TermRecord;
     try {
@@ -153,16 +157,16 @@ describe.each(['latch', 'selector'] as const)('%s: the leader attacked', (recipe
       await untilParticipants(path, 3);
       const proxies = fleet.proxies[slotOf(leader.worker)]!;
       for (const proxy of proxies) proxy.holdReplies();
-      await new Promise((resolve) => setTimeout(resolve, SESSION_MS * 2 + 1000));
+      await new Promise((resolve) => setTimeout(resolve, sessionMs * 2 + 1000));
       // Its session lives on the server (it hears every ping and reconnection): its node stays first.
-      expect([...fleet.terms.values()].filter((t) => t.granted > leader.granted), fleet.describe()).toEqual([]);
+      expect([...fleet.terms.values()].filter((t) => t.granted > leader.granted), `another participant elected, where the leader's session was to live (each reconnection answered)\n${fleet.describe()}`).toEqual([]);
       for (const proxy of proxies) proxy.heal();
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(fleet.openTerms().map((t) => `${t.worker}#${t.id}`)).toEqual([`${leader.worker}#${leader.id}`]);
     } finally {
       runEnd = await fleet.stop();
     }
-    expect(fleet.check(runEnd).overlaps, fleet.describe()).toEqual([]);
+    fleet.expectOneLeaderAtATime(runEnd);
   });
 
   it("its node deleted by an operator: its signal aborts NODE_DELETED, the next participant leads at once, it rejoins with a new node", async () => {

@@ -34,11 +34,10 @@ describe.each(['latch', 'selector'] as const)('%s: 8 processes with churn', (rec
       } finally {
         runEnd = await fleet.stop();
       }
-      const result = fleet.check(runEnd);
-      expect(result.overlaps, fleet.describe()).toEqual([]);
+      fleet.expectOneLeaderAtATime(runEnd);
       const terms = inOrder(fleet.terms.values());
       // Every term ended by resigning or stopping, none by a loss.
-      expect(terms.filter((t) => t.end === null || t.reason !== undefined), fleet.describe()).toEqual([]);
+      expect(terms.filter((t) => t.end === null || t.reason !== undefined), `LEADERSHIP LOST with no fault acting (or a term never ended)\n${fleet.describe()}`).toEqual([]);
       // Leadership really moved: most processes led, and most hand-overs crossed processes.
       expect(new Set(terms.map((t) => t.worker)).size).toBeGreaterThanOrEqual(6);
       const intervals = terms.map((t) => ({ worker: t.worker, start: t.granted, end: t.end! }));
@@ -46,9 +45,11 @@ describe.each(['latch', 'selector'] as const)('%s: 8 processes with churn', (rec
       expect(crossings.length).toBeGreaterThan(30);
       // Tokens grow with every new leader, in grant order.
       for (let i = 1; i < terms.length; i++) expect(terms[i]!.token, fleet.describe()).toBeGreaterThan(terms[i - 1]!.token);
-      // A hand-over is a delete and a notification: well under a second even on two busy cores.
-      const gaps = handoffGaps(intervals).map((h) => Number(h.gapNs) / 1e6);
-      expect(Math.max(...gaps), fleet.describe()).toBeLessThan(1000);
+      // A hand-over is a delete and a notification: well under a second on an idle machine (a time
+      // bound: scaled by the machine's slowness over the hand-over).
+      const handovers = terms.slice(1).map((next, i) => ({ from: terms[i]!, next }));
+      const longest = handovers.reduce((a, b) => (b.next.granted - b.from.end! > a.next.granted - a.from.end! ? b : a));
+      fleet.expectWithin(`the longest hand-over, ${longest.from.worker}#${longest.from.id} to ${longest.next.worker}#${longest.next.id}`, longest.from.end!, longest.next.granted, 1000);
       expect(msBetween(terms[0]!.granted, terms.at(-1)!.granted)).toBeGreaterThan(0);
       expect(await childrenOf(observer, path)).toEqual([]);
     },

@@ -18,6 +18,7 @@ import {
   type CostPer,
   type TalliedSession,
 } from '@zk-recipes/testing';
+import { HELD_WATCH_DELAY_MS } from '../../core/src/engine/ownNode.js';
 
 /**
  * One uncontended acquire + release, both mutexes (exact: the same every cycle): create2 +
@@ -77,14 +78,21 @@ describe('mutex protocol cost', () => {
   ] as const)(`%s: an uncontended section held ${SHORT_HOLD_MS} ms, its handle never looked at`, async (name, Lock) => {
     const t = await tallied();
     const lock = new Lock(t.session, `${root}/short-${name}`);
+    // A busy machine may run the section's 2 ms timer after the library's 10 ms one: such a cycle
+    // held past the delay, and its watch (a request, and the notification of our own delete) is
+    // due. Counted, not guessed: a cycle released sooner after its grant cannot have sent one.
+    let late = 0;
     const cycle = async (): Promise<void> => {
       const handle = await lock.acquire();
       await new Promise((resolve) => setTimeout(resolve, SHORT_HOLD_MS)); // the section's work
+      if (performance.now() - handle.grantedAt >= HELD_WATCH_DELAY_MS) late++;
       await handle.release();
     };
     await cycle(); // creates the lock's directory
+    late = 0;
     const tally = await costOfCycles(t, CYCLES, cycle);
-    expect(overBudget(costPer(tally, CYCLES), UNCONTENDED), describeTally(tally)).toEqual([]);
+    const budget = { ...UNCONTENDED, requests: UNCONTENDED.requests + late / CYCLES, notifications: UNCONTENDED.notifications + late / CYCLES };
+    expect(overBudget(costPer(tally, CYCLES), budget), `${describeTally(tally)}; ${late} of ${CYCLES} cycles released ${HELD_WATCH_DELAY_MS} ms or more after the grant (a slow machine), their watches allowed`).toEqual([]);
   });
 
   it.each([

@@ -9,7 +9,7 @@ import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
 import { ZkSession } from '@zk-recipes/core';
 import { pollUntil, TestingServer, uniqueRoot } from '@zk-recipes/testing';
 import { codeOf } from '../../core/test/support/adversary.js';
-import { describeUnderStall, JITTER_MS, PROMISED_SLACK_MS, type StallRecipe } from '../../core/test/support/stalledServer.js';
+import { describeUnderStall, jitterMs, PROMISED_SLACK_MS, type StallRecipe } from '../../core/test/support/stalledServer.js';
 
 const root = uniqueRoot('rw-stalled-server');
 /** Writers everywhere, except that the waiter queued behind the holder is a reader behind a writer. */
@@ -49,7 +49,7 @@ describe('InterProcessReadWriteLock downgrade while the server stalls', () => {
       );
       await server.resume();
       expect(outcomes.map((o) => o.code)).toEqual(['LOCK_TIMEOUT', 'ABORTED']);
-      for (const o of outcomes) expect(o.settled, JSON.stringify(o)).toBeLessThanOrEqual(o.due + PROMISED_SLACK_MS + JITTER_MS);
+      for (const o of outcomes) expect(o.settled, `time bound: ${JSON.stringify(o)}`).toBeLessThanOrEqual(o.due + PROMISED_SLACK_MS + jitterMs());
       // The read node a stalled transaction may create when the server resumes is deleted. Asked on
       // the holder's session, which the server answers after its stalled requests: another session's
       // read may be served before the stalled transaction is applied, and see one node too early.

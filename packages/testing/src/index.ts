@@ -48,5 +48,6 @@ export { checkDeadlines, type Acquisition, type DeadlineCheck, type DeadlineInpu
 export { faultAllowanceMs, findIdleGaps, idleBoundMs, type FaultSpan, type IdleGap, type IdleGapInput, type Wait } from './nemesis/idleGaps.js';
 export { runNemesisWorker, STOP_LINE, type NemesisHandle, type NemesisWorkerOptions } from './nemesis/workerLoop.js';
 export { NemesisProcess, type WorkerLine } from './nemesis/processes.js';
-export { runNemesis, describeNemesis, idleBoundsFor, NEMESIS_CLUSTER, DEADLINE_TOLERANCE_MS, type IdleBounds, type NemesisOptions, type NemesisResult, type FaultRecord } from './nemesis/runNemesis.js';
+export { runNemesis, describeNemesis, nemesisVerdict, idleBoundsFor, NEMESIS_CLUSTER, DEADLINE_TOLERANCE_MS, type IdleBounds, type NemesisOptions, type NemesisResult, type FaultRecord } from './nemesis/runNemesis.js';
 export * from './protocolCost.js';
+export * from './machineLoad.js';

@@ -72,3 +72,20 @@ describe('idleBoundMs', () => {
     expect(idleBoundMs(gap, [fault('kill', 9_000, 9_010), fault('pause-long', 11_000, 16_000)], 3000, 200)).toBe(200 + 4000 + 4000);
   });
 });
+
+describe('idleBoundMs on a busy machine', () => {
+  const gap = { start: at(10_000), end: at(15_000), waiters: ['a'] };
+  const fault = (kind: string, startMs: number, endMs: number) => ({ kind, start: at(startMs), end: at(endMs) });
+
+  it('multiplies the hand-off and the work after each fault by the slowness, never the fault itself or the session timeout', () => {
+    expect(idleBoundMs(gap, [], 3000, 500, 4)).toBe(2000);
+    // A kill: the session timeout as it is, the second after it ×4.
+    expect(faultAllowanceMs(fault('kill', 0, 10), 3000, 4)).toBe(3000 + 4000);
+    // A pause of 500 ms: its length as it is.
+    expect(faultAllowanceMs(fault('pause-short', 0, 500), 3000, 4)).toBe(500 + 4000);
+    expect(faultAllowanceMs(fault('server-stall', 0, 1_600), 3000, 2)).toBe(1600 + 4000);
+    // An operator's write holds nothing back, however busy the machine.
+    expect(faultAllowanceMs(fault('write-holder', 0, 1), 3000, 10)).toBe(0);
+    expect(idleBoundMs(gap, [fault('kill', 9_000, 9_010)], 3000, 500, 2)).toBe(1000 + 3000 + 2000);
+  });
+});

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
@@ -29,27 +30,49 @@ import org.apache.curator.framework.recipes.leader.Participant;
 final class Election {
     private Election() {}
 
-    /** The open term, if any: begun by Curator's callback, ended once by whichever comes first. */
+    /** Numbers a participant's terms in the order they begin. */
+    private static final class Terms {
+        private int next = 0;
+
+        synchronized int take() {
+            return next++;
+        }
+    }
+
+    /**
+     * One term of leadership: begun at most once, by whichever sees the leadership first (Curator's
+     * callback or our own poll), and ended once, by whichever comes first (Curator telling us it
+     * ended, or our giving it up). A begin after the end starts nothing: a callback that comes late,
+     * on Curator's thread, cannot open a term that nobody would end (one term per latch or
+     * {@code takeLeadership} call, so a late callback cannot touch the next one either).
+     */
     private static final class Term {
+        private final Terms terms;
         private long start = -1;
-        private int count = 0;
+        private boolean over = false;
+        private int id = -1;
         private String node = "";
 
+        Term(Terms terms) {
+            this.terms = terms;
+        }
+
         synchronized void begin(String ourNode) {
-            if (start >= 0) return;
+            if (start >= 0 || over) return;
             start = System.nanoTime();
+            id = terms.take();
             node = ourNode;
-            CuratorWorker.emit(CuratorWorker.line("type", "leader", "worker", CuratorWorker.WORKER, "id", count,
+            CuratorWorker.emit(CuratorWorker.line("type", "leader", "worker", CuratorWorker.WORKER, "id", id,
                     "t", Long.toString(start), "node", node));
         }
 
         synchronized void end(String why) {
+            if (over) return;
+            over = true;
             if (start < 0) return;
             long end = System.nanoTime();
             CuratorWorker.emit(CuratorWorker.line("type", "section", "worker", CuratorWorker.WORKER, "lock", "leader",
-                    "id", count, "start", Long.toString(start), "end", Long.toString(end), "node", node, "why", why));
-            start = -1;
-            count++;
+                    "id", id, "start", Long.toString(start), "end", Long.toString(end), "node", node, "why", why));
         }
     }
 
@@ -79,11 +102,12 @@ final class Election {
         String id = o.arg(3, "id");
         int holdMs = o.intArg(4, "holdMs");
         LinkedBlockingQueue<String> commands = commands();
-        Term term = new Term();
+        Terms terms = new Terms();
         CuratorWorker.emit(CuratorWorker.line("type", "ready", "worker", CuratorWorker.WORKER, "nanoTime", Long.toString(System.nanoTime())));
         boolean stop = false;
         while (!stop) {
             LeaderLatch latch = new LeaderLatch(client, path, id);
+            Term term = new Term(terms);
             latch.addListener(new LeaderLatchListener() {
                 @Override
                 public void isLeader() {
@@ -96,10 +120,14 @@ final class Election {
                 }
             });
             latch.start();
-            // Wait for leadership (or a command), then hold.
+            // Wait for leadership (or a command), then hold. hasLeadership() may turn true before
+            // Curator calls isLeader(): the term begins at whichever comes first.
             String command = null;
             while (command == null && !latch.hasLeadership()) command = commands.poll(5, TimeUnit.MILLISECONDS);
-            if (command == null) command = holdMs > 0 ? commands.poll(holdMs, TimeUnit.MILLISECONDS) : commands.take();
+            if (command == null) {
+                term.begin(String.valueOf(latch.getOurPath()));
+                command = holdMs > 0 ? commands.poll(holdMs, TimeUnit.MILLISECONDS) : commands.take();
+            }
             term.end(command == null ? "resigned" : command);
             latch.close();
             stop = command != null && (command.equals("close") || command.equals("stop"));
@@ -117,10 +145,13 @@ final class Election {
         int holdMs = o.intArg(4, "holdMs");
         LinkedBlockingQueue<String> commands = commands();
         LinkedBlockingQueue<String> toLeader = new LinkedBlockingQueue<>();
-        Term term = new Term();
+        Terms terms = new Terms();
+        AtomicReference<Term> current = new AtomicReference<>();
         LeaderSelector selector = new LeaderSelector(client, path, new LeaderSelectorListenerAdapter() {
             @Override
             public void takeLeadership(CuratorFramework c) throws Exception {
+                Term term = new Term(terms);
+                current.set(term);
                 term.begin("");
                 String why = "returned";
                 try {
@@ -143,7 +174,8 @@ final class Election {
             if (command.equals("resign")) {
                 toLeader.add(command);
             } else if (command.equals("close") || command.equals("stop")) {
-                term.end(command);
+                Term term = current.get();
+                if (term != null) term.end(command);
                 selector.close();
                 break;
             }

@@ -16,6 +16,7 @@ import { childrenOf, pollUntil, untilChildCount } from '../../../testing/src/obs
 import { serverWatchedPaths } from '../../../testing/src/serverWatches.js';
 import { expireSession, fourLetter, sharedServer, uniqueRoot } from '../session/support.js';
 import { sessionInternals } from '../../src/internal.js';
+import { expectSoonerThan } from '../support/timeBound.js';
 
 /** Ends a waiter when its session is lost (the default enqueues it again on the next session). */
 const REFUSE_NEW_SESSION = sessionFailedRetryPolicy(retryForever({ sleepMs: 10 }));
@@ -58,7 +59,12 @@ describe('LockQueue', () => {
       await via.exists(queue.path); // a request behind everything the acquisition sent
       const acquisition = () => proxy.frames.slice(mark).filter((f) => (f.xid === undefined || f.xid >= 0) && f.type !== OP_EXISTS);
       const frames = acquisition();
-      expect(frames.filter((f) => f.direction === 'request').map((f) => f.type)).toEqual([OP_CREATE2, OP_GET_CHILDREN2]);
+      // Unless a busy machine took HELD_WATCH_DELAY_MS since the grant to get here: then the watch
+      // may have gone on its own (engine/ownNode.ts, `OwnNodeWatch.held`), once.
+      const sent = frames.filter((f) => f.direction === 'request').map((f) => f.type);
+      const elapsedMs = performance.now() - seat.grantedAt;
+      if (elapsedMs < HELD_WATCH_DELAY_MS || sent.length === 2) expect(sent, `${elapsedMs.toFixed(1)} ms after the grant`).toEqual([OP_CREATE2, OP_GET_CHILDREN2]);
+      else expect(sent, `${elapsedMs.toFixed(1)} ms after the grant (a slow machine): the delayed watch went`).toEqual([OP_CREATE2, OP_GET_CHILDREN2, OP_GET_CHILDREN2]);
       const firstReply = frames.findIndex((f) => f.direction === 'reply');
       expect(frames.slice(0, firstReply).filter((f) => f.direction === 'request')).toHaveLength(2);
       expect(seat.fencingToken).toBeGreaterThan(0n);
@@ -482,7 +488,7 @@ describe('LockQueue', () => {
       // The server kept answering: 5 s, generous for a 2-core machine under test load (it did not
       // answer for ~10 s while 8,000 retried creates each listed a directory of 16,000).
       expect(unanswered).toBeUndefined();
-      expect(longestProbeMs).toBeLessThan(5000);
+      expectSoonerThan("the server's longest probe answer", longestProbeMs, 5000);
       expect(holder.signal.aborted).toBe(false);
       expect(via.state === 'connected' || via.state === 'reconnected').toBe(true);
       expect(via.sessionIdBigInt).toBe(sessionId);

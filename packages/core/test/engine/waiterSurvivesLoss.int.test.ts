@@ -15,7 +15,7 @@ import { sessionEnded } from '../../src/engine/sessionEnded.js';
 import { exclusiveRule } from '../../src/engine/OrderingRule.js';
 import { retryForever, retryNTimes, sessionFailedRetryPolicy, type RetryPolicy } from '../../src/retry/index.js';
 import { childrenOf, untilChildCount } from '../../../testing/src/observeNodes.js';
-import { JITTER_MS, PROMISED_SLACK_MS } from '../support/stalledServer.js';
+import { jitterMs, PROMISED_SLACK_MS } from '../support/stalledServer.js';
 import { expireSession, nextEvent, sharedServer, uniqueRoot } from '../session/support.js';
 
 const root = uniqueRoot('survive');
@@ -142,7 +142,7 @@ describe('a waiter whose session is lost', () => {
       const result = await outcome;
       const settledAfterMs = performance.now() - abortedAt;
       expect(result.code).toBe('ABORTED');
-      expect(settledAfterMs, `time bound: settled ${settledAfterMs} ms after the abort`).toBeLessThan(PROMISED_SLACK_MS + JITTER_MS);
+      expect(settledAfterMs, `time bound: settled ${settledAfterMs} ms after the abort`).toBeLessThan(PROMISED_SLACK_MS + jitterMs());
       proxy.heal();
       await new LockQueue(holderSession, path).leave(holder);
       expect(await childrenOf(observer, path)).toEqual([]);

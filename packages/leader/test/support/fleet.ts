@@ -6,15 +6,18 @@
  * cannot be told first), the faults, the deaths.
  */
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import {
   checkHolds,
   FaultProxy,
+  MachineLoad,
   NemesisProcess,
   type CheckResult,
   type ExpiryFault,
   type Hold,
   type NodeDeleteFault,
   type PauseFault,
+  type TimeBound,
   type WorkerLine,
 } from '@zk-recipes/testing';
 
@@ -54,6 +57,8 @@ export class Fleet {
   readonly expiries: ExpiryFault[] = [];
   readonly pauses: PauseFault[] = [];
   readonly lines: WorkerLine[] = [];
+  /** The machine's load while the fleet runs: its time bounds are judged against it. */
+  readonly load = MachineLoad.start();
   private readonly listeners = new Set<() => void>();
 
   private constructor(readonly options: FleetOptions) {}
@@ -183,6 +188,7 @@ export class Fleet {
     const stopped = await Promise.all(this.processes.filter((p) => p.running).map(async (p) => ({ p, ok: await p.stop(20_000) })));
     const failed = stopped.filter(({ ok }) => !ok).map(({ p }) => `${p.name} (exit ${p.exitCode ?? p.exitSignal}): ${p.stderr.trim().slice(-2000)}`);
     await Promise.all(this.proxies.flat().map((p) => p.close()));
+    this.load.stop();
     if (failed.length > 0) throw new Error(`fleet: processes did not stop cleanly:\n${failed.join('\n')}`);
     return now();
   }
@@ -198,6 +204,25 @@ export class Fleet {
       pauses: this.pauses,
       sessionTimeoutMs: this.options.sessionTimeoutMs,
     });
+  }
+
+  /**
+   * Leadership, exact: no two participants whose leadership signal had not aborted at the same
+   * time, save where a fault took leadership from a process that could not be told first.
+   */
+  expectOneLeaderAtATime(runEnd: bigint): void {
+    const { overlaps } = this.check(runEnd);
+    const what = overlaps.map((o) => `${o.holds.map((h) => `${h.worker}#${h.id}`).join(' and ')} for ${msBetween(o.start, o.end).toFixed(1)} ms`).join('; ');
+    expect(overlaps, `LEADERSHIP BROKEN: two leaders at once: ${what}\n${this.describe()}`).toEqual([]);
+  }
+
+  /**
+   * A time bound, judged against this machine's load from `from` to `to` ({@link MachineLoad}):
+   * a failure reads "slow: <what> took X ms, over its bound of Y ms (...)", with the terms.
+   */
+  expectWithin(what: string, from: bigint, to: bigint, bound: TimeBound): void {
+    const verdict = this.load.judge(what, msBetween(from, to), bound, from - 1000n * NS_PER_MS, to);
+    expect(verdict.tookMs, `${verdict.message}\n${this.describe()}`).toBeLessThanOrEqual(verdict.boundMs);
   }
 
   /** Terms in grant order, for messages. */

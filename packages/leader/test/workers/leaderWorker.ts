@@ -54,19 +54,22 @@ session.on('state', (state) => report({ type: 'state', worker, t: now(), state }
 const stop = new AbortController();
 /** Ends the current term's wait early (`resign`, `stop`). */
 let endTerm: ((why: 'resign' | 'stop') => void) | undefined;
+/**
+ * Told to stop: the term ends as given up first, then the run's signal aborts. In the other order
+ * a selector's term would end by its signal (`ABORTED`, the run's signal reaching the term),
+ * recorded as if leadership had been taken away.
+ */
+const stopNow = (): void => {
+  endTerm?.('stop');
+  stop.abort();
+};
 const input = createInterface({ input: process.stdin });
 input.on('line', (text) => {
   const command = text.trim();
   if (command === 'resign') endTerm?.('resign');
-  if (command === 'stop') {
-    stop.abort();
-    endTerm?.('stop');
-  }
+  if (command === 'stop') stopNow();
 });
-input.on('close', () => {
-  stop.abort();
-  endTerm?.('stop');
-});
+input.on('close', stopNow);
 
 let terms = 0;
 /**

@@ -9,6 +9,7 @@
  * failed, given up) or its death. A gap ends when a hold starts or the last waiter stops waiting.
  */
 import type { CheckedHold } from './checker.js';
+import type { MachineLoad } from '../machineLoad.js';
 
 /** One acquisition's wait, as the process recorded it. */
 export interface Wait {
@@ -107,21 +108,26 @@ const NS_PER_MS = 1_000_000n;
  * to elect and reconnect; a stalled server as a partition of everyone on it, plus a second for an
  * election (it may be the leader); an expiry frees its nodes at once (a second for the victim to enqueue
  * again), and a dropped create costs its process a reconnection (a second, the same). An operator's deletes and writes never hold a lock back: none.
+ *
+ * The fault's own length and the session timeout are what they are; the seconds for the work that
+ * follows (an election, a reconnection, a hand-off) take longer on a busy machine: they are
+ * multiplied by `slowness` (the machine's, {@link MachineLoad}; 1 on an idle machine).
  */
-export function faultAllowanceMs(fault: FaultSpan, sessionTimeoutMs: number): number {
+export function faultAllowanceMs(fault: FaultSpan, sessionTimeoutMs: number, slowness = 1): number {
   const durationMs = Number(fault.end - fault.start) / 1e6;
+  const work = (ms: number): number => ms * slowness;
   switch (fault.kind) {
     case 'kill':
-      return sessionTimeoutMs + 1000;
+      return sessionTimeoutMs + work(1000);
     case 'pause-short':
     case 'pause-long':
     case 'partition':
     case 'partition-requests':
     case 'partition-replies':
-      return Math.min(durationMs, sessionTimeoutMs) + 1000;
+      return Math.min(durationMs, sessionTimeoutMs) + work(1000);
     case 'leader-kill':
     case 'leader-pause':
-      return durationMs + 1000;
+      return durationMs + work(1000);
     // A stalled server answers nobody: a waiter (or a holder letting go) connected to it is stuck
     // until its client gives up on the server (the read timeout, 2/3 of the session) and reaches
     // another, or the stall ends (the server, cut off from its quorum meanwhile, drops its
@@ -130,13 +136,13 @@ export function faultAllowanceMs(fault: FaultSpan, sessionTimeoutMs: number): nu
     // When the stalled server is the leader, nothing commits until another is elected: one more
     // second, as a leader failure gets.
     case 'server-stall':
-      return Math.min(durationMs, sessionTimeoutMs) + 2000;
+      return Math.min(durationMs, sessionTimeoutMs) + work(2000);
     case 'expire':
-      return 1000;
+      return work(1000);
     // The process whose create was dropped waits while it reconnects, finds nothing by its GUID and
     // creates again: as an expiry's victim enqueueing again.
     case 'drop-create':
-      return 1000;
+      return work(1000);
     default:
       return 0;
   }
@@ -146,11 +152,12 @@ export function faultAllowanceMs(fault: FaultSpan, sessionTimeoutMs: number): nu
  * The longest a gap may last: `quietMs` (a hand-off, with room for a busy machine), plus the
  * allowance of every fault that acted during the gap or ended at most one session timeout before
  * it (a fault that ended earlier has stopped holding the lock back). Faults chain: a holder killed,
- * then the waiter who would be next paused, each costs its own.
+ * then the waiter who would be next paused, each costs its own. The hand-off and the faults'
+ * work are multiplied by `slowness`, the machine's over the gap (1 on an idle machine).
  */
-export function idleBoundMs(gap: IdleGap, faults: readonly FaultSpan[], sessionTimeoutMs: number, quietMs: number): number {
+export function idleBoundMs(gap: IdleGap, faults: readonly FaultSpan[], sessionTimeoutMs: number, quietMs: number, slowness = 1): number {
   const reach = BigInt(sessionTimeoutMs) * NS_PER_MS;
-  let bound = quietMs;
-  for (const f of faults) if (f.start <= gap.end && f.end + reach >= gap.start) bound += faultAllowanceMs(f, sessionTimeoutMs);
+  let bound = quietMs * slowness;
+  for (const f of faults) if (f.start <= gap.end && f.end + reach >= gap.start) bound += faultAllowanceMs(f, sessionTimeoutMs, slowness);
   return bound;
 }

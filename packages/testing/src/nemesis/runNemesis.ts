@@ -13,6 +13,7 @@
 import { SETTLE_SLACK_MS } from '@zk-recipes/core';
 import { expireSession } from '../expireSession.js';
 import { FaultProxy } from '../FaultProxy.js';
+import { describeSlowness, MachineLoad, type Slowness } from '../machineLoad.js';
 import { Operator, OperatorError, REVOKE_MARKER } from '../operator.js';
 import type { ClusterMember, TestingCluster } from '../TestingCluster.js';
 import { checkHolds, type CheckResult, type ExpiryFault, type Hold, type HoldOverlap, type NodeDeleteFault, type PauseFault } from './checker.js';
@@ -29,7 +30,10 @@ export interface NemesisOptions {
   seed: number;
   /** Length of the fault phase, ms. */
   faultMs: number;
-  /** Calm tail after the last fault, ms (default 6000): sections must complete there. */
+  /**
+   * Calm tail after the last fault, ms (default 6000): sections must complete there. On a busy
+   * machine it goes on, up to this × the machine's slowness, until every process had a section.
+   */
   calmMs?: number;
   /** Number of contending processes (default 4). */
   workers?: number;
@@ -63,13 +67,15 @@ export interface NemesisOptions {
   idleBoundsMs?: Partial<IdleBounds>;
   /**
    * Scheduling lateness tolerated beside `SETTLE_SLACK_MS` before an acquisition settling after its
-   * deadline or abort counts as a miss (default {@link DEADLINE_TOLERANCE_MS}).
+   * deadline or abort counts as a miss (default {@link DEADLINE_TOLERANCE_MS}), on an idle machine:
+   * it is multiplied by the machine's slowness over the run (see {@link NemesisResult.slowness}).
    */
   deadlineToleranceMs?: number;
 }
 
 /**
- * The deadline check's scheduling tolerance, ms: the library's deadline timer and the worker's
+ * The deadline check's scheduling tolerance, ms, on an idle machine (it is multiplied by the
+ * machine's measured slowness over the run): the library's deadline timer and the worker's
  * reading of the settlement fire late on a loaded machine (3 server JVMs and 4 workers on 2 cores,
  * beside other test files under `npm test`: quiet hand-offs took up to 140 ms in 30-minute runs, a
  * garbage collection adds its own). As the idle gaps' quiet bound; a deadline that is not honoured
@@ -80,8 +86,9 @@ export const DEADLINE_TOLERANCE_MS = 500;
 /** How long the lock may stay free while someone waits. */
 export interface IdleBounds {
   /**
-   * Ms for a gap no fault explains. Default 500: a hand-off is a few round trips (2 ms at p50 on
-   * this machine); the longest quiet gaps measured in 30-minute runs were 60-140 ms (3 server
+   * Ms for a gap no fault explains, on an idle machine: multiplied by the machine's slowness over
+   * the gap ({@link MachineLoad}). Default 500: a hand-off is a few round trips (2 ms at p50 on
+   * an idle machine); the longest quiet gaps measured in 30-minute runs were 60-140 ms (3 server
    * JVMs and 4 workers on 2 cores), and `npm test` runs the nemesis beside other test files. A
    * waiter left behind shows up as seconds.
    */
@@ -150,7 +157,7 @@ export interface NemesisResult {
   t0: bigint;
   /** Length of the fault phase, ms. */
   faultMs: number;
-  /** Length of the calm tail, ms. */
+  /** Length of the calm tail, ms: `calmMs`, or longer on a busy machine (see {@link NemesisOptions.calmMs}). */
   calmMs: number;
   /** The workers' session timeout, ms. */
   sessionTimeoutMs: number;
@@ -198,13 +205,21 @@ export interface NemesisResult {
   quietIdleGaps: IdleGap[];
   /** The bounds the run was held to. */
   idleBounds: IdleBounds;
-  /** Idle gaps longer than their bound (`boundMs`): each one is a liveness bug (or a bound to reconsider, with the faults named). */
+  /**
+   * Idle gaps longer than their bound (`boundMs`, scaled by the machine's slowness over the gap):
+   * the lock stayed free while someone waited for longer than faults and this machine's speed
+   * explain. A liveness failure (or a machine slower than measured), never an exclusion one.
+   */
   idleViolations: Array<
     IdleGap & {
       /** The bound the gap exceeded, ms. */
       boundMs: number;
+      /** The machine's slowness over the gap, which scaled the bound's hand-off and faults' work. */
+      slowness: number;
     }
   >;
+  /** The machine's slowness over the whole run: the deadline tolerance was scaled by its factor. */
+  slowness: Slowness;
   /** Every acquisition with a deadline or an abort, checked against `SETTLE_SLACK_MS` plus the tolerance (see {@link checkDeadlines}). */
   deadlines: DeadlineCheck;
   /** The misses: acquisitions that settled later than their deadline or abort allows (or never): each one is a bug. */
@@ -215,7 +230,7 @@ export interface NemesisResult {
   deadlineAllowance: {
     /** The library's settle slack (`SETTLE_SLACK_MS`), ms. */
     slackMs: number;
-    /** The scheduling tolerance added to it, ms. */
+    /** The scheduling tolerance added to it, ms (`deadlineToleranceMs` × the run's slowness). */
     toleranceMs: number;
   };
 }
@@ -242,6 +257,8 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
     makeSchedule({ seed: options.seed + lane, durationMs: options.faultMs, sessionTimeoutMs, kinds, ...(options.gapMs ? { gapMs: options.gapMs } : {}) }),
   );
   const ports = portsOf(options.connectString);
+  // How loaded the machine is, from the start: the time bounds are judged against it.
+  const load = MachineLoad.start();
   const t0 = now();
   const ms = (t: bigint): string => `${(Number(t - t0) / 1e9).toFixed(2)}s`;
 
@@ -627,10 +644,16 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
     calmStart = now();
     for (const p of live()) p.calm();
     await sleep(calmMs);
+    // On a busy machine the ensemble and the processes take longer to come back from the last
+    // faults: the tail goes on, up to calmMs × the run's slowness, until every process has had a
+    // section in it (on an idle machine it ends at calmMs, as before).
+    const calmBound = calmStart + BigInt(Math.round(calmMs * load.slowness(t0).factor)) * NS_PER_MS;
+    while (calmSections < workers && now() < calmBound) await sleep(100);
     calmEnd = now();
     const stopped = await Promise.all(live().map(async (p) => ({ p, ok: await p.stop(Math.max(20_000, sessionTimeoutMs * 4)) })));
     for (const { p, ok } of stopped) if (!ok) problems.push(`${p.name} did not stop cleanly (exit ${p.exitCode ?? p.exitSignal}): ${p.stderr.trim().slice(-2000)}`);
   } finally {
+    load.stop();
     for (const p of all) {
       if (p.running) {
         p.signal('SIGCONT');
@@ -679,9 +702,14 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
   const quietIdleGaps = idleGaps.filter((g) => faultsNear(g).length === 0);
   const idleBounds = { ...idleBoundsFor(sessionTimeoutMs), ...options.idleBoundsMs };
   const acted = faults.filter((f) => !f.skipped).map((f) => ({ kind: f.step.kind, start: f.start, end: f.end }));
-  const boundOf = (g: IdleGap): number => idleBoundMs(g, acted, sessionTimeoutMs, idleBounds.quiet);
-  const idleViolations = idleGaps.filter((g) => g.end - g.start > BigInt(Math.round(boundOf(g))) * NS_PER_MS).map((g) => ({ ...g, boundMs: boundOf(g) }));
-  const deadlineAllowance = { slackMs: SETTLE_SLACK_MS, toleranceMs: options.deadlineToleranceMs ?? DEADLINE_TOLERANCE_MS };
+  // A gap's slowness: the machine's over the gap and the second before it (the hand-off began there).
+  const slownessOf = (g: IdleGap): number => load.slowness(g.start - 1_000n * NS_PER_MS, g.end).factor;
+  const boundOf = (g: IdleGap): number => idleBoundMs(g, acted, sessionTimeoutMs, idleBounds.quiet, slownessOf(g));
+  const idleViolations = idleGaps
+    .filter((g) => g.end - g.start > BigInt(Math.round(boundOf(g))) * NS_PER_MS)
+    .map((g) => ({ ...g, boundMs: boundOf(g), slowness: slownessOf(g) }));
+  const slowness = load.slowness(t0, runEnd);
+  const deadlineAllowance = { slackMs: SETTLE_SLACK_MS, toleranceMs: Math.round((options.deadlineToleranceMs ?? DEADLINE_TOLERANCE_MS) * slowness.factor) };
   const deadlines = checkDeadlines({ acquisitions: [...acquisitions.values()], pauses, deaths, runEnd, ...deadlineAllowance });
   const deadlineMissFaults = deadlines.misses.map((m) => {
     const until = m.acquisition.settledAt ?? m.boundAt;
@@ -691,7 +719,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
     seed: options.seed,
     t0,
     faultMs: options.faultMs,
-    calmMs,
+    calmMs: Math.round(Number((calmEnd ?? now()) - (calmStart ?? now())) / 1e6),
     sessionTimeoutMs,
     workers,
     processesStarted: all.length,
@@ -712,6 +740,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
     quietIdleGaps,
     idleBounds,
     idleViolations,
+    slowness,
     deadlines,
     deadlineMisses: deadlines.misses,
     deadlineMissFaults,
@@ -719,7 +748,38 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisResult
   };
 }
 
-/** A human summary of a run: seed, counts, sections, overlaps with their suspects. */
+/**
+ * What failed, if anything, in one line per kind, with the figures: exclusion (two holders at
+ * once: a safety bug), a process's problem, the lock left free while someone waited for longer
+ * than its bound (liveness on this machine: `slow`), a deadline missed (`slow` past its slack and
+ * tolerance). `ok: ...` when nothing did.
+ */
+export function nemesisVerdict(result: NemesisResult): string {
+  const lines: string[] = [];
+  if (result.overlaps.length > 0) {
+    const worst = result.overlaps.reduce((a, b) => (b.concurrent > a.concurrent ? b : a));
+    lines.push(`EXCLUSION BROKEN: ${result.overlaps.length} period(s) with more holders at once than allowed (up to ${worst.concurrent}); see the overlaps below`);
+  }
+  for (const p of result.problems) lines.push(`PROCESS PROBLEM: ${p.split('\n')[0]}`);
+  if (result.idleViolations.length > 0) {
+    const v = result.idleViolations.reduce((a, b) => (Number(b.end - b.start) - b.boundMs * 1e6 > Number(a.end - a.start) - a.boundMs * 1e6 ? b : a));
+    lines.push(
+      `slow: ${result.idleViolations.length} idle gap(s) over their bound: the lock free ${(Number(v.end - v.start) / 1e6).toFixed(0)} ms while ${v.waiters.join(' ')} waited, bound ${v.boundMs.toFixed(0)} ms (${result.idleBounds.quiet} ms and the faults' work × ${v.slowness.toFixed(1)} slowness, plus the faults' own length)`,
+    );
+  }
+  if (result.calmSections < result.workers) lines.push(`slow: ${result.calmSections} sections in the ${result.calmMs} ms calm tail, fewer than the ${result.workers} processes`);
+  if (result.deadlineMisses.length > 0) {
+    const m = result.deadlineMisses[0]!;
+    const { slackMs, toleranceMs } = result.deadlineAllowance;
+    lines.push(`slow: ${result.deadlineMisses.length} acquisition(s) settled past their deadline or abort + ${slackMs} ms slack + ${toleranceMs} ms tolerance; the latest ${m.latenessMs.toFixed(0)} ms late (${m.outcome})`);
+  }
+  const machine = `machine slowness ${describeSlowness(result.slowness)}`;
+  if (lines.length === 0) return `ok: exclusion held (0 overlaps), no idle gap over its bound, no deadline missed; ${machine}`;
+  if (result.overlaps.length === 0) lines.push(`exclusion held: 0 overlaps`);
+  return [...lines, machine].join('\n');
+}
+
+/** A human summary of a run: its verdict, seed, counts, sections, overlaps with their suspects. */
 export function describeNemesis(result: NemesisResult): string {
   const counts = Object.entries(result.counts)
     .filter(([, n]) => n > 0)
@@ -729,6 +789,7 @@ export function describeNemesis(result: NemesisResult): string {
     .map(([k, n]) => `${k}=${n}`)
     .join(' ');
   const lines = [
+    nemesisVerdict(result),
     `seed ${result.seed}: ${(result.faultMs / 60_000).toFixed(2)} min of faults + ${result.calmMs} ms calm, ${result.workers} processes (${result.processesStarted} started), session ${result.sessionTimeoutMs} ms`,
     `faults: ${counts || 'none'} (${result.faults.filter((f) => f.skipped).length} skipped)`,
     `sections: ${result.sections} (${result.calmSections} in the calm tail)${result.downgrades > 0 ? `, ${result.downgrades} of them downgrades` : ''}; waiters gave up: ${result.gaveUp}; acquire failures: ${failures || 'none'}`,
@@ -750,9 +811,9 @@ export function describeNemesis(result: NemesisResult): string {
   const gapMs = (g: IdleGap): string => (Number(g.end - g.start) / 1e6).toFixed(1);
   const quiet = result.quietIdleGaps;
   lines.push(
-    `idle gaps (lock free while someone waited): ${result.idleGaps.length}, longest ${result.idleGaps[0] ? gapMs(result.idleGaps[0]) : 0} ms; ${quiet.length} with no fault near, longest ${quiet[0] ? gapMs(quiet[0]) : 0} ms; over their bound (${result.idleBounds.quiet} ms + the faults' allowances): ${result.idleViolations.length}`,
+    `idle gaps (lock free while someone waited): ${result.idleGaps.length}, longest ${result.idleGaps[0] ? gapMs(result.idleGaps[0]) : 0} ms; ${quiet.length} with no fault near, longest ${quiet[0] ? gapMs(quiet[0]) : 0} ms; over their bound (${result.idleBounds.quiet} ms and the faults' allowances, their work × the machine's slowness): ${result.idleViolations.length}`,
   );
-  for (const v of result.idleViolations) lines.push(`  OVER BOUND: idle ${gapMs(v)} ms at ${s(v.start)}, bound ${v.boundMs.toFixed(0)} ms, waiting: ${v.waiters.join(' ')}`);
+  for (const v of result.idleViolations) lines.push(`  OVER BOUND (slow): idle ${gapMs(v)} ms at ${s(v.start)}, bound ${v.boundMs.toFixed(0)} ms (slowness ×${v.slowness.toFixed(1)}), waiting: ${v.waiters.join(' ')}`);
   result.idleGaps.slice(0, 5).forEach((g, i) => {
     const near = result.idleGapFaults[i]!.map((f) => `${f.lane}#${f.step.index} ${f.step.kind}${f.worker ? ` ${f.worker}` : ''} [${s(f.start)}, ${s(f.end)}]`);
     lines.push(`  idle ${gapMs(g)} ms at ${s(g.start)}, waiting: ${g.waiters.join(' ')}; faults near: ${near.join(', ') || 'none'}`);

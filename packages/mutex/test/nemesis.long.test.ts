@@ -8,7 +8,7 @@
  * longer than a bound (liveness: `idleBoundsFor`); and every acquisition must settle by its deadline
  * or abort plus the library's slack (`checkDeadlines`: a share of them have deadlines of 0.3-2 s).
  *
- * The seed is fixed (12: a schedule that has passed on this code) so that `npm test` checks the same
+ * The seed is fixed (12: a schedule that has passed on this code) so that `npm run test:long` checks the same
  * attack every time; `NEMESIS_SEED=<seed>` runs another, and `NEMESIS_SEED=random` a random one
  * (printed). Who holds when a fault fires still depends on timing. Long runs, with random seeds:
  * `npm run test:nemesis -- --seed S --minutes M`.
