@@ -176,6 +176,11 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
     return this.fixedMax ?? this.count!.getCount();
   }
 
+  /** A change of the shared count has arrived and its value is being read (see `SharedCount.settling`). */
+  private countSettling(): boolean {
+    return this.count?.settling ?? false;
+  }
+
   /** The acquire front-end's step: `quantity` leases (owned by this process, not by an async context). */
   private taking(quantity: number): AcquireStep<Lease[]> {
     return (options) => ({ granted: this.take(quantity, options) });
@@ -217,7 +222,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
     const seat = await this.leases.enter({
       prepare: this.preparation(),
       kind: leaseKind(quantity),
-      rule: this.ruleFor(leaseQueueRule(() => this.maxLeases()), wait),
+      rule: this.ruleFor(leaseQueueRule(() => this.maxLeases(), () => this.countSettling()), wait),
       data: this.data,
       timeoutMs: remaining(wait),
       signal: wait.options.signal,
@@ -289,7 +294,7 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
           parts.push(
             await this.leases.enter({
               kind: LEASE_KIND,
-              rule: this.ruleFor(curatorCountRule(() => this.maxLeases()), wait),
+              rule: this.ruleFor(curatorCountRule(() => this.maxLeases(), () => this.countSettling()), wait),
               data: this.data,
               timeoutMs: remaining(wait),
               signal: stop?.signal ?? lockSeat.signal,
@@ -347,10 +352,8 @@ export class InterProcessSemaphore extends EventEmitter<SemaphoreEvents> {
   private recheckSubscription(): ((listener: () => void) => () => void) | undefined {
     const count = this.count;
     if (count === undefined) return undefined;
-    return (listener) => {
-      count.on('changed', listener);
-      return () => count.off('changed', listener);
-    };
+    // Every new value, and the end of every read of a change (the value may be the same).
+    return (listener) => count.onSettled(listener);
   }
 
   /**

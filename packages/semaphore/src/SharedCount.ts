@@ -66,6 +66,10 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
   private watchArmed = false;
   /** The watchers we set (data, and exists while the node is gone): removed by {@link close}. */
   private readonly watchers = new Set<() => void>();
+  /** A change of the node arrived (read off the wire) and its value is not read yet. */
+  private changeArrived = false;
+  /** Told whenever the value may have moved: a new value, or a change's read that ended. */
+  private readonly settledListeners = new Set<() => void>();
   /** A new ZooKeeper session has none of the old one's watches. (After `reconnected` the same
    * session's watches are restored by the server, which fires them if the node changed meanwhile.) */
   private readonly onConnected = () => {
@@ -96,6 +100,22 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
       throw err;
     });
     return this.starting;
+  }
+
+  /**
+   * @internal A change of the node has been read off the wire and its new value is still on its
+   * way: the count ZooKeeper sent before anything read after it is not {@link getCount} yet. A
+   * semaphore holds no new lease on the old value meanwhile (docs/architecture.md, "Counting
+   * semaphores").
+   */
+  get settling(): boolean {
+    return this.changeArrived;
+  }
+
+  /** @internal Calls `listener` at every new value and when a change's read ends; returns how to stop. */
+  onSettled(listener: () => void): () => void {
+    this.settledListeners.add(listener);
+    return () => this.settledListeners.delete(listener);
   }
 
   /** The latest count seen. @throws InvalidArgumentError before {@link start} has finished. */
@@ -152,8 +172,10 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
       this.watchers.delete(watcher);
       then();
     };
-    this.watchers.add(watcher);
-    return watcher;
+    // Noted the moment it is read, before the events read after it are acted on.
+    const noted = Object.assign(watcher, { onArrival: () => void (this.changeArrived = true) });
+    this.watchers.add(noted);
+    return noted;
   }
 
   private async doStart(): Promise<void> {
@@ -220,15 +242,27 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
         this.watcher(() => void this.refresh()),
       );
       if (stat !== null) await this.readAndWatch();
+      else this.settled(); // gone: the last value stays until the node is back
     }
+  }
+
+  /** The value is as current as the last event read: a pending change (if any) is settled. */
+  private settled(): void {
+    if (!this.changeArrived) return;
+    this.changeArrived = false;
+    for (const listener of [...this.settledListeners]) listener();
   }
 
   /** Keeps the newest value (replies of overlapping reads may arrive in any order of our awaits). */
   private apply(value: number, version: number, mzxid: bigint): void {
-    if (this.current !== undefined && mzxid <= this.current.mzxid) return;
+    // A reply read after a change's event reflects that change (the server sends the event first).
+    if (this.current !== undefined && mzxid <= this.current.mzxid) return this.settled();
     const changed = this.current === undefined || this.current.value !== value;
     const first = this.current === undefined;
     this.current = { value, version, mzxid };
+    const wasSettling = this.changeArrived;
+    this.changeArrived = false;
     if (changed && !first) this.emit('changed', value);
+    if ((changed && !first) || wasSettling) for (const listener of [...this.settledListeners]) listener();
   }
 }

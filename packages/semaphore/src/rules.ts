@@ -30,15 +30,17 @@ export const MAX_WATCHED_NODES = MAX_ANY_OF_WATCHES;
  * between holds at least one lease), so a release wakes at most `maxLeases` processes, and an
  * arrival none.
  *
- * `maxLeases` is read at every decision, so a shared count's current value applies.
+ * `maxLeases` is read at every decision, so a shared count's current value applies; while
+ * `countSettling()` says a change of it has arrived and its new value is still being read, no
+ * node holds on the old value (see {@link untilCountSettles}).
  */
-export function leaseQueueRule(maxLeases: () => number): OrderingRule {
+export function leaseQueueRule(maxLeases: () => number, countSettling: () => boolean = never): OrderingRule {
   const decide = (queue: readonly QueueEntry[], ownIndex: number): Decision => {
     const max = maxLeases();
     const own = weightOf(queue[ownIndex]!);
     let ahead = 0;
     for (let i = 0; i < ownIndex; i++) ahead += weightOf(queue[i]!);
-    if (ahead + own <= max) return { held: true };
+    if (ahead + own <= max) return countSettling() ? untilCountSettles : { held: true };
     // The proof: nearest first, until the leases it holds leave too few for ours.
     let proof = 0;
     let first = ownIndex;
@@ -53,8 +55,20 @@ export function leaseQueueRule(maxLeases: () => number): OrderingRule {
  * Curator's `InterProcessSemaphoreV2` rule, used under its internal lock: a lease is kept once the
  * leases directory has at most `maxLeases()` children (ours included); otherwise wait for any change.
  */
-export function curatorCountRule(maxLeases: () => number): OrderingRule {
-  return { decide: (queue) => (queue.length <= maxLeases() ? { held: true } : { held: false, waitForChildren: true }) };
+export function curatorCountRule(maxLeases: () => number, countSettling: () => boolean = never): OrderingRule {
+  return { decide: (queue) => (queue.length <= maxLeases() && !countSettling() ? { held: true } : { held: false, waitForChildren: true }) };
+}
+
+/**
+ * A node that would hold on the count's old value while a change of the count has arrived and is
+ * being read: ZooKeeper sent that change before whatever we are deciding on (a release after a
+ * lowered count), so the old value may no longer be the maximum. Wait; the count's settling
+ * rechecks the decision (`SharedCount.onSettled`).
+ */
+const untilCountSettles: Decision = { held: false, waitForChildren: true };
+
+function never(): boolean {
+  return false;
 }
 
 /**

@@ -11,7 +11,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ZkSession } from '@zk-recipes/core';
 import { InterProcessSemaphore, SharedCount, type Lease, type Leases } from '@zk-recipes/semaphore';
-import { connectTallied, expireSession, FaultProxy, testConnectString, uniqueRoot, type TalliedSession } from '@zk-recipes/testing';
+import { connectTallied, expireSession, FaultProxy, pollUntil, testConnectString, uniqueRoot, type TalliedSession } from '@zk-recipes/testing';
 import { sessionInternals } from '@zk-recipes/core/internal';
 import { caughtUp, Operator, settledInWait, untilQueue, within } from '../../core/test/support/adversary.js';
 
@@ -21,6 +21,8 @@ let sessions: ZkSession[] = [];
 let proxies: FaultProxy[] = [];
 let counter = 0;
 const freshPath = (label: string) => `${root}/${++counter}-${label}`;
+const OP_GET_DATA = 4;
+const OP_GET_CHILDREN2 = 12;
 
 async function connect(connectString = testConnectString()): Promise<ZkSession> {
   const session = await ZkSession.connect({ connectString, sessionTimeoutMs: 6000 });
@@ -301,6 +303,57 @@ describe('InterProcessSemaphore (queue layout): the proof shortcut under an adve
     await c.release('h2');
     await c.release('w0');
     await c.release('w1');
+    setter.close();
+    for (const count of counts) count.close();
+  });
+
+  it("a lowered maximum whose new value is still being read holds back a grant: the waiter's read of the count is held while a holder releases", async () => {
+    const path = freshPath('count-in-flight');
+    const countPath = freshPath('count-in-flight-count');
+    const observer = await connect();
+    let max = 3;
+    const c = new Contenders(observer, path, () => max);
+    const counts: SharedCount[] = [];
+    const contender = async (name: string, position: number, session: ZkSession): Promise<void> => {
+      const count = new SharedCount(session, countPath, { seedValue: 3 });
+      await count.start();
+      counts.push(count);
+      await c.enqueue(name, new InterProcessSemaphore(session, path, { count }), session, 1, position);
+    };
+    await contender('h0', 1, await connect());
+    await contender('h1', 2, await connect());
+    await contender('h2', 3, await connect());
+    await c.grantOf('h2');
+    const [host, port] = testConnectString().split(',')[0]!.split(':');
+    const proxy = await FaultProxy.start({ targetHost: host, targetPort: Number(port) });
+    proxies.push(proxy);
+    const waiter = await connect(proxy.connectString);
+    await contender('w0', 4, waiter); // its proof: h0, h1 and h2
+
+    // The waiter's requests are held from here: it reads the count's change event, and its read
+    // of the new value waits at the proxy; events still reach it.
+    const reads = proxy.requestsTo(OP_GET_DATA, countPath);
+    const listings = proxy.requestsTo(OP_GET_CHILDREN2, path);
+    proxy.holdRequests();
+    const setter = new SharedCount(observer, countPath, { seedValue: 3 });
+    await setter.start();
+    max = 1;
+    await setter.setCount(1); // committed before h0's release: the waiter is sent its event first
+    await pollUntil(() => proxy.requestsTo(OP_GET_DATA, countPath) > reads, BOUND_MS, "the waiter's read of the lowered count (held at the proxy)");
+    await c.release('h0');
+    // On the old value (3) the waiter would hold now, beside h1 and h2; it must wait for the read.
+    await pollUntil(() => c.granted.includes('w0') || proxy.requestsTo(OP_GET_CHILDREN2, path) > listings, BOUND_MS, 'the waiter to act on h0\'s release');
+    expect(c.granted, 'exclusion: the waiter held on the count it knew while the lowered one was on its way').toEqual(['h0', 'h1', 'h2']);
+
+    proxy.heal();
+    await settledInWait(waiter);
+    expect(c.granted, 'with the count read (1) and h1 and h2 holding, the waiter still waits').toEqual(['h0', 'h1', 'h2']);
+    max = 3;
+    await setter.setCount(3);
+    await c.grantOf('w0');
+    await c.release('h1');
+    await c.release('h2');
+    await c.release('w0');
     setter.close();
     for (const count of counts) count.close();
   });
