@@ -164,7 +164,7 @@ describe('package metadata', () => {
       expect(ENGINE.filter((name) => loaded.includes(name))).toEqual([]);
       const kitLoaded = Object.keys((await import(`${repoRoot}/packages/core/dist/recipe-kit.js`)) as object);
       expect(kitLoaded).toEqual(expect.arrayContaining(['LockQueue', 'QueueLock', 'acquireVia', 'OwnerFrame', 'publishLost']));
-    });
+    }, 60_000); // loading the built packages from disk: seconds on a busy machine (vitest's 5 s default ran out at load 25)
   });
 
   // A second copy of @opentelemetry/api would have globals of its own: the user's SDK would never
