@@ -189,7 +189,8 @@ describe('InterProcessSemaphore (queue layout)', () => {
     });
     // The record lives as long as the directory: a later client is refused while anyone is in it
     // (semaphoreDirectory.int.test.ts shows what happens once the server removes an idle one).
-    await expect(new InterProcessSemaphore(main, path, { maxLeases: 2 }).tryAcquire()).rejects.toMatchObject({
+    // (With a deadline a busy machine can meet: a 0 ms try may end within its 50 ms slack, before the record is read.)
+    await expect(new InterProcessSemaphore(main, path, { maxLeases: 2 }).tryAcquire({ timeoutMs: 10_000 })).rejects.toMatchObject({
       code: 'INCONSISTENT_MAX_LEASES',
     });
     await first.release();
