@@ -32,7 +32,7 @@ export const MAX_WATCHED_NODES = MAX_ANY_OF_WATCHES;
  *
  * `maxLeases` is read at every decision, so a shared count's current value applies; while
  * `countSettling()` says a change of it has arrived and its new value is still being read, no
- * node holds on the old value (see {@link untilCountSettles}).
+ * node holds on the old value: it waits for the children and decides again once the value is read.
  */
 export function leaseQueueRule(maxLeases: () => number, countSettling: () => boolean = never): OrderingRule {
   const decide = (queue: readonly QueueEntry[], ownIndex: number): Decision => {
