@@ -20,6 +20,7 @@ import {
   testConnectString,
   uniqueRoot,
   type CuratorWorker,
+  pollUntil,
 } from '@zk-recipes/testing';
 import { brief, caughtUp, settledInWait, track, untilQueue, within } from '../../core/test/support/adversary.js';
 
@@ -212,6 +213,8 @@ describe('revocation, Node → Node', () => {
       // The control: with onRevoke, our node is read with a data watch.
       let mark = proxy.frames.length;
       const revocable = await new InterProcessMutex(sP, path).acquire({ onRevoke: () => undefined });
+      // The data watch is set a turn after the grant: a round trip sent sooner would not wait for it.
+      await pollUntil(() => proxy.answersTo(OP_GET_DATA, revocable.path) > 0, 15_000, "the revocable holder's read of its node");
       await caughtUp(sP);
       expect({ read: proxy.requestTypesSince(mark).includes(OP_GET_DATA), watched: await watched(revocable.path) }).toEqual({ read: true, watched: true });
       await revocable.release();
