@@ -250,6 +250,10 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
   private settled(): void {
     if (!this.changeArrived) return;
     this.changeArrived = false;
+    this.tellSettled();
+  }
+
+  private tellSettled(): void {
     for (const listener of [...this.settledListeners]) listener();
   }
 
@@ -263,6 +267,6 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
     const wasSettling = this.changeArrived;
     this.changeArrived = false;
     if (changed && !first) this.emit('changed', value);
-    if ((changed && !first) || wasSettling) for (const listener of [...this.settledListeners]) listener();
+    if ((changed && !first) || wasSettling) this.tellSettled();
   }
 }
