@@ -206,14 +206,17 @@ export class ZooKeeperProcess {
   }
 
   private startError(what: string): ServerStartError {
-    const tail = (file: string): string => {
+    const read = (file: string): string => {
       const path = join(this.config.dir, file);
-      if (!existsSync(path)) return '';
-      const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
-      return lines.slice(-25).join('\n');
+      return existsSync(path) ? readFileSync(path, 'utf8').trimEnd() : '';
     };
-    const logs = `${tail('zookeeper.out')}\n${tail('zookeeper.log')}`.trim();
-    const addressInUse = /Address already in use|BindException/.test(logs);
+    const out = read('zookeeper.out');
+    const log = read('zookeeper.log');
+    const tail = (text: string): string => text.split('\n').slice(-25).join('\n');
+    // The whole logs, not the tail: a quorum peer whose election port was taken logs the
+    // BindException, retries, and exits (code 14) many lines later.
+    const addressInUse = /Address already in use|BindException|electionPortBindRetry/.test(`${out}\n${log}`);
+    const logs = `${tail(out)}\n${tail(log)}`.trim();
     return new ServerStartError(
       `ZooKeeper server on 127.0.0.1:${this.config.clientPort} ${what} (logs in ${this.config.dir}):\n${logs}`,
       addressInUse,
