@@ -1,5 +1,5 @@
 import { AbortedError, isZkError, NodeDeletedError, SessionClosedError, SessionLostError } from '@zk-recipes/core';
-import { abortableSleep, joinPath, RetryBudget, StopSignal, type LockQueue, type QueueSeat } from '@zk-recipes/core/recipe-kit';
+import { abortableSleep, joinPath, RetryBudget, type LockQueue, type QueueSeat, type StopSignal } from '@zk-recipes/core/recipe-kit';
 import { downgradeNameOf } from './downgradeName.js';
 import type { ReadWriteNaming } from './naming.js';
 
@@ -48,13 +48,7 @@ export async function createDowngradeSeat(request: DowngradeRequest): Promise<Qu
   queue.keepPlace(writeSeat.path);
   // Its deadline and abort hold whatever the server does (docs/architecture.md, "Deadlines"): a
   // try (timeoutMs 0) still gets its one round trip, for no longer than the slack.
-  const stop = new StopSignal({
-    signal: request.signal,
-    timeoutMs: request.timeoutMs,
-    sessionSignal: session.sessionSignal,
-    isConnected: () => session.isConnected,
-    what: request.what,
-  });
+  const stop = queue.stopFor({ signal: request.signal, timeoutMs: request.timeoutMs, what: request.what });
   const downgrade: Downgrade = { ...request, stop };
   let mayExist = false; // an attempt whose reply was lost may have created the read node
   const retries = new RetryBudget(session.retryPolicy, request.what);

@@ -9,7 +9,7 @@ import type { DirectoryRecord } from './lockDirectory.js';
 import { assertLockNodeFits } from './lockNodeSize.js';
 import { isSeatLost, loseSeat, onSeatLost, seatLossReason } from './holding.js';
 import type { OwnNodeSink, QueueNode, QueueSeat } from './ownNode.js';
-import type { AbortFanOut } from '../signals/StopSignal.js';
+import type { AbortFanOut, StopSignal } from '../signals/StopSignal.js';
 import type { EnterOptions, Survival } from './QueueOps.js';
 import { ZkQueueOps } from './ZkQueueOps.js';
 
@@ -175,6 +175,16 @@ export class LockQueue {
    */
   nodeData(data: Uint8Array | null | undefined): Uint8Array {
     return this.scope.nodeData(data);
+  }
+
+  /**
+   * A stop for a step a recipe takes on this queue itself (a read/write lock's downgrade): the
+   * caller's signal, the deadline and the session's end, as an acquisition's. It follows them
+   * through the session's one fan-out, so the session's signal keeps a single listener however
+   * many such steps run. Dispose of it when the step ends.
+   */
+  stopFor(options: { signal?: AbortSignal | undefined; timeoutMs?: number | undefined; what: string }): StopSignal {
+    return this.ops.stopFor(options, options.what);
   }
 
   /** The queue's current children, sorted by sequence (full entries, names only). */

@@ -62,8 +62,11 @@ export interface QueueOps {
   readonly session: ZkSession;
   /** For error messages: `lock <path>`. */
   readonly what: string;
-  /** A stop for one acquisition: its deadline, its caller's signal, the session's end. */
-  stopFor(options: EnterOptions): StopSignal;
+  /**
+   * A stop for one acquisition (or a recipe's own step on the queue, named by `what`): its
+   * deadline, its caller's signal, the session's end, followed through the session's fan-out.
+   */
+  stopFor(options: Pick<EnterOptions, 'signal' | 'timeoutMs'>, what?: string): StopSignal;
   /** Step 1: creates our node and lists the queue behind it (recovering a lost reply by GUID). */
   enqueue(options: EnterOptions, stop: StopSignal): Promise<Created>;
   /** Watches our node from its seating (see {@link OwnNodeWatch}) and registers it as ours. */

@@ -43,13 +43,13 @@ export class ZkQueueOps implements QueueOps {
     this.creation = new NodeCreation(scope, path, record, retries, this.leaving, inBackground);
   }
 
-  stopFor(options: EnterOptions): StopSignal {
+  stopFor(options: Pick<EnterOptions, 'signal' | 'timeoutMs'>, what = this.what): StopSignal {
     return new StopSignal({
       signal: options.signal,
       timeoutMs: options.timeoutMs,
       sessionSignal: this.session.sessionSignal,
       isConnected: this.isConnected,
-      what: this.what,
+      what,
       fanOut: this.scope.fanOut,
     });
   }

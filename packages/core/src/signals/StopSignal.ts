@@ -90,8 +90,9 @@ export interface StopSignalOptions {
   /** Names the acquisition in error messages, e.g. `lock /locks/a`. */
   what: string;
   /**
-   * Follows the signals above, shared by every stop of one session (the engine's). Without it the
-   * stop follows them on its own.
+   * Follows the signals above, shared by every stop of one session (the engine's: one listener on
+   * the session's signal for them all). Without it the stop follows them on its own, and leaves
+   * none behind once disposed.
    */
   fanOut?: AbortFanOut | undefined;
 }
@@ -147,9 +148,12 @@ export class StopSignal implements StopListener {
     this.sessionSignal = sessionSignal;
     this.callerSignal = signal;
     this.what = what;
+    const sharedFanOut = options.fanOut !== undefined;
     this.fanOut = options.fanOut ?? new AbortFanOut();
-    // The session's signal lives as long as its ZooKeeper session: its real listener is kept.
-    if (sessionSignal !== undefined) this.fanOut.follow(sessionSignal, this, true);
+    // The session's signal lives as long as its ZooKeeper session: the session's shared fan-out
+    // keeps its real listener for the next stop. A fan-out of this stop's own removes it on
+    // dispose, or every such stop would leave one on the session's signal for good.
+    if (sessionSignal !== undefined) this.fanOut.follow(sessionSignal, this, sharedFanOut);
     if (signal !== undefined && !this.aborted) this.fanOut.follow(signal, this);
     if (timeoutMs !== undefined && !this.aborted) {
       // The slack counts from the deadline itself, not from a timer that a busy loop made late.

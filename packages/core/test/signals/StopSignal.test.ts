@@ -32,6 +32,18 @@ describe('StopSignal', () => {
     expect(calls).toEqual(['again']);
   });
 
+  it("without a shared fan-out, leaves no listener on the session's signal either once disposed (a thousand such stops add none)", () => {
+    const session = new AbortController();
+    const caller = new AbortController();
+    for (let i = 0; i < 1_000; i++) {
+      const stop = new StopSignal({ sessionSignal: session.signal, signal: caller.signal, what: 'downgrade /a' });
+      expect(getEventListeners(session.signal, 'abort')).toHaveLength(1);
+      stop.dispose();
+    }
+    expect(getEventListeners(session.signal, 'abort')).toHaveLength(0);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+  });
+
   it("following(signal) stops with that signal's own reason (the public waits' contract), through the fan-out it is given", () => {
     const fanOut = new AbortFanOut();
     const caller = new AbortController();
