@@ -264,9 +264,9 @@ export class SharedCount extends EventEmitter<SharedCountEvents> {
     const changed = this.current === undefined || this.current.value !== value;
     const first = this.current === undefined;
     this.current = { value, version, mzxid };
-    const wasSettling = this.changeArrived;
+    if (!changed || first) return this.settled();
     this.changeArrived = false;
-    if (changed && !first) this.emit('changed', value);
-    if ((changed && !first) || wasSettling) this.tellSettled();
+    this.emit('changed', value);
+    this.tellSettled();
   }
 }
