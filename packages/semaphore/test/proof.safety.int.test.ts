@@ -106,6 +106,22 @@ class Contenders {
   }
 }
 
+/**
+ * Enqueues `name` (one lease, at `position`) on a semaphore at `path` whose maximum is the
+ * SharedCount at `countPath` (seeded 3), read through `session`; the count joins `counts` to be closed.
+ */
+async function enqueueCounted(
+  c: Contenders,
+  counts: SharedCount[],
+  at: { path: string; countPath: string; name: string; position: number; session: ZkSession },
+): Promise<void> {
+  const count = new SharedCount(at.session, at.countPath, { seedValue: 3 });
+  await count.start();
+  counts.push(count);
+  await c.enqueue(at.name, new InterProcessSemaphore(at.session, at.path, { count }), at.session, 1, at.position);
+}
+
+
 describe('InterProcessSemaphore (queue layout): the proof shortcut under an adversary', () => {
   it('weighted requests, releases out of order: each grant when its leases are free, none before, FIFO', async () => {
     const path = freshPath('weights');
@@ -278,10 +294,7 @@ describe('InterProcessSemaphore (queue layout): the proof shortcut under an adve
     const contender = async (name: string, position: number): Promise<void> => {
       const session = await connect();
       all.push(session);
-      const count = new SharedCount(session, countPath, { seedValue: 3 });
-      await count.start();
-      counts.push(count);
-      await c.enqueue(name, new InterProcessSemaphore(session, path, { count }), session, 1, position);
+      await enqueueCounted(c, counts, { path, countPath, name, position, session });
     };
     await contender('h0', 1);
     await contender('h1', 2);
@@ -314,12 +327,8 @@ describe('InterProcessSemaphore (queue layout): the proof shortcut under an adve
     let max = 3;
     const c = new Contenders(observer, path, () => max);
     const counts: SharedCount[] = [];
-    const contender = async (name: string, position: number, session: ZkSession): Promise<void> => {
-      const count = new SharedCount(session, countPath, { seedValue: 3 });
-      await count.start();
-      counts.push(count);
-      await c.enqueue(name, new InterProcessSemaphore(session, path, { count }), session, 1, position);
-    };
+    const contender = (name: string, position: number, session: ZkSession): Promise<void> =>
+      enqueueCounted(c, counts, { path, countPath, name, position, session });
     await contender('h0', 1, await connect());
     await contender('h1', 2, await connect());
     await contender('h2', 3, await connect());
