@@ -259,6 +259,7 @@ describe('InterProcessMultiLock against ZooKeeper', () => {
     const multi = new InterProcessMultiLock([new InterProcessMutex(session, a), new InterProcessSemaphoreMutex(session, b)]);
     const outer = await multi.acquire({ timeoutMs: 5_000 });
     expect(await multi.tryAcquire({ timeoutMs: 200 })).toBeNull();
+    await untilChildCount(session, b, 1); // the try's node on b: its delete, sent before it settled or once its create's reply came (docs/architecture.md, "Deadlines")
     // The failed inner attempt gave back only its own re-entry of a: the outer still holds both.
     expect(await nodesIn(a)).toHaveLength(1);
     expect(await nodesIn(b)).toHaveLength(1);

@@ -202,6 +202,7 @@ describe('InterProcessSemaphore (queue layout)', () => {
     expect(leases).toHaveLength(3);
     expect(new Set(leases.map((l) => l.path)).size).toBe(1);
     expect(await sem.tryAcquire()).toBeNull();
+    await untilParticipants(sem, 1); // the try's node: its delete, sent before it settled or once its create's reply came (docs/architecture.md, "Deadlines")
     await leases[0]!.release();
     await leases[1]!.release();
     expect(await sem.getParticipantNodes()).toHaveLength(1);
@@ -255,9 +256,10 @@ describe('InterProcessSemaphore (queue layout)', () => {
     const sem = new InterProcessSemaphore(main, `${root}/leak-timeout`, { maxLeases: 1 });
     const holder = await sem.acquire();
     await expect(sem.acquire({ timeoutMs: 150 })).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
-    expect(await sem.getParticipantNodes()).toEqual([holder.path]);
+    // Each failed node goes with its delete, sent before it settled or once its create's reply came (docs/architecture.md, "Deadlines"): wait for that, then exactly the holder's.
+    expect(await untilParticipants(sem, 1)).toEqual([holder.path]);
     expect(await sem.tryAcquire({ timeoutMs: 100 })).toBeNull();
-    expect(await sem.getParticipantNodes()).toEqual([holder.path]);
+    expect(await untilParticipants(sem, 1)).toEqual([holder.path]);
 
     const controller = new AbortController();
     const waiting = sem.acquireMany(1, { signal: controller.signal });
@@ -338,13 +340,13 @@ describe('InterProcessSemaphore (queue layout)', () => {
       const through = await connect(proxy.connectString);
       const sem = new InterProcessSemaphore(through, path, { maxLeases: 1 });
       await sem.tryAcquire().then((l) => l?.release()); // creates the directory with maxLeases: the next create is the lease
-      const healed = proxy.blackhole(400); // the create is held, then delivered and answered
+      void proxy.blackhole(); // the create is held until the abort has been told, then delivered and answered
       const started = performance.now();
       const failure = failureOf(sem.acquire({ signal: AbortSignal.timeout(100) }));
       expect(await failure).toMatchObject({ code: 'ABORTED' });
       const settledMs = performance.now() - started;
+      proxy.heal();
       expect(settledMs, `time bound: settled ${settledMs} ms after the call, the abort at 100 ms`).toBeLessThan(100 + PROMISED_SLACK_MS + jitterMs());
-      await healed;
       await through.exists(path); // answered after the held create: applied by now
       await untilChildCount(main, path, 0); // and its node deleted, in the background (docs/architecture.md, "Deadlines")
       expect(await new InterProcessSemaphore(main, path, { maxLeases: 1 }).getParticipantNodes()).toEqual([]);
