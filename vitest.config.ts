@@ -8,6 +8,9 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@zk-recipes/source'] } },
   test: {
     reporters: ['default', './scripts/summary-reporter.ts'],
+    // expect.poll waits for a server's answer or a watch's event: vitest's 1 s default is a few
+    // round trips on a busy 2-core machine, where one scheduling stall can take that long.
+    expect: { poll: { timeout: 10_000 } },
     projects: [
       {
         extends: true,

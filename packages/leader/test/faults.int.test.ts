@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '@zk-recipes/core';
-import { childrenOf, expireSession, Operator, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { childrenOf, expireSession, type FaultProxy, Operator, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { Fleet, msBetween, type TermRecord } from './support/fleet.js';
 
 const root = uniqueRoot('leader-faults');
@@ -70,20 +70,33 @@ async function untilParticipants(path: string, count: number): Promise<void> {
   }
 }
 
+/** When the last request frame before `before` went through `proxies` (process.hrtime's clock). */
+function lastRequestBefore(proxies: readonly FaultProxy[], before: bigint): bigint {
+  // FaultProxy stamps frames with performance.now(); hrtime is the same monotonic clock, offset.
+  const offsetNs = process.hrtime.bigint() - BigInt(Math.round(performance.now() * 1e6));
+  const sent = proxies.flatMap((p) => p.frames.filter((f) => f.direction === 'request').map((f) => offsetNs + BigInt(Math.round(f.at * 1e6))));
+  const last = sent.filter((at) => at < before).reduce((max, at) => (at > max ? at : max), 0n);
+  if (last === 0n) throw new Error('no request of the killed leader went through its proxies');
+  return last;
+}
+
 /** The slot of a worker (`p2.0` → 2). */
 const slotOf = (worker: string): number => Number(worker.slice(1, worker.indexOf('.')));
 
 describe.each(['latch', 'selector'] as const)('%s: the leader attacked', (recipe) => {
   it('killed (SIGKILL): the next leader is elected once the server expires its session', async () => {
-    const { next, lossAt } = await attackLeader(recipe, 'kill', async (fleet, leader) => {
+    let lastHeardAt = 0n;
+    const { next } = await attackLeader(recipe, 'kill', async (fleet, leader) => {
       const at = now();
-      await fleet.kill(leader.worker);
+      const deadAt = await fleet.kill(leader.worker);
+      // The last request the killed process sent (its proxies forward every frame it writes).
+      lastHeardAt = lastRequestBefore(fleet.proxies[slotOf(leader.worker)]!, deadAt);
       await fleet.spawn(slotOf(leader.worker));
       return at;
     });
-    // Not before the server could expire the session: a session timeout after the last request it
-    // heard (a ping goes out every sixth of the timeout, or sooner).
-    expect(msBetween(lossAt, next.granted)).toBeGreaterThan((SESSION_MS * 2) / 3);
+    // Not before the server could expire the session: a whole session timeout after the last
+    // request it heard from the killed leader. Exact: the server rounds expiries up, never down.
+    expect(msBetween(lastHeardAt, next.granted), 'elected before the killed leader\'s session could expire').toBeGreaterThanOrEqual(SESSION_MS);
   });
 
   it('stopped (SIGSTOP) past its session: elected meanwhile; woken, its signal aborts and its work never saw leadership after the next grant', async () => {

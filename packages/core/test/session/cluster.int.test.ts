@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '../../src/session/index.js';
 import { fourLetter, nextEvent, serverOfSession, startCluster, uniqueRoot } from './support.js';
+import { readTimeoutMs } from '../../src/session/livenessWatchdog.js';
+import { expectTimely } from '../support/timeBound.js';
 
 let cluster: Awaited<ReturnType<typeof startCluster>>;
 const root = uniqueRoot('cluster');
@@ -43,15 +45,17 @@ async function failover(fault: 'kill' | 'pause'): Promise<void> {
     const eph = await s.create(`${root}/${fault}-`, null, { mode: 'ephemeral_sequential' });
     let lost = false;
     s.on('lost', () => (lost = true));
-    const suspended = nextEvent(s, 'suspended', timeout);
-    const reconnected = nextEvent(s, 'reconnected', 3 * timeout);
+    // Generous: how soon each came is judged below, against the machine's load.
+    const suspended = nextEvent(s, 'suspended', 3 * timeout);
+    const reconnected = nextEvent(s, 'reconnected', 6 * timeout);
     const t0 = Date.now();
     if (fault === 'kill') await victim.kill();
     else await victim.pause();
     await suspended;
     const suspendedAfter = Date.now() - t0;
     // SIGKILL: the kernel closes the socket at once. SIGSTOP: the watchdog at ~2/3 of the timeout.
-    expect(suspendedAfter).toBeLessThan(fault === 'kill' ? timeout / 3 : timeout * 0.8);
+    // A time bound, judged against the machine's load (the order, suspended and never lost, is exact).
+    expectTimely(`suspended after the server's ${fault}`, suspendedAfter, fault === 'kill' ? timeout / 3 : { fixedMs: readTimeoutMs(timeout), scaledMs: timeout * 0.8 - readTimeoutMs(timeout) });
     await reconnected;
     expect(lost).toBe(false);
     expect(s.sessionId).toBe(sid);
