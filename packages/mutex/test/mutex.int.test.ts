@@ -3,6 +3,7 @@ import { ZkSession } from '@zk-recipes/core';
 import { InterProcessMutex, InterProcessSemaphoreMutex } from '@zk-recipes/mutex';
 import { childrenOf, expireSession, FaultProxy, pollUntil, testConnectString, uniqueRoot, untilChildCount } from '@zk-recipes/testing';
 import { sessionInternals } from '@zk-recipes/core/internal';
+import { partitionUntilSuspended } from '../../core/test/support/partitionUntilSuspended.js';
 
 const root = uniqueRoot('mutex');
 const sessions: ZkSession[] = [];
@@ -262,12 +263,10 @@ describe('InterProcessMutex connection news', () => {
       const events: string[] = [];
       mutex.on('suspended', () => events.push('suspended'));
       const reconnected = new Promise<void>((resolve) => mutex.once('reconnected', () => resolve()));
-      // Hear from the server right now, then silence for 5 s: past the watchdog's 2/3 of the session
-      // timeout (suspended at ~4 s) but inside the session timeout the server counts from this reply.
-      await flaky.exists('/');
-      const healed = proxy.blackhole(5000);
+      // Silence from a reply on until the session says `suspended` (the watchdog's 2/3 of the
+      // session timeout, ~4 s), healed then: inside the session timeout the server counts from it.
+      await partitionUntilSuspended(flaky, proxy);
       await reconnected;
-      await healed;
       expect(events).toEqual(['suspended']);
       expect(handle.signal.aborted).toBe(false);
       expect(await children(`${root}/suspend`)).toEqual([handle.path.split('/').pop()]);
@@ -301,10 +300,8 @@ describe('InterProcessMutex connection news, many locks', () => {
       idle.on('suspended', () => heard.push('idle: suspended'));
       idle.on('reconnected', () => heard.push('idle: reconnected'));
       const reconnected = new Promise<void>((resolve) => held.once('reconnected', () => resolve()));
-      await flaky.exists('/');
-      const healed = proxy.blackhole(5000);
+      await partitionUntilSuspended(flaky, proxy);
       await reconnected;
-      await healed;
       expect(heard).toEqual(['held: suspended']);
       await handle.release();
     } finally {

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeLockKey, lockKeyPath, MAX_LOCK_KEY_NAME_LENGTH, ZkSession, type LockHandle } from '@zk-recipes/core';
 import { sessionInternals } from '@zk-recipes/core/internal';
+import { partitionUntilSuspended } from '../../core/test/support/partitionUntilSuspended.js';
 import { InterProcessMutex, MutexSet } from '@zk-recipes/mutex';
 import { childrenOf, connectTallied, expireSession, nodeScriptArgs, testConnectString, uniqueRoot, untilChildCount } from '@zk-recipes/testing';
 
@@ -236,11 +237,10 @@ describe('MutexSet: events', () => {
       locks.on('suspended', () => heard.push('suspended'));
       idle.on('suspended', () => heard.push('idle: suspended'));
       const reconnected = new Promise<void>((resolve) => locks.once('reconnected', () => resolve()));
-      // Hear from the server now, then silence past 2/3 of the session timeout, within the timeout.
-      await flaky.exists('/');
-      const healed = proxy.blackhole(5000);
+      // Silence from a reply on until the session says `suspended` (2/3 of the session timeout),
+      // healed then: within the timeout.
+      await partitionUntilSuspended(flaky, proxy);
       await reconnected;
-      await healed;
       expect(heard).toEqual(['suspended']);
       for (const handle of handles) expect(handle.signal.aborted).toBe(false);
       for (const handle of handles) await handle.release();
