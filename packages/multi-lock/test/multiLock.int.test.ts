@@ -2,11 +2,12 @@ import { fileURLToPath } from 'node:url';
 import { isZkError, MultiReleaseError, ZkSession, type AcquireOptions, type LockHandle } from '@zk-recipes/core';
 import { InterProcessMutex, InterProcessSemaphoreMutex } from '@zk-recipes/mutex';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
-import { expireSession, findOverlaps, handoffGaps, runWorkers, testConnectString, uniqueRoot, untilChildCount } from '@zk-recipes/testing';
+import { describeSlowness, expireSession, findOverlaps, handoffGaps, MachineLoad, runWorkers, testConnectString, uniqueRoot, untilChildCount } from '@zk-recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterProcessMultiLock, type MultiLockMember } from '../src/index.js';
 import { sessionInternals } from '@zk-recipes/core/internal';
 import { expectSoonerThan } from '../../core/test/support/timeBound.js';
+import { jitterMs, PROMISED_SLACK_MS } from '../../core/test/support/stalledServer.js';
 
 const connectString = testConnectString();
 const root = uniqueRoot('multi-lock');
@@ -111,17 +112,53 @@ describe('InterProcessMultiLock against ZooKeeper', () => {
     const [a, b, c] = [dir('a'), dir('b'), dir('c')];
     const blockerA = await new InterProcessMutex(other, a).acquire();
     const blockerC = await new InterProcessMutex(other, c).acquire();
-    const multi = InterProcessMultiLock.fromPaths(session, [a, b, c]);
-    // a frees up after 500 ms: one deadline of 800 ms covers the wait for a AND for c, where
-    // Curator's per-member timeout would wait 500 ms + 800 ms.
-    setTimeout(() => void blockerA.release(), 500);
+    // Member c as the multi-lock calls it: when, and with what timeout.
+    const realC = new InterProcessMutex(session, c);
+    let callOfC: { at: number; timeoutMs: number | undefined } | undefined;
+    const memberC: MultiLockMember = {
+      path: c,
+      acquire(options?: AcquireOptions) {
+        callOfC = { at: performance.now(), timeoutMs: options?.timeoutMs };
+        return realC.acquire(options);
+      },
+    };
+    const multi = new InterProcessMultiLock([new InterProcessMutex(session, a), new InterProcessMutex(session, b), memberC]);
+    // One deadline covers the wait for a AND for c: c gets what is left after a (and b), where
+    // Curator's per-member timeout would give it all 3,000 ms again. The 2,700 ms left after a is
+    // freed are for the hand-over a -> b -> c (a few round trips), then c's wait runs the rest out.
+    const totalMs = 3_000;
     const started = performance.now();
-    const error = await multi.acquire({ timeoutMs: 800 }).catch((err: unknown) => err);
-    const elapsed = performance.now() - started;
-    expect(isZkError(error, 'LOCK_TIMEOUT')).toBe(true);
+    const pending = multi.acquire({ timeoutMs: totalMs }).then(
+      () => ({ error: undefined as unknown, at: performance.now() }),
+      (error: unknown) => ({ error, at: performance.now() }),
+    );
+    // The deadline started inside that call, so at or before this moment.
+    const calledAt = performance.now();
+    await childCount(a, 2); // our node queued behind the blocker
+    // 300 ms of real time must pass while we wait for a, counted from after the call: a timer set
+    // before it counts from its own start, and a busy machine can pause us between the two.
+    while (performance.now() - calledAt < 300) await new Promise((resolve) => setTimeout(resolve, 10));
+    const waitedMs = performance.now() - calledAt;
+    await blockerA.release();
+    const { error, at: settledAt } = await pending;
+    expect(isZkError(error, 'LOCK_TIMEOUT'), String(error)).toBe(true);
+    // Reaching c takes the hand-over through a and b before the deadline: a time bound.
+    expect(
+      callOfC,
+      `slow: the hand-over a -> b -> c did not reach c within the ${(totalMs - waitedMs).toFixed(0)} ms from a's release to the deadline (machine ${describeSlowness(MachineLoad.now())}): ${String(error)}`,
+    ).toBeDefined();
     expect((error as Error).message).toContain(c);
-    expect(elapsed).toBeGreaterThanOrEqual(790);
-    expect(elapsed).toBeLessThan(1_250);
+    // One deadline: c got at most what was left when a was freed (it was called after that), and
+    // at least what was left when it was called (the deadline started after `started`).
+    expect(callOfC!.timeoutMs).toBeLessThanOrEqual(Math.ceil(totalMs - waitedMs));
+    expect(callOfC!.timeoutMs).toBeGreaterThanOrEqual(totalMs - (callOfC!.at - started));
+    // Not before the deadline; by it plus the slack, and the lateness of a busy machine's timers.
+    expect(settledAt - started).toBeGreaterThanOrEqual(totalMs - 10);
+    const jitter = jitterMs();
+    expect(
+      settledAt - calledAt,
+      `slow: the multi-lock settled ${(settledAt - calledAt).toFixed(0)} ms after its call, due at ${totalMs} ms + ${PROMISED_SLACK_MS} ms slack + ${jitter} ms jitter (400 ms × the machine's slowness)`,
+    ).toBeLessThanOrEqual(totalMs + PROMISED_SLACK_MS + jitter);
     // Given back, last first: waited for within the slack, the rest in the background.
     await untilChildCount(session, a, 0);
     await untilChildCount(session, b, 0);
