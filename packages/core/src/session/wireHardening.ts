@@ -27,6 +27,7 @@ import { FrameSplitter, JuteReader, OP, XID, isPositiveZxid, readReplyHeader } f
 import { OwnRequest } from './ownRequest.js';
 import { logSocketWrites, type WireClock } from './wireClock.js';
 import { installWriteBatching } from './writeBatching.js';
+import { installCredentialsFirst } from './credentialsFirst.js';
 
 /** A ping as the wire client queues it (xid -2, not kept in its pending queue); sent by `Generation.keepAlive` for the liveness watchdog. */
 export const PING_REQUEST: WireRequest = {
@@ -69,6 +70,7 @@ export interface HardeningHooks {
 
 /** Installs the interceptor on `cm`. Must run before `cm.connect()`. */
 export function installHardening(cm: ConnectionManager, hooks: HardeningHooks): void {
+  installCredentialsFirst(cm);
   installWriteBatching(cm);
   const batchingConnected = cm.onSocketConnected;
   cm.onSocketConnected = function onSocketConnectedTimed(this: ConnectionManager): void {
