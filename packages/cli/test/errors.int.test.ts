@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { testConnectString } from '@zk-recipes/testing';
 import { runCli } from './support/processes.js';
 
-describe('CLI errors and exit codes', () => {
+// Up to six CLI processes one after another per test, each starting node and tsx: minutes on a
+// heavily loaded 2-core machine, not the 60 s an integration test gets by default.
+describe('CLI errors and exit codes', { timeout: 180_000 }, () => {
   it('a connect string that is not one: INVALID_ARGUMENT, usage error (2)', async () => {
     const run = await runCli(['inspect', '/x', '--connect', 'not a connect string']);
     expect(run).toMatchObject({ exitCode: 2, stdout: '' });

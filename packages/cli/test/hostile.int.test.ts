@@ -222,7 +222,8 @@ describe('huge owner data', () => {
   });
 });
 
-describe('names that hide or reorder what they show', () => {
+// Four CLI processes one after another: more than the default 60 s on a heavily loaded machine.
+describe('names that hide or reorder what they show', { timeout: 180_000 }, () => {
   const rlo = '\u202e'; // RIGHT-TO-LEFT OVERRIDE
   const zwsp = '\u200b'; // ZERO WIDTH SPACE
 

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '@zk-recipes/core';
 import { InterProcessMutex } from '@zk-recipes/mutex';
 import { firstServerAddress, testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { HELD_WATCH_DELAY_MS } from '../../core/src/engine/ownNode.js';
 
 const { port } = firstServerAddress(testConnectString());
 const counted = { writes: 0, handedOver: 0 };
@@ -69,9 +70,21 @@ describe('socket writes per operation', () => {
     await (await mutex.acquire()).release(); // creates the lock's directory
     await session.exists('/');
     const mark = { ...counted };
-    for (let i = 0; i < CYCLES; i++) await (await mutex.acquire()).release();
-    const used = { writes: (counted.writes - mark.writes) / CYCLES, handedOver: (counted.handedOver - mark.handedOver) / CYCLES };
-    expect(used).toEqual({ writes: UNCONTENDED_WRITES_PER_CYCLE, handedOver: UNCONTENDED_WRITES_PER_CYCLE });
+    // A holding released HELD_WATCH_DELAY_MS or more after its grant (a busy machine paused us in
+    // between) may have had its node's watch sent: one write more for each such cycle, no more.
+    let late = 0;
+    for (let i = 0; i < CYCLES; i++) {
+      const handle = await mutex.acquire();
+      if (performance.now() - handle.grantedAt >= HELD_WATCH_DELAY_MS) late++;
+      await handle.release();
+    }
+    const used = { writes: counted.writes - mark.writes, handedOver: counted.handedOver - mark.handedOver };
+    const expected = UNCONTENDED_WRITES_PER_CYCLE * CYCLES;
+    const why = `${JSON.stringify(used)} in ${CYCLES} cycles; ${late} released ${HELD_WATCH_DELAY_MS} ms or more after the grant (a slow machine), a watch's write each allowed`;
+    for (const count of [used.writes, used.handedOver]) {
+      expect(count, why).toBeGreaterThanOrEqual(expected);
+      expect(count, why).toBeLessThanOrEqual(expected + late);
+    }
   });
 
   it(`a hand-off among ${CONTENDERS} sessions (hold 0): at most ${CONTENDED_WRITES_PER_SECTION} writes per section, one buffer each`, async () => {
