@@ -29,6 +29,14 @@ export interface RunWorkersOptions {
    * spawn order (Node start-up takes ~0.3 s per process).
    */
   barrier?: boolean;
+  /**
+   * With `barrier`: called once, when every worker is at the start line (or has exited), just
+   * before "go" is written to them. What it does happens before any worker passes its start line:
+   * release other processes in the same moment (JVMs started with `--wait-go`), or read a clock
+   * that is then earlier than every request a worker sends after it. If it throws, no worker is
+   * released (they fail when their stdin closes) and the run rejects with its error.
+   */
+  onRelease?: () => void;
   /** Called for each JSON line as it arrives (e.g. to act while workers run). */
   onLine?: (line: unknown, worker: WorkerResult) => void;
 }
@@ -156,6 +164,7 @@ export async function runWorkers<L = unknown>(options: RunWorkersOptions): Promi
   try {
     if (options.barrier === true) {
       await Promise.all(running.map((r) => r.ready));
+      options.onRelease?.();
       for (const r of running) if (r.result.exitCode === null) r.child.stdin!.write(`${GO_LINE}\n`);
     }
     // The first failure kills the rest: no point waiting for workers that may now wait forever.

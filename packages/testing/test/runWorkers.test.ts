@@ -58,14 +58,16 @@ describe('runWorkers', { timeout: 60_000 }, () => {
     expect(received).toEqual([{ type: 'ready' }, { type: 'section', i: 0 }, { type: 'done', answer: 'ok' }]);
   });
 
-  it('barrier: releases all workers at once, after every one is ready', async () => {
+  it('barrier: releases all workers at once, after every one is ready; onRelease runs once, in between', async () => {
     const seen: unknown[] = [];
+    const releases: bigint[] = [];
     const results = await runWorkers<{ type: string; at?: string; worker?: string; start?: string; end?: string }>({
       script: SCRIPT,
       count: 3,
       args: ['sections'],
       barrier: true,
       onLine: (line) => seen.push(line),
+      onRelease: () => releases.push(process.hrtime.bigint()),
     });
     const at = (type: string): bigint[] => results.map((r) => BigInt(r.lines.find((l) => l.type === type)!.at!));
     const sections = sectionIntervals(results.flatMap((r) => r.lines));
@@ -74,6 +76,10 @@ describe('runWorkers', { timeout: 60_000 }, () => {
     // No worker was released before the last one arrived at the start line.
     const lastArrival = at('arrived').reduce((a, b) => (a > b ? a : b));
     for (const released of at('released')) expect(released).toBeGreaterThan(lastArrival);
+    // onRelease ran once, after the last arrival and before any worker passed its start line.
+    expect(releases).toHaveLength(1);
+    expect(releases[0]!).toBeGreaterThan(lastArrival);
+    for (const released of at('released')) expect(released).toBeGreaterThan(releases[0]!);
     expect(results[0]!.otherOutput).toEqual(['not json']);
     expect(seen).toHaveLength(15);
   });
