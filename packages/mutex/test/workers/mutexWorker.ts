@@ -23,7 +23,7 @@ await workerReady();
 for (let i = 0; i < iterations; i++) {
   const handle = await mutex.acquire();
   const start = process.hrtime.bigint();
-  report({ type: 'acquired', worker, i, path: handle.path });
+  report({ type: 'acquired', worker, i, path: handle.path, sessionTimeoutMs: session.negotiatedSessionTimeoutMs });
   if (holdMs > 0) await new Promise((resolve) => setTimeout(resolve, holdMs));
   const end = process.hrtime.bigint();
   await handle.release();
