@@ -15,7 +15,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZkSession } from '@zk-recipes/core';
-import { childrenOf, runWorkers, testConnectString, uniqueRoot, untilChildCount, type WorkerResult } from '@zk-recipes/testing';
+import { childrenOf, MachineLoad, runWorkers, testConnectString, uniqueRoot, untilChildCount, type WorkerResult } from '@zk-recipes/testing';
 import { startFencedResource, type FencedResource } from '../../../examples/fencedResource.js';
 
 const writerScript = fileURLToPath(new URL('../../../examples/workers/fencedWriter.ts', import.meta.url));
@@ -44,6 +44,18 @@ afterAll(async () => {
   await observer?.close();
 });
 
+/**
+ * Whether `path` exists, asked with a multi (a check of any version): a multi is ordered with the
+ * writes (through an ensemble's leader), so it sees every deletion committed before it was sent,
+ * whichever server the observer is connected to (a plain read may come from one that lags).
+ */
+function existsOrdered(path: string): Promise<boolean> {
+  return observer.transaction([{ type: 'check', path, version: -1 }]).then(
+    () => true,
+    (err: unknown) => ((err as { code?: unknown }).code === 'NO_NODE' ? false : Promise.reject(err)),
+  );
+}
+
 describe('InterProcessMutex with a fenced resource', () => {
   it('a holder paused (SIGSTOP) past its session loses the lock to another process; its late write is rejected by the token', async () => {
     const path = `${root}/paused-holder`;
@@ -58,8 +70,10 @@ describe('InterProcessMutex with a fenced resource', () => {
         onLine: onLine as ((line: unknown, worker: WorkerResult) => void) | undefined,
       });
 
+    using load = MachineLoad.start();
     let pid = -1;
     let pausedAt = 0;
+    let aNodeAtB: Promise<boolean> | undefined;
     let bFinished: Promise<WorkerResult<WriterLine>[]> | undefined;
     let bOutcome: Promise<void> | undefined;
     let resumed = false;
@@ -74,12 +88,16 @@ describe('InterProcessMutex with a fenced resource', () => {
         // A's first accepted write: A holds the lock and uses it. Queue B behind A, then freeze A.
         if (line.type !== 'write' || line.step !== 0 || bFinished !== undefined) return;
         pid = worker.pid;
-        bFinished = runWriter('B', { sessionTimeoutMs: 10_000, steps: 1, stepMs: 0 });
+        const aPath = (worker.lines as WriterLine[]).find((l) => l.type === 'acquired')!.path!;
+        bFinished = runWriter('B', { sessionTimeoutMs: 10_000, steps: 1, stepMs: 0 }, (bLine) => {
+          // B holds the lock: was A's node still there?
+          if (bLine.type === 'acquired') aNodeAtB = existsOrdered(aPath);
+        });
         bOutcome = (async () => {
           try {
             await untilChildCount(observer, path, 2);
+            pausedAt = Date.now(); // read before the pause, so that it is no later than it
             process.kill(pid, 'SIGSTOP');
-            pausedAt = Date.now();
             // Frozen until B, which can only acquire once A's session has expired, has written.
             await bFinished;
           } finally {
@@ -95,10 +113,20 @@ describe('InterProcessMutex with a fenced resource', () => {
       const tokenA = BigInt(aLines.find((l) => l.type === 'acquired')!.token!);
       const tokenB = BigInt(bLines.find((l) => l.type === 'acquired')!.token!);
       expect(tokenB).toBeGreaterThan(tokenA);
-      // B got the lock only once A's session had expired: A had been frozen for most of its
-      // session timeout (the server counts from the last request it heard from A, before the pause).
+      // B got the lock only once A's node was gone: the server deleted it when A's session expired.
+      expect(await aNodeAtB, "A's node was still there when B had the lock").toBe(false);
+      // The server expires a session no sooner than its timeout after the last request it read
+      // from it. A's last one before the pause (the watch on its node, set just after the grant,
+      // then a ping whenever it had sent nothing for a third of the timeout, looked for every
+      // 100 ms: core's livenessWatchdog.ts) came at most that long before the pause, plus however
+      // late a busy machine ran A's timers. So B waited after the pause at least the timeout less
+      // A's silence; the silence this implies is a time bound, judged against the machine's load.
       const bAcquiredAt = bLines.find((l) => l.type === 'acquired')!.at!;
-      expect(bAcquiredAt - pausedAt).toBeGreaterThanOrEqual(sessionTimeoutMs / 2);
+      const silence = load.judge("A's silence towards the server before its pause (the session timeout less B's wait after it)", sessionTimeoutMs - (bAcquiredAt - pausedAt), {
+        fixedMs: Math.floor(sessionTimeoutMs / 3) + 100,
+        scaledMs: 250,
+      });
+      expect(silence.tookMs, silence.message).toBeLessThanOrEqual(silence.boundMs);
       expect(bLines.filter((l) => l.type === 'write')).toEqual([expect.objectContaining({ accepted: true, highest: String(tokenB) })]);
 
       // A wrote with its token before the pause, and its first write after B's was rejected: A stopped there.
