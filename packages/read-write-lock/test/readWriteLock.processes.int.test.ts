@@ -1,5 +1,5 @@
 import { ZkSession } from '@zk-recipes/core';
-import { testConnectString, uniqueRoot } from '@zk-recipes/testing';
+import { runWorkers, testConnectString, uniqueRoot } from '@zk-recipes/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runNodeWorker, workerScript } from './support/processes.js';
 import { checkReadWrite, sectionsOf } from './support/sections.js';
@@ -20,14 +20,19 @@ describe('InterProcessReadWriteLock across processes', () => {
     const writers = 2;
     const readIterations = 15;
     const writeIterations = 10;
-    // A common start, so the loops really contend (tsx start-up takes a while on two cores).
-    const startAt = String(Date.now() + 4000);
-    const run = (mode: 'read' | 'write', iterations: number) =>
-      runNodeWorker(workerScript('rwWorker.ts'), [testConnectString(), path, mode, String(iterations), '2', 'zk-recipes', startAt]);
-    const outputs = await Promise.all([
-      ...Array.from({ length: readers }, () => run('read', readIterations)),
-      ...Array.from({ length: writers }, () => run('write', writeIterations)),
-    ]);
+    // A common start once every process is connected, so the loops really contend (tsx start-up
+    // takes seconds on two busy cores; a wall-clock start time may come before the last is up).
+    const results = await runWorkers({
+      script: workerScript('rwWorker.ts'),
+      count: readers + writers,
+      args: (i) => {
+        const [mode, iterations] = i < readers ? ['read', readIterations] : ['write', writeIterations];
+        return ['--wait-go', testConnectString(), path, mode, String(iterations), '2', 'zk-recipes'];
+      },
+      barrier: true,
+      timeoutMs: 150_000,
+    });
+    const outputs = results.map((r) => r.lines);
     const sections = sectionsOf(outputs.flat());
     expect(sections.filter((s) => s.lock === 'read')).toHaveLength(readers * readIterations);
     expect(sections.filter((s) => s.lock === 'write')).toHaveLength(writers * writeIterations);
@@ -44,7 +49,7 @@ describe('InterProcessReadWriteLock across processes', () => {
       .map((l) => l as { start: string; token: string })
       .sort((a, b) => (BigInt(a.start) < BigInt(b.start) ? -1 : 1));
     for (let i = 1; i < writes.length; i++) expect(BigInt(writes[i]!.token)).toBeGreaterThan(BigInt(writes[i - 1]!.token));
-  });
+  }, 180_000);
 
   // Item 1 of the liveness issue: a reader of the same process behind a writer that downgrades was
   // never woken (10-15 reads in 10 s where another process made ~3,400). Every loop must finish

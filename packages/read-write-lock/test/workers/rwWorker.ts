@@ -5,15 +5,19 @@
  * CuratorWorker (`{type:'section', worker, lock:'read'|'write', i, start, end}`), with times from
  * process.hrtime.bigint() (CLOCK_MONOTONIC, comparable across processes and with Java's nanoTime).
  *
- * Usage: rwWorker.ts <connectString> <lockPath> <read|write> <iterations> <holdMs> [zk-recipes|curator] [startAtEpochMs]
+ * Usage: rwWorker.ts [--wait-go] <connectString> <lockPath> <read|write> <iterations> <holdMs> [zk-recipes|curator] [startAtEpochMs]
+ * With --wait-go it waits at runWorkers' start line (`workerReady()`: `barrier: true`) once
+ * connected; without, it prints its ready line and starts at once, or at startAtEpochMs.
  */
 import { ZkSession } from '@zk-recipes/core';
 import { InterProcessReadWriteLock } from '@zk-recipes/read-write-lock';
-import { report } from '@zk-recipes/testing';
+import { report, workerReady } from '@zk-recipes/testing';
 
-const [connectString, lockPath, mode, iterationsArg, holdMsArg, namingArg, startAtArg] = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const waitGo = argv[0] === '--wait-go';
+const [connectString, lockPath, mode, iterationsArg, holdMsArg, namingArg, startAtArg] = waitGo ? argv.slice(1) : argv;
 if (connectString === undefined || lockPath === undefined || (mode !== 'read' && mode !== 'write')) {
-  throw new Error('usage: rwWorker.ts <connectString> <lockPath> <read|write> <iterations> <holdMs> [zk-recipes|curator] [startAtEpochMs]');
+  throw new Error('usage: rwWorker.ts [--wait-go] <connectString> <lockPath> <read|write> <iterations> <holdMs> [zk-recipes|curator] [startAtEpochMs]');
 }
 const iterations = Number(iterationsArg ?? 20);
 const holdMs = Number(holdMsArg ?? 1);
@@ -25,7 +29,8 @@ const emit = (fields: Record<string, unknown>) => report({ ...fields, worker });
 const session = await ZkSession.connect({ connectString, sessionTimeoutMs: 10_000 });
 const rw = new InterProcessReadWriteLock(session, lockPath, { naming });
 const lock = mode === 'read' ? rw.readLock() : rw.writeLock();
-emit({ type: 'ready', nanoTime: String(process.hrtime.bigint()) });
+if (waitGo) await workerReady();
+else emit({ type: 'ready', nanoTime: String(process.hrtime.bigint()) });
 // A common wall-clock start so that all workers (and their JIT-free first round trips) begin together.
 const startAt = Number(startAtArg ?? 0);
 if (startAt > Date.now()) await new Promise((resolve) => setTimeout(resolve, startAt - Date.now()));
