@@ -2,8 +2,9 @@
  * A release's own delete is not someone else's deletion (engine/ownNode.ts, `OwnNodeWatch`,
  * docs/architecture.md, "A grant requires our node").
  *
- * The watch on a holder's own node is sent, unawaited, a turn after a grant on a fresh listing
- * (`OwnNodeWatch.held`): a holder that releases in that turn sends its delete in the same write,
+ * The watch on a holder's own node, after a grant on a fresh listing, is sent unawaited as soon as
+ * someone looks at the holding (here its signal: `OwnNodeWatch.watchHolding`; unlooked at, 10 ms
+ * after the grant): a holder that releases in that turn sends its delete in the same write,
  * before that watch's reply is read. The release gives the watch up (`leavingNow`), but the
  * watch's reply, read afterwards, registered it again; the deletion event our own delete then
  * fires was read and told as someone else's when it was read a turn before the delete's reply:
